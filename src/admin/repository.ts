@@ -1,0 +1,102 @@
+import { asc, eq, sql } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { accessGroups, apiTokens, dataSources, hierarchyLevels, schemas } from "../db/schema";
+
+export const nameKey = (name: string) => name.toLowerCase();
+
+// ---- access groups ----------------------------------------------------------------------
+export function insertAccessGroup(db: Database, name: string) {
+  return db
+    .insert(accessGroups)
+    .values({ name, nameKey: nameKey(name) })
+    .onConflictDoNothing({ target: accessGroups.nameKey })
+    .returning({ id: accessGroups.id, name: accessGroups.name });
+}
+
+export function listAccessGroups(db: Database) {
+  return db.select({ name: accessGroups.name }).from(accessGroups).orderBy(asc(accessGroups.nameKey));
+}
+
+export function accessGroupByName(db: Database, name: string) {
+  return db.select({ id: accessGroups.id, name: accessGroups.name }).from(accessGroups).where(eq(accessGroups.nameKey, nameKey(name)));
+}
+
+// ---- API tokens -------------------------------------------------------------------------
+export function insertApiToken(
+  db: Database,
+  token: { id: string; name: string; accessGroupId: number; permission: "read" | "write"; tokenHash: string },
+) {
+  return db.insert(apiTokens).values(token);
+}
+
+export function apiTokenById(db: Database, id: string) {
+  return db
+    .select({ id: apiTokens.id, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt })
+    .from(apiTokens)
+    .where(eq(apiTokens.id, id));
+}
+
+export function revokeApiToken(db: Database, id: string) {
+  return db
+    .update(apiTokens)
+    .set({ revokedAt: sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` })
+    .where(sql`${apiTokens.id} = ${id} AND ${apiTokens.revokedAt} IS NULL`);
+}
+
+// ---- hierarchy levels -------------------------------------------------------------------
+export function listLevels(db: Database) {
+  return db
+    .select({ id: hierarchyLevels.id, name: hierarchyLevels.name, position: hierarchyLevels.position })
+    .from(hierarchyLevels)
+    .orderBy(asc(hierarchyLevels.position));
+}
+
+/** How many customers sit at each level. */
+export function levelUsage(db: Database) {
+  return db.all<{ level_id: number; customers: number }>(
+    sql`SELECT hierarchy_level_id AS level_id, count(*) AS customers FROM customers GROUP BY hierarchy_level_id`,
+  );
+}
+
+/** Every (child level, parent level) combination that exists among customers. */
+export function parentLevelPairs(db: Database) {
+  return db.all<{ child_level_id: number; parent_level_id: number }>(sql`
+    SELECT DISTINCT c.hierarchy_level_id AS child_level_id, p.hierarchy_level_id AS parent_level_id
+      FROM customers c JOIN customers p ON p.id = c.parent_id`);
+}
+
+export function deleteLevel(db: Database, id: number) {
+  return db.delete(hierarchyLevels).where(eq(hierarchyLevels.id, id));
+}
+
+export function moveLevel(db: Database, id: number, position: number) {
+  return db.update(hierarchyLevels).set({ position }).where(eq(hierarchyLevels.id, id));
+}
+
+export function insertLevel(db: Database, name: string, position: number) {
+  return db.insert(hierarchyLevels).values({ name, position });
+}
+
+// ---- schemas and data sources -------------------------------------------------------------
+export function insertSchema(db: Database, name: string) {
+  return db.insert(schemas).values({ name }).returning({ id: schemas.id, name: schemas.name });
+}
+
+export function listSchemas(db: Database) {
+  return db.select({ id: schemas.id, name: schemas.name }).from(schemas).orderBy(asc(schemas.id));
+}
+
+export function insertDataSource(db: Database, source: { name: string; binding: string; providedId: string | null }) {
+  return db
+    .insert(dataSources)
+    .values(source)
+    .onConflictDoNothing({ target: dataSources.providedId })
+    .returning({ id: dataSources.id, provided_id: dataSources.providedId, name: dataSources.name, binding: dataSources.binding });
+}
+
+export function listDataSources(db: Database) {
+  return db
+    .select({ id: dataSources.id, provided_id: dataSources.providedId, name: dataSources.name, binding: dataSources.binding })
+    .from(dataSources)
+    .orderBy(asc(dataSources.id));
+}

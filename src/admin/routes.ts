@@ -1,0 +1,138 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../http/context";
+import { adminOperation, successSchema } from "../http/openapi";
+import * as admin from "./service";
+
+const tags = ["Administration"];
+const Name = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters");
+const AccessGroup = z.object({ name: z.string() }).openapi("AccessGroup");
+const ApiTokenInfo = z
+  .object({ id: z.string(), name: z.string(), access_group: z.string(), permission: z.enum(["read", "write"]) })
+  .openapi("ApiToken");
+const Schema = z.object({ id: z.number().int(), name: z.string() }).openapi("Schema");
+const DataSource = z
+  .object({ id: z.number().int(), provided_id: z.string().nullable(), name: z.string(), binding: z.string() })
+  .openapi("DataSource");
+const Levels = z
+  .array(Name)
+  .min(1)
+  .max(10)
+  .refine((levels) => new Set(levels).size === levels.length, "level names must be distinct")
+  .openapi({ description: "Level names, root first.", example: ["Customer", "User"] });
+
+const createAccessGroup = adminOperation({
+  method: "post",
+  path: "/admin/access_groups/",
+  operationId: "adminCreateAccessGroup",
+  tags,
+  summary: "Create an access group",
+  body: z.object({ name: Name }),
+  response: successSchema({ access_group: AccessGroup }),
+});
+const listAccessGroups = adminOperation({
+  method: "get",
+  path: "/admin/access_groups/",
+  operationId: "adminListAccessGroups",
+  tags,
+  summary: "List access groups",
+  response: successSchema({ access_groups: z.array(AccessGroup) }),
+});
+const createApiToken = adminOperation({
+  method: "post",
+  path: "/admin/api_tokens/",
+  operationId: "adminCreateApiToken",
+  tags,
+  summary: "Create an API token (the token is shown once)",
+  body: z.object({ access_group: Name, permission: z.enum(["read", "write"]), name: Name.optional() }),
+  response: successSchema({ api_token: ApiTokenInfo, token: z.string() }),
+});
+const revokeApiToken = adminOperation({
+  method: "post",
+  path: "/admin/revoke_api_token/",
+  operationId: "adminRevokeApiToken",
+  tags,
+  summary: "Revoke an API token (effective at once; idempotent)",
+  body: z.object({ id: z.string().min(1).max(64) }),
+  response: successSchema({}),
+});
+const getLevels = adminOperation({
+  method: "get",
+  path: "/admin/hierarchy_levels/",
+  operationId: "adminGetHierarchyLevels",
+  tags,
+  summary: "Hierarchy levels, root first",
+  response: successSchema({ levels: z.array(z.string()) }),
+});
+const setLevels = adminOperation({
+  method: "put",
+  path: "/admin/hierarchy_levels/",
+  operationId: "adminSetHierarchyLevels",
+  tags,
+  summary: "Replace the hierarchy levels",
+  description: "Levels are matched by name. 409 `hierarchy_level_in_use` when a level with customers would disappear or a parent would end up at or below its child.",
+  body: z.object({ levels: Levels }),
+  response: successSchema({ levels: z.array(z.string()) }),
+});
+const createSchema = adminOperation({
+  method: "post",
+  path: "/admin/schemas/",
+  operationId: "adminCreateSchema",
+  tags,
+  summary: "Create a schema",
+  body: z.object({ name: Name }),
+  response: successSchema({ schema: Schema }),
+});
+const listSchemas = adminOperation({
+  method: "get",
+  path: "/admin/schemas/",
+  operationId: "adminListSchemas",
+  tags,
+  summary: "List schemas",
+  response: successSchema({ schemas: z.array(Schema) }),
+});
+const createDataSource = adminOperation({
+  method: "post",
+  path: "/admin/data_sources/",
+  operationId: "adminCreateDataSource",
+  tags,
+  summary: "Register a D1 database bound to the Worker as a data source",
+  body: z.object({
+    name: Name,
+    binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a binding name"),
+    provided_id: Name.optional(),
+  }),
+  response: successSchema({ data_source: DataSource }),
+});
+const listDataSources = adminOperation({
+  method: "get",
+  path: "/admin/data_sources/",
+  operationId: "adminListDataSources",
+  tags,
+  summary: "List data sources",
+  response: successSchema({ data_sources: z.array(DataSource) }),
+});
+
+export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
+  const ok = 1 as const;
+  app.openapi(createAccessGroup, async (c) =>
+    c.json({ success: ok, access_group: await admin.createAccessGroup(c.get("db"), c.req.valid("json").name) }, 200),
+  );
+  app.openapi(listAccessGroups, async (c) => c.json({ success: ok, access_groups: await admin.listAccessGroups(c.get("db")) }, 200));
+  app.openapi(createApiToken, async (c) => c.json({ success: ok, ...(await admin.createApiToken(c.get("db"), c.req.valid("json"))) }, 200));
+  app.openapi(revokeApiToken, async (c) => {
+    await admin.revokeApiToken(c.get("db"), c.env, c.req.valid("json").id);
+    return c.json({ success: ok }, 200);
+  });
+  app.openapi(getLevels, async (c) => c.json({ success: ok, levels: await admin.getLevels(c.get("db")) }, 200));
+  app.openapi(setLevels, async (c) => c.json({ success: ok, levels: await admin.setLevels(c.get("db"), c.req.valid("json").levels) }, 200));
+  app.openapi(createSchema, async (c) => c.json({ success: ok, schema: await admin.createSchema(c.get("db"), c.req.valid("json").name) }, 200));
+  app.openapi(listSchemas, async (c) => c.json({ success: ok, schemas: await admin.listSchemas(c.get("db")) }, 200));
+  app.openapi(createDataSource, async (c) =>
+    c.json({ success: ok, data_source: await admin.createDataSource(c.get("db"), c.env, c.req.valid("json")) }, 200),
+  );
+  app.openapi(listDataSources, async (c) => c.json({ success: ok, data_sources: await admin.listDataSources(c.get("db")) }, 200));
+}

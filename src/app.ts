@@ -1,0 +1,44 @@
+import { registerAdminRoutes } from "./admin/routes";
+import { registerCustomerRoutes } from "./customers/routes";
+import { registerGroupTagRoutes } from "./group-tags/routes";
+import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
+import { renderDocs } from "./http/docs";
+import { documentedPaths } from "./http/openapi";
+
+const openApiInfo = {
+  openapi: "3.1.0",
+  info: {
+    title: "Customer Management and Dashboard Delivery API",
+    version: "1.0.0",
+    description:
+      "Keep your customers (tenants) and hand each one a token that opens embedded dashboards with its own data. " +
+      "Authenticate with `Service-Authorization: Token <API_KEY>`; every response carries `success` (1 or 0).",
+  },
+};
+
+/** The whole HTTP surface: each capability registers its own routes. */
+export function createApp() {
+  const app = newApp();
+  app.use("*", requestContext);
+  app.onError(handleError);
+  app.notFound(routeNotFound(app));
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiToken", {
+    type: "apiKey",
+    in: "header",
+    name: "Service-Authorization",
+    description: "`Token <API_KEY>`",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", { type: "http", scheme: "bearer" });
+
+  registerCustomerRoutes(app);
+  registerGroupTagRoutes(app);
+  registerAdminRoutes(app);
+
+  app.get("/health", (c) => c.json({ success: 1, status: "ok" }));
+  const openApiDocument = () => documentedPaths(app.getOpenAPI31Document(openApiInfo));
+  app.get("/openapi.json", (c) => c.json(openApiDocument()));
+  app.get("/docs", (c) => c.html(renderDocs(openApiDocument() as never)));
+  app.get("/", (c) => c.redirect("/docs"));
+  return app;
+}

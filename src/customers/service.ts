@@ -1,0 +1,323 @@
+import type { Database } from "../db/client";
+import { ApiError } from "../http/errors";
+import * as repo from "./repository";
+import type { CustomerRow } from "./repository";
+import type { CreateCustomerInput, Customer, CustomerMapping, UpdateCustomerInput } from "./schemas";
+import { customerToken, hashCustomerToken, newCustomerToken } from "./tokens";
+import { chainOf, normaliseEmails, toCustomer } from "./view";
+
+/** What every customer operation needs: the caller's access group and the workspace settings. */
+export interface CustomerScope {
+  db: Database;
+  accessGroupId: number;
+  tokenKey: CryptoKey;
+  /** 0 = unlimited. */
+  paidCustomerLimit: number;
+}
+
+async function view(scope: CustomerScope, chain: CustomerRow[]): Promise<Customer> {
+  return toCustomer(chain, await customerToken(scope.tokenKey, chain[0].token_nonce));
+}
+
+function notFound(providedId: string): ApiError {
+  return new ApiError("customer_not_found", `Customer '${providedId}' does not exist.`, "provided_id");
+}
+
+// ---- reads (one D1 round trip each) ----------------------------------------------------
+
+export async function getCustomer(scope: CustomerScope, providedId: string): Promise<Customer> {
+  const chain = await repo.customerChain(scope.db, repo.visibleByProvidedId(providedId, scope.accessGroupId));
+  if (chain.length === 0) throw notFound(providedId);
+  return view(scope, chain);
+}
+
+export interface CustomerListQuery {
+  parentProvidedId?: string;
+  hierarchyLevelName?: string;
+}
+
+export async function listCustomers(scope: CustomerScope, query: CustomerListQuery): Promise<Customer[]> {
+  const rows = await repo.customerPage(scope.db, { accessGroupId: scope.accessGroupId, ...query });
+  return pageToCustomers(scope, rows);
+}
+
+export interface CustomerPage {
+  total_count: number;
+  page: number;
+  page_size: number;
+  next_page: number | null;
+  customers: Customer[];
+}
+
+export async function listCustomerPage(
+  scope: CustomerScope,
+  query: CustomerListQuery & { page: number; pageSize: number },
+): Promise<CustomerPage> {
+  const filter = { accessGroupId: scope.accessGroupId, ...query };
+  const [rows, count] = await scope.db.batch([
+    repo.customerPage(scope.db, filter, { limit: query.pageSize, offset: (query.page - 1) * query.pageSize }),
+    repo.customerCount(scope.db, filter),
+  ]);
+  const total = count[0].total;
+  return {
+    total_count: total,
+    page: query.page,
+    page_size: query.pageSize,
+    next_page: query.page * query.pageSize < total ? query.page + 1 : null,
+    customers: await pageToCustomers(scope, rows),
+  };
+}
+
+function pageToCustomers(scope: CustomerScope, rows: CustomerRow[]): Promise<Customer[]> {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return Promise.all(rows.filter((row) => row.in_page === 1).map((row) => view(scope, chainOf(row, byId))));
+}
+
+// ---- references shared by create and update ---------------------------------------------
+
+interface ReferenceLookups {
+  tags: { id: number; name: string; name_key: string }[];
+  schemas: { id: number }[];
+  dataSources: { id: number; provided_id: string | null }[];
+}
+
+function referenceQueries(db: Database, input: { group_tags?: string[]; mapping?: CustomerMapping | null }) {
+  const mapping = input.mapping ?? {};
+  return [
+    repo.groupTagsByKey(db, (input.group_tags ?? []).map((name) => name.toLowerCase())),
+    repo.schemasById(db, Object.keys(mapping)),
+    repo.dataSourcesByReference(db, Object.values(mapping).map(String)),
+  ] as const;
+}
+
+/** Tag ids in the order given (duplicates dropped), or 422 unknown_group_tag. */
+function resolveTags(names: string[], found: ReferenceLookups["tags"]): number[] {
+  const byKey = new Map(found.map((tag) => [tag.name_key, tag.id]));
+  const ids: number[] = [];
+  names.forEach((name, index) => {
+    const id = byKey.get(name.toLowerCase());
+    if (id === undefined) throw new ApiError("unknown_group_tag", `Group tag '${name}' does not exist.`, `group_tags.${index}`);
+    if (!ids.includes(id)) ids.push(id);
+  });
+  return ids;
+}
+
+/** The mapping as stored: `{ "<schema id>": "<data source id>" }`, or 422. */
+function resolveMapping(mapping: CustomerMapping, lookups: ReferenceLookups): Record<string, string> {
+  const schemaIds = new Set(lookups.schemas.map((s) => String(s.id)));
+  const stored: Record<string, string> = {};
+  for (const [schemaId, reference] of Object.entries(mapping)) {
+    if (!schemaIds.has(String(Number(schemaId)))) {
+      throw new ApiError("unknown_schema", `Schema ${schemaId} does not exist.`, `mapping.${schemaId}`);
+    }
+    const text = String(reference);
+    // A number or digit string names a data source id when one exists; otherwise a provided_id.
+    const dataSource =
+      (/^[0-9]+$/.test(text) ? lookups.dataSources.find((d) => String(d.id) === String(Number(text))) : undefined) ??
+      (typeof reference === "string" ? lookups.dataSources.find((d) => d.provided_id === reference) : undefined);
+    if (!dataSource) throw new ApiError("unknown_data_source", `Data source '${text}' does not exist.`, `mapping.${schemaId}`);
+    stored[String(Number(schemaId))] = String(dataSource.id);
+  }
+  return stored;
+}
+
+function unknownLevel(name: string): ApiError {
+  return new ApiError("unknown_hierarchy_level", `Hierarchy level '${name}' does not exist.`, "hierarchy_level_name");
+}
+
+function paidLimitReached(limit: number): ApiError {
+  return new ApiError("paid_customer_limit_reached", `The workspace already has its ${limit} paid (non-demo) customers.`);
+}
+
+// ---- create (at most two D1 round trips) -------------------------------------------------
+
+export async function createCustomer(
+  scope: CustomerScope,
+  input: CreateCustomerInput,
+): Promise<{ new_customer: boolean; customer: Customer }> {
+  const { db } = scope;
+  const parentProvidedId = input.parent_provided_id;
+  const [existing, owner, level, parent, ...references] = await db.batch([
+    repo.customerChain(db, repo.visibleByProvidedId(input.provided_id, scope.accessGroupId)),
+    repo.customerOwner(db, input.provided_id),
+    repo.hierarchyLevel(db, input.hierarchy_level_name),
+    repo.parentCandidate(db, parentProvidedId ?? ""),
+    ...referenceQueries(db, input),
+  ]);
+
+  // An existing customer is returned unchanged; the other fields are not looked up.
+  if (existing.length > 0) return { new_customer: false, customer: await view(scope, existing) };
+  if (owner.length > 0) throw providedIdTaken(input.provided_id);
+
+  const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
+  if (parentProvidedId !== undefined && parent.length === 0) {
+    throw new ApiError("parent_not_found", `Parent customer '${parentProvidedId}' does not exist.`, "parent_provided_id");
+  }
+  const tagIds = resolveTags(input.group_tags ?? [], lookups.tags);
+  if (level.length === 0) throw unknownLevel(input.hierarchy_level_name ?? "");
+  if (parentProvidedId !== undefined) {
+    checkParent(parent[0], scope.accessGroupId, level[0], input.hierarchy_level_name === undefined);
+  }
+  const mapping = input.mapping ? resolveMapping(input.mapping, lookups) : null;
+
+  const token = await newCustomerToken(scope.tokenKey);
+  const isDemo = input.is_demo_group ?? false;
+  const [, , created, ownerAfter] = await db.batch([
+    repo.insertCustomer(
+      db,
+      {
+        providedId: input.provided_id,
+        name: input.name ?? input.provided_id,
+        accessGroupId: scope.accessGroupId,
+        hierarchyLevelId: level[0].id,
+        parentId: parent[0]?.id ?? null,
+        isDemo,
+        emails: normaliseEmails(input.emails ?? []),
+        properties: input.properties ? JSON.stringify(input.properties) : null,
+        mapping: mapping ? JSON.stringify(mapping) : null,
+        tokenNonce: token.nonce,
+        tokenHash: token.hash,
+      },
+      scope.paidCustomerLimit,
+    ),
+    repo.insertCustomerTags(db, token.hash, tagIds),
+    repo.customerChain(db, repo.visibleByProvidedId(input.provided_id, scope.accessGroupId)),
+    repo.customerOwner(db, input.provided_id),
+  ]);
+
+  if (created.length > 0) {
+    // A concurrent call may have created it first: then this call reports the winner.
+    return { new_customer: created[0].token_hash === token.hash, customer: await view(scope, created) };
+  }
+  if (ownerAfter.length > 0) throw providedIdTaken(input.provided_id);
+  throw paidLimitReached(scope.paidCustomerLimit);
+}
+
+function providedIdTaken(providedId: string, field = "provided_id"): ApiError {
+  return new ApiError("provided_id_taken", `Another customer already has provided_id '${providedId}'.`, field);
+}
+
+/** api-spec 2.1 rules 2 and 3: same access group, parent strictly above the child. */
+function checkParent(
+  parent: { id: number; access_group_id: number | null; level_position: number },
+  accessGroupId: number,
+  level: { name: string; position: number },
+  levelDefaultedToRoot: boolean,
+): void {
+  if (parent.access_group_id !== accessGroupId) {
+    throw new ApiError("parent_access_group_mismatch", "The parent belongs to another access group.", "parent_provided_id");
+  }
+  if (parent.level_position >= level.position) {
+    const message = levelDefaultedToRoot
+      ? `Without hierarchy_level_name the customer is at the root level '${level.name}', which cannot have a parent; give a level below the parent's.`
+      : `The parent must be at a strictly higher hierarchy level than '${level.name}'.`;
+    throw new ApiError("parent_not_higher_level", message, "parent_provided_id");
+  }
+}
+
+// ---- update (two D1 round trips) ------------------------------------------------------
+
+export async function updateCustomer(scope: CustomerScope, input: UpdateCustomerInput): Promise<Customer> {
+  const { db } = scope;
+  const target = repo.visibleByProvidedId(input.provided_id, scope.accessGroupId);
+  const newParent = input.parent_provided_id ?? undefined;
+  const [chain, children, taken, level, parent, paid, ...references] = await db.batch([
+    repo.customerChain(db, target),
+    repo.childrenSummary(db, target),
+    repo.customerOwner(db, input.new_provided_id ?? ""),
+    repo.hierarchyLevel(db, input.hierarchy_level_name ?? ""),
+    repo.parentCandidate(db, newParent ?? ""),
+    repo.paidCustomerCount(db),
+    ...referenceQueries(db, input),
+  ]);
+
+  if (chain.length === 0) throw notFound(input.provided_id);
+  const current = chain[0];
+  if (newParent !== undefined && parent.length === 0) {
+    throw new ApiError("parent_not_found", `Parent customer '${newParent}' does not exist.`, "parent_provided_id");
+  }
+  if (input.new_provided_id !== undefined && taken.length > 0 && taken[0].id !== current.id) {
+    throw providedIdTaken(input.new_provided_id, "new_provided_id");
+  }
+  const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
+  const tagIds = input.group_tags === undefined ? undefined : resolveTags(input.group_tags, lookups.tags);
+  if (input.hierarchy_level_name !== undefined && level.length === 0) throw unknownLevel(input.hierarchy_level_name);
+
+  // Re-check the hierarchy rules against the result, children included.
+  const resultLevel =
+    input.hierarchy_level_name !== undefined ? level[0] : { id: current.hierarchy_level_id, name: current.hierarchy_level, position: current.level_position };
+  if (newParent !== undefined) {
+    checkParent(parent[0], scope.accessGroupId, resultLevel, false);
+  } else if (input.parent_provided_id === undefined && current.parent_id !== null && chain[1]) {
+    if (chain[1].level_position >= resultLevel.position) {
+      throw new ApiError("parent_not_higher_level", `The current parent '${chain[1].provided_id}' is not above level '${resultLevel.name}'.`, "hierarchy_level_name");
+    }
+  }
+  const topChild = children[0]?.top_child_position;
+  if (topChild !== null && topChild !== undefined && topChild <= resultLevel.position) {
+    throw new ApiError("parent_not_higher_level", `This customer has children at or above level '${resultLevel.name}'.`, "hierarchy_level_name");
+  }
+  const mapping = input.mapping ? resolveMapping(input.mapping, lookups) : input.mapping;
+
+  const becomesPaid = input.is_demo_group === false && current.is_demo === 1;
+  if (becomesPaid && scope.paidCustomerLimit > 0 && paid[0].total >= scope.paidCustomerLimit) {
+    throw paidLimitReached(scope.paidCustomerLimit);
+  }
+
+  const changes: repo.CustomerChanges = {
+    providedId: input.new_provided_id,
+    name: input.name,
+    hierarchyLevelId: input.hierarchy_level_name !== undefined ? resultLevel.id : undefined,
+    parentId: input.parent_provided_id === null ? null : newParent !== undefined ? parent[0].id : undefined,
+    isDemo: input.is_demo_group,
+    emails: input.emails === undefined ? undefined : normaliseEmails(input.emails),
+    properties: input.properties === undefined ? undefined : input.properties === null ? null : JSON.stringify(input.properties),
+    mapping: mapping === undefined ? undefined : mapping === null ? null : JSON.stringify(mapping),
+  };
+  const writes = [
+    repo.updateCustomer(db, current.id, changes),
+    ...(tagIds ? repo.replaceCustomerTags(db, current.id, tagIds) : []),
+  ];
+  try {
+    const results = await db.batch([...writes, repo.customerChain(db, repo.byId(current.id))] as unknown as [
+      ReturnType<typeof repo.updateCustomer>,
+      ReturnType<typeof repo.customerChain>,
+    ]);
+    return view(scope, results[results.length - 1] as CustomerRow[]);
+  } catch (error) {
+    if (String(error).includes("UNIQUE constraint failed: customers.provided_id")) {
+      throw providedIdTaken(input.new_provided_id ?? input.provided_id, "new_provided_id");
+    }
+    throw error;
+  }
+}
+
+// ---- token-addressed operations (one D1 round trip each) ----------------------------------
+
+export async function deleteCustomer(scope: CustomerScope, currentToken: string): Promise<void> {
+  const hash = await hashCustomerToken(currentToken);
+  const [deleted, remaining] = await scope.db.batch([
+    repo.deleteChildlessCustomer(scope.db, hash, scope.accessGroupId),
+    repo.customerWithChildCount(scope.db, hash, scope.accessGroupId),
+  ]);
+  if (deleted.length > 0) return;
+  if (remaining.length > 0) {
+    throw new ApiError(
+      "customer_has_children",
+      `The customer has ${remaining[0].children} child customer(s); delete them or remove their parent first.`,
+      "current_token",
+    );
+  }
+  throw new ApiError("customer_not_found", "No customer has this token.", "current_token");
+}
+
+export async function refreshCustomerToken(scope: CustomerScope, currentToken: string): Promise<Customer> {
+  const oldHash = await hashCustomerToken(currentToken);
+  const next = await newCustomerToken(scope.tokenKey);
+  const [, chain] = await scope.db.batch([
+    repo.replaceToken(scope.db, oldHash, scope.accessGroupId, next.nonce, next.hash),
+    repo.customerChain(scope.db, repo.visibleByTokenHash(next.hash, scope.accessGroupId)),
+  ]);
+  if (chain.length === 0) throw new ApiError("customer_not_found", "No customer has this token.", "current_token");
+  return toCustomer(chain, next.token);
+}

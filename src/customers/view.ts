@@ -1,0 +1,60 @@
+import type { Customer } from "./schemas";
+import type { CustomerRow } from "./repository";
+
+type JsonObject = Record<string, unknown>;
+
+function parseObject(text: string | null): JsonObject | null {
+  return text === null ? null : (JSON.parse(text) as JsonObject);
+}
+
+/**
+ * The API's view of a customer from its row and its ancestors (nearest first).
+ * Computed fields merge shallowly from the root down, so the nearest definition wins.
+ */
+export function toCustomer(chain: CustomerRow[], token: string): Customer {
+  const self = chain[0];
+  const computedProperties: JsonObject = {};
+  const computedMapping: Record<string, string> = {};
+  for (let i = chain.length - 1; i >= 0; i--) {
+    Object.assign(computedProperties, parseObject(chain[i].properties) ?? {});
+    Object.assign(computedMapping, parseObject(chain[i].mapping) ?? {});
+  }
+  return {
+    token,
+    name: self.name,
+    provided_id: self.provided_id,
+    emails: JSON.parse(self.emails) as string[],
+    group_tags: JSON.parse(self.group_tags) as string[],
+    hierarchy_level: self.hierarchy_level,
+    access_group: self.access_group,
+    is_demo_group: self.is_demo === 1,
+    properties: parseObject(self.properties),
+    computed_properties: computedProperties,
+    parent_schema_datasource_mapping: parseObject(self.mapping) as Record<string, string> | null,
+    computed_parent_schema_datasource_mapping: computedMapping,
+  };
+}
+
+/** Follows parent links through `rowsById` to build each customer's chain. */
+export function chainOf(row: CustomerRow, rowsById: Map<number, CustomerRow>): CustomerRow[] {
+  const chain = [row];
+  let parentId = row.parent_id;
+  while (parentId !== null) {
+    const parent = rowsById.get(parentId);
+    if (!parent) break;
+    chain.push(parent);
+    parentId = parent.parent_id;
+  }
+  return chain;
+}
+
+/** Emails: duplicates (case-insensitive) removed, first spelling and order kept. */
+export function normaliseEmails(emails: string[]): string[] {
+  const seen = new Set<string>();
+  return emails.filter((email) => {
+    const key = email.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,121 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// Timestamps are ISO 8601 UTC text; names that must be unique case-insensitively keep
+// a lower-cased `*_key` column next to the name as given.
+const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+
+export const accessGroups = sqliteTable(
+  "access_groups",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    nameKey: text("name_key").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("access_groups_name_key").on(t.nameKey)],
+);
+
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    accessGroupId: integer("access_group_id")
+      .notNull()
+      .references(() => accessGroups.id),
+    permission: text("permission", { enum: ["read", "write"] }).notNull(),
+    // SHA-256 of the token; the token itself is shown once and never stored.
+    tokenHash: text("token_hash").notNull(),
+    createdAt: createdAt(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_tokens_token_hash").on(t.tokenHash)],
+);
+
+export const hierarchyLevels = sqliteTable(
+  "hierarchy_levels",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    // 0 is the root (highest) level; a parent's position is strictly smaller than its child's.
+    position: integer("position").notNull(),
+  },
+  (t) => [uniqueIndex("hierarchy_levels_name").on(t.name)],
+);
+
+export const schemas = sqliteTable("schemas", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  createdAt: createdAt(),
+});
+
+export const dataSources = sqliteTable(
+  "data_sources",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    providedId: text("provided_id"),
+    name: text("name").notNull(),
+    binding: text("binding").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("data_sources_provided_id").on(t.providedId)],
+);
+
+export const customers = sqliteTable(
+  "customers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    providedId: text("provided_id").notNull(),
+    name: text("name").notNull(),
+    accessGroupId: integer("access_group_id").references(() => accessGroups.id),
+    hierarchyLevelId: integer("hierarchy_level_id")
+      .notNull()
+      .references(() => hierarchyLevels.id),
+    // RESTRICT: a customer with children cannot be deleted (api-spec 4.4), enforced by D1 too.
+    parentId: integer("parent_id").references((): any => customers.id, { onDelete: "restrict" }),
+    isDemo: integer("is_demo", { mode: "boolean" }).notNull().default(false),
+    emails: text("emails").notNull().default("[]"),
+    properties: text("properties"),
+    mapping: text("mapping"),
+    // The customer token is HMAC(CUSTOMER_TOKEN_SECRET, token_nonce); only its SHA-256 is
+    // stored for lookups, so the database alone never reveals a usable token.
+    tokenNonce: text("token_nonce").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: createdAt(),
+    updatedAt: createdAt().$onUpdate(() => new Date().toISOString()),
+  },
+  (t) => [
+    uniqueIndex("customers_provided_id").on(t.providedId),
+    uniqueIndex("customers_token_hash").on(t.tokenHash),
+    index("customers_access_group").on(t.accessGroupId, t.id),
+    index("customers_parent").on(t.parentId),
+    index("customers_level").on(t.hierarchyLevelId),
+  ],
+);
+
+export const groupTags = sqliteTable(
+  "group_tags",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    nameKey: text("name_key").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("group_tags_name_key").on(t.nameKey)],
+);
+
+export const customerGroupTags = sqliteTable(
+  "customer_group_tags",
+  {
+    customerId: integer("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    groupTagId: integer("group_tag_id")
+      .notNull()
+      .references(() => groupTags.id, { onDelete: "cascade" }),
+    // Keeps the order in which the tags were given.
+    position: integer("position").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.groupTagId] }), index("customer_group_tags_tag").on(t.groupTagId)],
+);

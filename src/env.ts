@@ -1,0 +1,33 @@
+import type { ApiTokenGuard } from "./http/api-token-guard";
+
+/** Bindings and vars of wrangler.toml, plus the secrets kept in .dev.vars locally. */
+export interface Env {
+  DB: D1Database;
+  DEMO_DATA: D1Database;
+  DOWNLOADS: KVNamespace;
+  FILES: R2Bucket;
+  DELIVERY_QUEUE: Queue;
+  BROWSER: Fetcher;
+  EMAIL: SendEmail;
+  API_TOKEN_GUARD: DurableObjectNamespace<ApiTokenGuard>;
+
+  ENVIRONMENT: string;
+  PAID_CUSTOMER_LIMIT?: string;
+  RATE_LIMIT_PER_MINUTE?: string;
+  DELIVERY_LIMIT_PER_MINUTE?: string;
+  DOWNLOAD_TTL_SECONDS?: string;
+  SHARE_TTL_SECONDS?: string;
+  MAIL_FROM?: string;
+  REPORT_IMAGE_FORMAT?: string;
+  FRAME_ANCESTORS?: string;
+
+  ADMIN_TOKEN?: string;
+  CUSTOMER_TOKEN_SECRET?: string;
+}
+
+/** A numeric var; absent, empty or not a number gives the fallback. */
+export function numberVar(value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === "") return fallback;
+  const parsed = Number(value);
+  return Number.isFinite(parsed) ? parsed : fallback;
+}

@@ -1,0 +1,91 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { createDatabase, RoundTripCounter } from "../db/client";
+import { log } from "../lib/log";
+import type { AppContext, AppEnv } from "./context";
+import { ApiError, errorBody } from "./errors";
+import { validationHook } from "./validation";
+
+const callerRequestId = /^[A-Za-z0-9._-]{1,128}$/;
+
+export function newApp(): OpenAPIHono<AppEnv> {
+  // strict: false serves every path with and without its trailing slash (same handler).
+  return new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
+}
+
+/** Request id, per-request database handle with a round-trip counter, one JSON log line. */
+export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const given = c.req.header("X-Request-Id");
+  const requestId = given && callerRequestId.test(given) ? given : crypto.randomUUID();
+  const roundTrips = new RoundTripCounter();
+  c.set("requestId", requestId);
+  c.set("roundTrips", roundTrips);
+  c.set("db", createDatabase(c.env.DB, roundTrips));
+  const started = Date.now();
+  await next();
+  c.res.headers.set("X-Request-Id", requestId);
+  if (c.env.ENVIRONMENT !== "production") c.res.headers.set("X-D1-Round-Trips", String(roundTrips.count));
+  log("info", "request", {
+    request_id: requestId,
+    method: c.req.method,
+    path: c.req.path,
+    status: c.res.status,
+    duration_ms: Date.now() - started,
+    d1_round_trips: roundTrips.count,
+    token_id: c.get("principal")?.tokenId,
+  });
+};
+
+export function handleError(err: Error, c: AppContext): Response {
+  const requestId = c.get("requestId") ?? crypto.randomUUID();
+  let error: ApiError;
+  if (err instanceof ApiError) {
+    error = err;
+  } else if (err instanceof HTTPException && err.status === 415) {
+    error = new ApiError("unsupported_media_type", "Request bodies must be JSON (Content-Type: application/json).");
+  } else if (err instanceof HTTPException && err.status === 400) {
+    error = new ApiError("invalid_json", "The request body is not valid JSON.");
+  } else {
+    log("error", "unexpected error", { request_id: requestId, error: err.message, stack: err.stack });
+    error = new ApiError("internal_error", "An unexpected error occurred; quote the request id when reporting it.");
+  }
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  return c.json(errorBody(error, requestId), error.status);
+}
+
+/** Unknown path → 404 route_not_found; known path, other method → 405 with `Allow`. */
+export function routeNotFound(app: OpenAPIHono<AppEnv>) {
+  return (c: AppContext): Response => {
+    const path = trimSlash(c.req.path);
+    const allowed = new Set<string>();
+    for (const route of app.routes) {
+      if (route.method === "ALL" || route.path.includes("*")) continue;
+      if (pathPattern(route.path).test(path)) allowed.add(route.method);
+    }
+    if (allowed.size > 0) {
+      if (allowed.has("GET")) allowed.add("HEAD");
+      c.header("Allow", [...allowed].join(", "));
+      return handleError(new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${[...allowed].join(", ")}.`), c);
+    }
+    return handleError(new ApiError("route_not_found", `No route ${c.req.method} ${c.req.path}.`), c);
+  };
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+const patterns = new Map<string, RegExp>();
+function pathPattern(routePath: string): RegExp {
+  let pattern = patterns.get(routePath);
+  if (!pattern) {
+    const source = trimSlash(routePath)
+      .split("/")
+      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/");
+    pattern = new RegExp(`^${source}$`);
+    patterns.set(routePath, pattern);
+  }
+  return pattern;
+}

@@ -1,0 +1,96 @@
+/** A self-contained, readable API reference rendered from the OpenAPI document (no external assets). */
+
+interface OpenApiDoc {
+  info: { title: string; version: string; description?: string };
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, SchemaObject> };
+}
+interface Operation {
+  summary?: string;
+  description?: string;
+  deprecated?: boolean;
+  tags?: string[];
+  parameters?: { name: string; in: string; required?: boolean; description?: string; schema?: SchemaObject }[];
+  requestBody?: { content: Record<string, { schema: SchemaObject }> };
+}
+interface SchemaObject {
+  $ref?: string;
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, SchemaObject>;
+  required?: string[];
+  items?: SchemaObject;
+  anyOf?: SchemaObject[];
+  enum?: unknown[];
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
+
+function resolve(doc: OpenApiDoc, schema: SchemaObject | undefined): SchemaObject | undefined {
+  if (schema?.$ref) return doc.components?.schemas?.[schema.$ref.split("/").pop()!];
+  return schema;
+}
+
+function typeOf(doc: OpenApiDoc, schema: SchemaObject | undefined): string {
+  if (!schema) return "";
+  if (schema.$ref) return schema.$ref.split("/").pop()!;
+  if (schema.anyOf) return schema.anyOf.map((s) => typeOf(doc, s)).join(" | ");
+  if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
+  if (schema.type === "array") return `${typeOf(doc, schema.items)}[]`;
+  return Array.isArray(schema.type) ? schema.type.join(" | ") : (schema.type ?? "any");
+}
+
+function fieldsTable(doc: OpenApiDoc, schema: SchemaObject | undefined): string {
+  const object = resolve(doc, schema);
+  if (!object?.properties) return "";
+  const rows = Object.entries(object.properties)
+    .map(([name, field]) => {
+      const required = object.required?.includes(name) ? "required" : "";
+      return `<tr><td><code>${escapeHtml(name)}</code></td><td>${escapeHtml(typeOf(doc, field))}</td><td>${required}</td><td>${escapeHtml(resolve(doc, field)?.description ?? field.description ?? "")}</td></tr>`;
+    })
+    .join("");
+  return `<table><thead><tr><th>Field</th><th>Type</th><th></th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+export function renderDocs(doc: OpenApiDoc): string {
+  const byTag = new Map<string, string[]>();
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const params = (op.parameters ?? [])
+        .map((p) => `<li><code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ", required" : ""}) ${escapeHtml(p.description ?? p.schema?.description ?? "")}</li>`)
+        .join("");
+      const body = op.requestBody?.content["application/json"]?.schema;
+      const section = `<section class="op${op.deprecated ? " deprecated" : ""}">
+        <h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code>${op.deprecated ? ' <span class="badge">deprecated</span>' : ""}</h3>
+        <p><strong>${escapeHtml(op.summary ?? "")}</strong></p>
+        ${op.description ? `<p>${escapeHtml(op.description)}</p>` : ""}
+        ${params ? `<ul>${params}</ul>` : ""}
+        ${body ? fieldsTable(doc, body) : ""}
+      </section>`;
+      const tag = op.tags?.[0] ?? "Other";
+      byTag.set(tag, [...(byTag.get(tag) ?? []), section]);
+    }
+  }
+  const nav = [...byTag.keys()].map((tag) => `<a href="#${encodeURIComponent(tag)}">${escapeHtml(tag)}</a>`).join(" · ");
+  const content = [...byTag.entries()]
+    .map(([tag, sections]) => `<h2 id="${encodeURIComponent(tag)}">${escapeHtml(tag)}</h2>${sections.join("")}`)
+    .join("");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(doc.info.title)} — API reference</title>
+<style>
+body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2937;background:#f8fafc}
+main{max-width:960px;margin:0 auto;padding:24px}
+h1{margin:0 0 4px}h2{margin-top:40px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
+.op{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin:12px 0}
+.op h3{margin:0 0 6px;font-size:16px}.deprecated{opacity:.75}
+.method{display:inline-block;min-width:56px;text-align:center;border-radius:4px;color:#fff;font-size:12px;padding:2px 6px}
+.get{background:#2563eb}.post{background:#16a34a}.put{background:#d97706}.delete{background:#dc2626}
+.badge{background:#fef3c7;color:#92400e;border-radius:4px;font-size:12px;padding:2px 6px}
+table{border-collapse:collapse;width:100%;font-size:14px}td,th{border-top:1px solid #f1f5f9;padding:4px 8px;text-align:left;vertical-align:top}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}
+</style></head><body><main>
+<h1>${escapeHtml(doc.info.title)}</h1><p>Version ${escapeHtml(doc.info.version)} · <a href="/openapi.json">openapi.json</a></p>
+<p>${escapeHtml(doc.info.description ?? "")}</p><nav>${nav}</nav>${content}
+</main></body></html>`;
+}

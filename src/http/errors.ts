@@ -1,0 +1,74 @@
+/**
+ * The one error envelope of the service (DESIGN.md section 1). Services throw ApiError
+ * with a code from this table; the HTTP status follows from the code, never from the
+ * place that threw it.
+ */
+export const errorStatus = {
+  invalid_json: 400,
+  validation_error: 400,
+  missing_api_token: 401,
+  invalid_api_token: 401,
+  invalid_admin_token: 401,
+  read_only_token: 403,
+  paid_customer_limit_reached: 403,
+  customer_not_found: 404,
+  parent_not_found: 404,
+  blueprint_not_found: 404,
+  dashboard_not_found: 404,
+  group_tag_not_found: 404,
+  job_not_found: 404,
+  access_group_not_found: 404,
+  api_token_not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  provided_id_taken: 409,
+  access_group_exists: 409,
+  hierarchy_level_in_use: 409,
+  group_tag_exists: 409,
+  customer_has_children: 409,
+  data_source_exists: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unknown_group_tag: 422,
+  unknown_hierarchy_level: 422,
+  parent_access_group_mismatch: 422,
+  parent_not_higher_level: 422,
+  unknown_schema: 422,
+  unknown_data_source: 422,
+  no_dashboard_version: 422,
+  rate_limited: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+export type ErrorStatus = (typeof errorStatus)[ErrorCode];
+
+export class ApiError extends Error {
+  readonly status: ErrorStatus;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly field?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = errorStatus[code];
+  }
+}
+
+export interface ErrorBody {
+  success: 0;
+  error: { code: ErrorCode; message: string; field?: string; request_id: string };
+}
+
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return {
+    success: 0,
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.field !== undefined ? { field: error.field } : {}),
+      request_id: requestId,
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./context";
+import { ApiError } from "./errors";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const jsonMediaType = /^application\/([\w.-]+\+)?json$/i;
+
+/**
+ * Enforces the body conventions of DESIGN.md section 1 before a route's validator sees
+ * the body: JSON only (415), at most 1 MiB (413), a JSON object (400 invalid_json).
+ * A request without a body is validated as `{}`, so missing fields are named.
+ */
+export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const declaredLength = Number(c.req.header("Content-Length") ?? "0");
+  if (declaredLength > MAX_BODY_BYTES) throw new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
+
+  const bytes = c.req.raw.body ? await readLimited(c.req.raw.body) : new Uint8Array();
+  const contentType = c.req.header("Content-Type");
+  const mediaType = contentType?.split(";")[0].trim() ?? "";
+
+  // An empty body reads as `{}` for a JSON request and as no body otherwise.
+  let text = jsonMediaType.test(mediaType) ? "{}" : "";
+  if (bytes.byteLength > 0) {
+    if (!jsonMediaType.test(mediaType)) {
+      throw new ApiError("unsupported_media_type", "Request bodies must be JSON (Content-Type: application/json).");
+    }
+    text = new TextDecoder().decode(bytes);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ApiError("invalid_json", "The request body is not valid JSON.");
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      throw new ApiError("invalid_json", "The request body must be a JSON object.");
+    }
+  } else if (contentType !== undefined && mediaType !== "" && !jsonMediaType.test(mediaType)) {
+    throw new ApiError("unsupported_media_type", "Request bodies must be JSON (Content-Type: application/json).");
+  }
+  // The route validator reads the cached text instead of the consumed stream.
+  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+  await next();
+};
+
+async function readLimited(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import { apiAccess, adminAccess } from "./auth";
+import { errorStatus } from "./errors";
+import { jsonBody } from "./json-body";
+
+export const ErrorSchema = z
+  .object({
+    success: z.literal(0),
+    error: z.object({
+      code: z.enum(Object.keys(errorStatus) as [keyof typeof errorStatus, ...(keyof typeof errorStatus)[]]),
+      message: z.string(),
+      field: z.string().optional(),
+      request_id: z.string(),
+    }),
+  })
+  .openapi("Error");
+
+const errorResponses = {
+  400: { description: "`invalid_json` or `validation_error`", content: { "application/json": { schema: ErrorSchema } } },
+  401: { description: "`missing_api_token` or `invalid_api_token`", content: { "application/json": { schema: ErrorSchema } } },
+  403: { description: "`read_only_token` or a limit", content: { "application/json": { schema: ErrorSchema } } },
+  404: { description: "The named resource does not exist (for this token)", content: { "application/json": { schema: ErrorSchema } } },
+  409: { description: "Conflict", content: { "application/json": { schema: ErrorSchema } } },
+  422: { description: "A rule of the API is broken", content: { "application/json": { schema: ErrorSchema } } },
+  429: { description: "`rate_limited`, see `Retry-After`", content: { "application/json": { schema: ErrorSchema } } },
+} as const;
+
+interface OperationOptions<Body extends z.ZodType | undefined, Query extends z.ZodObject | undefined, Response extends z.ZodType> {
+  method: "get" | "post" | "put" | "delete";
+  path: string;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  deprecated?: boolean;
+  body?: Body;
+  query?: Query;
+  response: Response;
+}
+
+/**
+ * Routes match without their trailing slash (the app is not strict, so both spellings
+ * reach one handler); the OpenAPI document shows each path as the spec writes it.
+ */
+const writtenPaths = new Map<string, string>();
+const withoutTrailingSlash = (path: string) => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path);
+
+export function documentedPaths<T extends { paths?: Record<string, unknown> }>(document: T): T {
+  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).map(([path, item]) => [writtenPaths.get(path) ?? path, item]));
+  return { ...document, paths };
+}
+
+function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
+  options: OperationOptions<B, Q, R>,
+  middleware: RouteConfig["middleware"],
+  security: RouteConfig["security"],
+) {
+  const path = withoutTrailingSlash(options.path);
+  writtenPaths.set(path, options.path);
+  return createRoute({
+    method: options.method,
+    path,
+    operationId: options.operationId,
+    tags: options.tags,
+    summary: options.summary,
+    description: options.description,
+    deprecated: options.deprecated,
+    security,
+    middleware,
+    request: {
+      ...(options.query ? { query: options.query } : {}),
+      ...(options.body ? { body: { required: true, content: { "application/json": { schema: options.body } } } } : {}),
+    } as { query: Q extends z.ZodObject ? Q : never; body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never },
+    responses: {
+      200: { description: "Success", content: { "application/json": { schema: options.response } } },
+      ...errorResponses,
+    },
+  });
+}
+
+/**
+ * A public `/api/` operation: authentication, permission and rate limit first, then the
+ * JSON body conventions, then the zod schemas (which are also the OpenAPI document).
+ */
+export function apiOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
+  options: OperationOptions<B, Q, R> & { write: boolean; delivery?: boolean },
+) {
+  const access = apiAccess({ write: options.write, delivery: options.delivery });
+  return route(options, options.method === "get" ? [access] : [access, jsonBody], [{ ApiToken: [] }]);
+}
+
+/** An `/admin/` operation, authenticated with the admin bearer token. */
+export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
+  options: OperationOptions<B, Q, R>,
+) {
+  return route(options, options.method === "get" ? [adminAccess] : [adminAccess, jsonBody], [{ AdminToken: [] }]);
+}
+
+/** `{ success: 1, ...fields }` */
+export function successSchema<T extends z.ZodRawShape>(shape: T) {
+  return z.object({ success: z.literal(1), ...shape });
+}

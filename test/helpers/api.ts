@@ -1,0 +1,61 @@
+import { exports } from "cloudflare:workers";
+
+export const ADMIN_TOKEN = "test-admin-token";
+const BASE = "http://api.test";
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Calls the Worker through its real fetch handler. */
+export async function call<T = any>(
+  method: string,
+  path: string,
+  options: { token?: string; admin?: boolean; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers["Service-Authorization"] = `Token ${options.token}`;
+  if (options.admin) headers["Authorization"] = `Bearer ${ADMIN_TOKEN}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const response = await (exports as any).default.fetch(new Request(`${BASE}${path}`, { method, headers, body }));
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T };
+}
+
+export const admin = (method: string, path: string, body?: unknown) => call(method, path, { admin: true, body });
+
+let counter = 0;
+/** A name no other test uses (test files share one database). */
+export function unique(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A fresh access group with a write and a read token, made through the admin API. */
+export async function workspace(): Promise<{ group: string; write: string; read: string }> {
+  const group = unique("group");
+  const created = await admin("POST", "/admin/access_groups/", { name: group });
+  if (created.status !== 200) throw new Error(`access group: ${JSON.stringify(created.body)}`);
+  const write = await admin("POST", "/admin/api_tokens/", { access_group: group, permission: "write" });
+  const read = await admin("POST", "/admin/api_tokens/", { access_group: group, permission: "read" });
+  return { group, write: write.body.token, read: read.body.token };
+}
+
+/** Creates a customer and fails loudly when that does not work. */
+export async function createCustomer(token: string, body: Record<string, unknown>) {
+  const res = await call("POST", "/api/create_customer/", { token, body });
+  if (res.status !== 200) throw new Error(`create_customer: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.customer;
+}
