@@ -14,6 +14,7 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",
             CUSTOMER_TOKEN_SECRET: "test-customer-token-secret",
+            LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
           },
         },
       }),

@@ -20,6 +20,7 @@ export interface Env {
   MAIL_FROM?: string;
   REPORT_IMAGE_FORMAT?: string;
   FRAME_ANCESTORS?: string;
+  LOG_LEVEL?: string;
 
   ADMIN_TOKEN?: string;
   CUSTOMER_TOKEN_SECRET?: string;

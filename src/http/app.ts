@@ -2,7 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { createDatabase, RoundTripCounter } from "../db/client";
-import { log } from "../lib/log";
+import { log, setLogLevel } from "../lib/log";
 import type { AppContext, AppEnv } from "./context";
 import { ApiError, errorBody } from "./errors";
 import { validationHook } from "./validation";
@@ -16,6 +16,7 @@ export function newApp(): OpenAPIHono<AppEnv> {
 
 /** Request id, per-request database handle with a round-trip counter, one JSON log line. */
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
+  setLogLevel(c.env.LOG_LEVEL);
   const given = c.req.header("X-Request-Id");
   const requestId = given && callerRequestId.test(given) ? given : crypto.randomUUID();
   const roundTrips = new RoundTripCounter();

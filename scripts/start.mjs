@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// `npm start`: the whole service locally, every binding simulated, no account needed
+// (DESIGN.md section 9). Data and tokens live in .wrangler/state and .dev.vars and
+// survive restarts.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureDevVars } from "./lib/dev-vars.mjs";
+import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  console.error(`Node.js >= 22.12 is needed (this is ${process.versions.node}).`);
+  process.exit(1);
+}
+
+const port = Number(process.env.PORT ?? 8787);
+const stateDir = process.env.STATE_DIR ?? join(root, ".wrangler", "state");
+const persist = ["--persist-to", stateDir];
+const wranglerBin = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+const childEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
+
+function wrangler(args, options = {}) {
+  const result = spawnSync(process.execPath, [wranglerBin, ...args], { cwd: root, env: childEnv, stdio: options.quiet ? "pipe" : "inherit", encoding: "utf8" });
+  if (result.status !== 0) {
+    if (options.quiet) process.stderr.write(`${result.stdout}\n${result.stderr}`);
+    throw new Error(`wrangler ${args.join(" ")} failed`);
+  }
+  return result;
+}
+
+function executeSql(binding, sql) {
+  const dir = mkdtempSync(join(tmpdir(), "seed-"));
+  const file = join(dir, "seed.sql");
+  writeFileSync(file, sql);
+  try {
+    wrangler(["d1", "execute", binding, "--local", ...persist, `--file=${file}`], { quiet: true });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
+const vars = ensureDevVars(join(root, ".dev.vars"));
+
+console.log("Applying D1 migrations…");
+wrangler(["d1", "migrations", "apply", "DB", "--local", ...persist], { quiet: true });
+
+const seededMarker = join(stateDir, "demo-workspace-seeded");
+if (!existsSync(seededMarker)) {
+  console.log("Seeding the demo workspace (once)…");
+  executeSql("DB", workspaceSeedSql({ devApiToken: vars.DEV_API_TOKEN, customerTokenSecret: vars.CUSTOMER_TOKEN_SECRET }));
+  executeSql("DEMO_DATA", demoDataSql());
+  writeFileSync(seededMarker, new Date().toISOString());
+}
+
+const dev = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", ...persist], {
+  cwd: root,
+  env: childEnv,
+  stdio: ["inherit", "pipe", "inherit"],
+});
+dev.stdout.pipe(process.stdout);
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
+dev.on("exit", (code) => process.exit(code ?? 0));
+
+const base = `http://localhost:${port}`;
+for (let attempt = 0; attempt < 240; attempt++) {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/health`);
+    if (response.ok) break;
+  } catch {
+    /* not up yet */
+  }
+  await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
+console.log(`
+──────────────────────────────────────────────────────────────────────────────
+  Customer API running at ${base}
+  API reference:  ${base}/docs      OpenAPI: ${base}/openapi.json
+
+  DEV_API_TOKEN (write, access group "Development"):
+    ${vars.DEV_API_TOKEN}
+  ADMIN_TOKEN (for /admin/ and \`npm run admin\`):
+    ${vars.ADMIN_TOKEN}
+
+  Try it:
+    curl -s ${base}/api/get_customer/ \\
+      -H "Service-Authorization: Token ${vars.DEV_API_TOKEN}" \\
+      -H "Content-Type: application/json" \\
+      -d '{"provided_id":"acme-berlin"}'
+──────────────────────────────────────────────────────────────────────────────
+`);
