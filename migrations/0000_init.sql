@@ -42,6 +42,7 @@ CREATE TABLE `customers` (
 	`token_nonce` text NOT NULL,
 	`token_hash` text NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
 	FOREIGN KEY (`access_group_id`) REFERENCES `access_groups`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`hierarchy_level_id`) REFERENCES `hierarchy_levels`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`parent_id`) REFERENCES `customers`(`id`) ON UPDATE no action ON DELETE restrict

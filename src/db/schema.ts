@@ -3,7 +3,8 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 
 // Timestamps are ISO 8601 UTC text; names that must be unique case-insensitively keep
 // a lower-cased `*_key` column next to the name as given.
-const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+const timestamp = (name: string) => text(name).notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+const createdAt = () => timestamp("created_at");
 
 export const accessGroups = sqliteTable(
   "access_groups",
@@ -83,7 +84,7 @@ export const customers = sqliteTable(
     tokenNonce: text("token_nonce").notNull(),
     tokenHash: text("token_hash").notNull(),
     createdAt: createdAt(),
-    updatedAt: createdAt().$onUpdate(() => new Date().toISOString()),
+    updatedAt: timestamp("updated_at"),
   },
   (t) => [
     uniqueIndex("customers_provided_id").on(t.providedId),
