@@ -3,9 +3,13 @@ import { defineConfig } from "vitest/config";
 
 // Tests run inside workerd with the real local bindings of wrangler.toml (D1, KV, R2,
 // Queues, Durable Objects, send_email, Browser Rendering): nothing of ours is mocked.
+// Each test file gets its own storage. Three projects:
+//   workers — the API with the default settings of wrangler.toml
+//   limits  — the same Worker with small limits (paid customers, rate limits)
+//   e2e     — Node.js tests that run `npm start` itself (restart keeps data)
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
-  return {
+  const worker = (name: string, include: string[], vars: Record<string, string> = {}) => ({
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
@@ -15,15 +19,30 @@ export default defineConfig(async () => {
             ADMIN_TOKEN: "test-admin-token",
             CUSTOMER_TOKEN_SECRET: "test-customer-token-secret",
             LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+            ...vars,
           },
         },
       }),
     ],
     test: {
-      include: ["test/**/*.test.ts"],
-      exclude: ["test/e2e/**"],
+      name,
+      include,
+      exclude: ["test/e2e/**", ...(name === "workers" ? ["test/limits/**"] : [])],
       setupFiles: ["./test/helpers/apply-migrations.ts"],
-      testTimeout: 20_000,
+      testTimeout: 30_000,
+    },
+  });
+  return {
+    test: {
+      projects: [
+        worker("workers", ["test/**/*.test.ts"]),
+        worker("limits", ["test/limits/**/*.test.ts"], {
+          PAID_CUSTOMER_LIMIT: "3",
+          RATE_LIMIT_PER_MINUTE: "40",
+          DELIVERY_LIMIT_PER_MINUTE: "5",
+        }),
+        { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 180_000 } },
+      ],
     },
   };
 });

@@ -59,3 +59,25 @@ export async function createCustomer(token: string, body: Record<string, unknown
   if (res.status !== 200) throw new Error(`create_customer: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.customer;
 }
+
+/** A schema and a data source on the DEMO_DATA binding, registered through the admin API. */
+export async function schemaAndSource(): Promise<{ schemaId: number; dataSourceId: number; dataSourceProvidedId: string }> {
+  const schema = await admin("POST", "/admin/schemas/", { name: unique("schema") });
+  const providedId = unique("source");
+  const source = await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", provided_id: providedId });
+  if (schema.status !== 200 || source.status !== 200) throw new Error(`admin: ${JSON.stringify([schema.body, source.body])}`);
+  return { schemaId: schema.body.schema.id, dataSourceId: source.body.data_source.id, dataSourceProvidedId: providedId };
+}
+
+export async function getCustomer(token: string, providedId: string) {
+  return call("POST", "/api/get_customer/", { token, body: { provided_id: providedId } });
+}
+
+export async function createTag(token: string, name: string) {
+  const res = await call("POST", "/api/create_group_tag/", { token, body: { name } });
+  if (res.status !== 200) throw new Error(`create_group_tag: ${JSON.stringify(res.body)}`);
+}
+
+export function roundTrips(res: ApiResponse): number {
+  return Number(res.headers.get("X-D1-Round-Trips"));
+}
