@@ -1,0 +1,102 @@
+// Runs the real `npm start` (scripts/start.mjs): migrations, .dev.vars, demo seed,
+// `wrangler dev` with local bindings — then restarts it and checks nothing was lost.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+const stateDir = mkdtempSync(join(tmpdir(), "customer-api-state-"));
+const port = 18787 + Math.floor(Math.random() * 1000);
+const base = `http://127.0.0.1:${port}`;
+let server: ChildProcess | undefined;
+
+async function start(): Promise<void> {
+  server = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), STATE_DIR: stateDir },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not come up:\n${output}`)), 150_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("Customer API running at")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    server!.stdout!.on("data", onData);
+    server!.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    server!.on("exit", (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+  });
+}
+
+async function stop(): Promise<void> {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server!.once("exit", resolve));
+  process.kill(-server.pid!, "SIGTERM");
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  if (server.exitCode === null) process.kill(-server.pid!, "SIGKILL");
+  server = undefined;
+}
+
+function devVars(): Record<string, string> {
+  return Object.fromEntries(
+    readFileSync(join(root, ".dev.vars"), "utf8")
+      .split("\n")
+      .map((line) => /^([A-Z_]+)="?([^"]*)"?$/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => [m[1], m[2]]),
+  );
+}
+
+async function api(path: string, token: string, body?: unknown) {
+  const response = await fetch(`${base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "Service-Authorization": `Token ${token}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+afterAll(async () => {
+  await stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe("npm start (DESIGN.md section 9)", () => {
+  it("serves the seeded demo workspace and keeps data and tokens across a restart", async () => {
+    await start();
+    const vars = devVars();
+    expect(vars.ADMIN_TOKEN).toMatch(/^[0-9a-f]{64}$/);
+    expect(vars.DEV_API_TOKEN).toMatch(/^cdk_[0-9a-f]{64}$/);
+
+    // The curl printed by npm start works: a demo child customer inherits from its parent.
+    const demo = await api("/api/get_customer/", vars.DEV_API_TOKEN, { provided_id: "acme-berlin" });
+    expect(demo.status).toBe(200);
+    expect(demo.body.customer).toMatchObject({ access_group: "Development", hierarchy_level: "User", is_demo_group: true });
+    expect(demo.body.customer.computed_properties).toMatchObject({ region: "EU", city: "Berlin" });
+
+    const levels = await fetch(`${base}/admin/hierarchy_levels/`, { headers: { Authorization: `Bearer ${vars.ADMIN_TOKEN}` } });
+    expect(((await levels.json()) as any).levels).toEqual(["Customer", "User"]);
+
+    const created = await api("/api/create_customer/", vars.DEV_API_TOKEN, { provided_id: "survives-restart", properties: { a: 1 } });
+    expect(created.status).toBe(200);
+
+    await stop();
+    await start();
+
+    expect(devVars()).toEqual(vars);
+    const after = await api("/api/get_customer/", vars.DEV_API_TOKEN, { provided_id: "survives-restart" });
+    expect(after.status).toBe(200);
+    expect(after.body.customer).toEqual(created.body.customer);
+    const demoAfter = await api("/api/get_customer/", vars.DEV_API_TOKEN, { provided_id: "acme-berlin" });
+    expect(demoAfter.body.customer.token).toBe(demo.body.customer.token);
+    const list = await api("/api/customers/", vars.DEV_API_TOKEN);
+    expect(list.body.customers.filter((c: { provided_id: string }) => c.provided_id === "acme")).toHaveLength(1);
+  });
+});
