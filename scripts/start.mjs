@@ -57,7 +57,9 @@ if (!existsSync(seededMarker)) {
   writeFileSync(seededMarker, new Date().toISOString());
 }
 
-const dev = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", ...persist], {
+// Extra arguments go to `wrangler dev` (e.g. `npm start -- --var RATE_LIMIT_PER_MINUTE:6000`).
+const extra = process.argv.slice(2);
+const dev = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...extra], {
   cwd: root,
   env: childEnv,
   stdio: ["inherit", "pipe", "inherit"],

@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Benchmark: get_customer against a trivial JSON route (/health) of the same local server,
+// same run, same load (autocannon on loopback), plus the D1 round trips each customer
+// operation costs (read from the X-D1-Round-Trips header the Worker reports outside
+// production). Usage: npm run bench [-- --duration 10 --connections 20]
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const duration = arg("duration", 10);
+const connections = arg("connections", 20);
+const rounds = arg("rounds", 2);
+const port = 19787;
+const base = `http://127.0.0.1:${port}`;
+const stateDir = mkdtempSync(join(tmpdir(), "bench-state-"));
+
+// The per-token rate limit would otherwise refuse most of the load.
+const server = spawn(process.execPath, [join(root, "scripts", "start.mjs"), "--var", "RATE_LIMIT_PER_MINUTE:1000000000", "--var", "LOG_LEVEL:warn", "--log-level", "warn"], {
+  cwd: root,
+  env: { ...process.env, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
+  stdio: ["ignore", "pipe", "inherit"],
+  detached: true,
+});
+let output = "";
+await new Promise((resolve, reject) => {
+  server.stdout.on("data", (chunk) => {
+    output += chunk;
+    if (output.includes("Customer API running at")) resolve();
+  });
+  server.on("exit", (code) => reject(new Error(`server exited ${code}`)));
+});
+const stop = () => {
+  try {
+    process.kill(-server.pid, "SIGTERM");
+  } catch {}
+  rmSync(stateDir, { recursive: true, force: true });
+};
+
+try {
+  const vars = Object.fromEntries(
+    readFileSync(join(root, ".dev.vars"), "utf8").split("\n").map((l) => /^([A-Z_]+)="?([^"]*)"?$/.exec(l)).filter(Boolean).map((m) => [m[1], m[2]]),
+  );
+  const headers = { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
+  const call = async (method, path, body) => {
+    const res = await fetch(`${base}${path}`, { method, headers, body: body && JSON.stringify(body) });
+    return { status: res.status, trips: Number(res.headers.get("X-D1-Round-Trips")), body: await res.json() };
+  };
+
+  // A three-level chain so get_customer has ancestors to merge.
+  await fetch(`${base}/admin/hierarchy_levels/`, {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${vars.ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ levels: ["Customer", "Team", "User"] }),
+  });
+  await call("POST", "/api/create_group_tag/", { name: "bench" });
+  await call("POST", "/api/create_customer/", { provided_id: "bench-root", properties: { a: 1 }, mapping: { 1: "demo" } });
+  await call("POST", "/api/create_customer/", { provided_id: "bench-team", parent_provided_id: "bench-root", hierarchy_level_name: "Team", properties: { b: 2 } });
+  const created = await call("POST", "/api/create_customer/", {
+    provided_id: "bench-user", parent_provided_id: "bench-team", hierarchy_level_name: "User", group_tags: ["bench"], properties: { c: 3 },
+  });
+
+  const trips = {
+    "create_customer (new, with parent + tag)": created.trips,
+    "create_customer (existing)": (await call("POST", "/api/create_customer/", { provided_id: "bench-user" })).trips,
+    "get_customer (3-level chain)": (await call("POST", "/api/get_customer/", { provided_id: "bench-user" })).trips,
+    "list v1": (await call("GET", "/api/customers/")).trips,
+    "list v2 (one page)": (await call("GET", "/api/v2/customers/?page_size=2")).trips,
+    "update_customer": (await call("POST", "/api/update_customer/", { provided_id: "bench-user", name: "Bench user" })).trips,
+    "refresh_customer_token": (await call("POST", "/api/refresh_customer_token/", { current_token: created.body.customer.token })).trips,
+  };
+  console.log("\nD1 round trips per request (X-D1-Round-Trips):");
+  for (const [name, count] of Object.entries(trips)) console.log(`  ${name.padEnd(42)} ${count}`);
+
+  const run = (opts) => autocannon({ connections, duration, ...opts });
+  const health = { url: `${base}/health` };
+  const get = { url: `${base}/api/get_customer/`, method: "POST", headers, body: JSON.stringify({ provided_id: "bench-user" }) };
+  await run({ ...health, duration: 2 }); // warm-up
+  await run({ ...get, duration: 2 });
+  const results = { health: [], get: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, opts] of [["health", health], ["get", get]]) {
+      const result = await run(opts);
+      if (result.non2xx > 0) throw new Error(`${name}: ${result.non2xx} non-2xx responses`);
+      results[name].push(result);
+    }
+  }
+  const mean = (list, pick) => list.reduce((sum, r) => sum + pick(r), 0) / list.length;
+  const rps = (name) => mean(results[name], (r) => r.requests.average);
+  const p50 = (name) => mean(results[name], (r) => r.latency.p50);
+  const p99 = (name) => mean(results[name], (r) => r.latency.p99);
+  console.log(`\nautocannon, ${connections} connections, ${rounds} × ${duration}s per route, interleaved, loopback via wrangler dev:`);
+  console.log(`  GET  /health          ${rps("health").toFixed(0).padStart(6)} req/s   p50 ${p50("health").toFixed(1)} ms   p99 ${p99("health").toFixed(1)} ms`);
+  console.log(`  POST /api/get_customer ${rps("get").toFixed(0).padStart(5)} req/s   p50 ${p50("get").toFixed(1)} ms   p99 ${p99("get").toFixed(1)} ms`);
+  console.log(`  ratio get_customer / health: ${(rps("get") / rps("health")).toFixed(2)}`);
+} finally {
+  stop();
+}
+process.exit(0);

@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Admin CLI: `npm run admin -- <command>` wraps the /admin/ API (DESIGN.md section 8).
+// Base URL: --url or ADMIN_URL (default http://localhost:8787).
+// Admin token: --admin-token, ADMIN_TOKEN, or ADMIN_TOKEN in .dev.vars.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readDevVars } from "./lib/dev-vars.mjs";
+
+const usage = `Usage: npm run admin -- <command> [options]
+
+  access-groups list
+  access-groups create <name>
+  tokens create --access-group <name> --permission read|write [--name <label>]
+  tokens revoke <token id>
+  levels get
+  levels set <root level> [<next level> …]
+  schemas list
+  schemas create <name>
+  data-sources list
+  data-sources create --name <name> --binding <D1 binding> [--provided-id <id>]
+
+Options: --url <base url>  --admin-token <token>  --json (print the raw response)`;
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+export function parseArgs(argv) {
+  const positional = [];
+  const flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg.startsWith("--")) {
+      const name = arg.slice(2);
+      if (name === "json" || name === "help") flags[name] = true;
+      else flags[name] = argv[++i];
+    } else positional.push(arg);
+  }
+  return { positional, flags };
+}
+
+function requestFor(positional, flags) {
+  const [resource, action, ...rest] = positional;
+  const need = (value, what) => {
+    if (value === undefined || value === "") throw new Error(`missing ${what}\n\n${usage}`);
+    return value;
+  };
+  switch (`${resource} ${action}`) {
+    case "access-groups list": return ["GET", "/admin/access_groups/"];
+    case "access-groups create": return ["POST", "/admin/access_groups/", { name: need(rest[0], "<name>") }];
+    case "tokens create":
+      return ["POST", "/admin/api_tokens/", {
+        access_group: need(flags["access-group"], "--access-group"),
+        permission: need(flags.permission, "--permission"),
+        ...(flags.name ? { name: flags.name } : {}),
+      }];
+    case "tokens revoke": return ["POST", "/admin/revoke_api_token/", { id: need(rest[0], "<token id>") }];
+    case "levels get": return ["GET", "/admin/hierarchy_levels/"];
+    case "levels set": return ["PUT", "/admin/hierarchy_levels/", { levels: rest.length ? rest : need(undefined, "level names") }];
+    case "schemas list": return ["GET", "/admin/schemas/"];
+    case "schemas create": return ["POST", "/admin/schemas/", { name: need(rest[0], "<name>") }];
+    case "data-sources list": return ["GET", "/admin/data_sources/"];
+    case "data-sources create":
+      return ["POST", "/admin/data_sources/", {
+        name: need(flags.name, "--name"),
+        binding: need(flags.binding, "--binding"),
+        ...(flags["provided-id"] ? { provided_id: flags["provided-id"] } : {}),
+      }];
+    default:
+      throw new Error(usage);
+  }
+}
+
+async function main() {
+  const { positional, flags } = parseArgs(process.argv.slice(2));
+  if (flags.help || positional.length === 0) {
+    console.log(usage);
+    return;
+  }
+  const [method, path, body] = requestFor(positional, flags);
+  const base = (flags.url ?? process.env.ADMIN_URL ?? "http://localhost:8787").replace(/\/$/, "");
+  const token = flags["admin-token"] ?? process.env.ADMIN_TOKEN ?? readDevVars(join(root, ".dev.vars")).ADMIN_TOKEN;
+  if (!token) throw new Error("No admin token: pass --admin-token, set ADMIN_TOKEN, or run `npm start` once to create .dev.vars.");
+  let response;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (error) {
+    throw new Error(`Cannot reach ${base} (${error.cause?.code ?? error.message}). Is the service running (npm start)?`);
+  }
+  const result = await response.json();
+  if (flags.json || result.success !== 1) {
+    console.log(JSON.stringify(result, null, 2));
+  } else {
+    const { success, ...rest } = result;
+    console.log(JSON.stringify(rest, null, 2));
+    if (result.token) console.error("\nThe token is shown once: store it now.");
+  }
+  if (result.success !== 1) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  console.error(error.message);
+  process.exitCode = 1;
+});
