@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// `npm test`: local Chromium wrapper (DESIGN.md section 0), then every vitest project.
+// Ends with one plain summary line ("Summary: N passed, N failed, N skipped").
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
+
+const dir = mkdtempSync(join(tmpdir(), "vitest-"));
+const report = join(dir, "results.json");
+const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
+const run = spawnSync(
+  process.execPath,
+  [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  { cwd: root, stdio: "inherit" },
+);
+if (existsSync(report)) {
+  const results = JSON.parse(readFileSync(report, "utf8"));
+  const skipped = (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
+  console.log(`Summary: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`);
+}
+rmSync(dir, { recursive: true, force: true });
+process.exit(run.status ?? 1);
