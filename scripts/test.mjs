@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: local Chromium wrapper (DESIGN.md section 0), then every vitest project.
+// `npm test`: local Chromium wrapper (DESIGN.md section 0), type check, then every vitest project.
 // Ends with one plain summary line ("Summary: N passed, N failed, N skipped").
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -9,6 +9,13 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
+
+// Types first: a type error fails the run before any test starts.
+const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit"], { cwd: root, stdio: "inherit" });
+if (typecheck.status !== 0) {
+  console.log("Summary: 0 passed, 1 failed, 0 skipped");
+  process.exit(1);
+}
 
 const dir = mkdtempSync(join(tmpdir(), "vitest-"));
 const report = join(dir, "results.json");

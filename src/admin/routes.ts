@@ -1,14 +1,11 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
+import { plainText } from "../http/fields";
 import { adminOperation, successSchema } from "../http/openapi";
 import * as admin from "./service";
 
 const tags = ["Administration"];
-const Name = z
-  .string()
-  .min(1)
-  .max(256)
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters");
+const Name = plainText(1, 256);
 const AccessGroup = z.object({ name: z.string() }).openapi("AccessGroup");
 const ApiTokenInfo = z
   .object({ id: z.string(), name: z.string(), access_group: z.string(), permission: z.enum(["read", "write"]) })

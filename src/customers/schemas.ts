@@ -1,15 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { plainText } from "../http/fields";
 
-const noControlCharacters = (value: string) => !/[\u0000-\u001f\u007f]/.test(value);
+export const ProvidedId = plainText(1, 256).openapi({ description: "The vendor's own identifier of the customer (1–256 characters, case-sensitive).", example: "acme" });
 
-export const ProvidedId = z
-  .string()
-  .min(1)
-  .max(256)
-  .refine(noControlCharacters, "must not contain control characters")
-  .openapi({ description: "The vendor's own identifier of the customer (1–256 characters, case-sensitive).", example: "acme" });
-
-const Name = z.string().min(1).max(256).refine(noControlCharacters, "must not contain control characters");
+const Name = plainText(1, 256);
 
 const MAX_PROPERTIES_BYTES = 64 * 1024;
 export const Properties = z

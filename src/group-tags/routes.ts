@@ -1,15 +1,11 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
+import { plainText } from "../http/fields";
 import { apiOperation, successSchema } from "../http/openapi";
 import * as groupTags from "./service";
 
 const tags = ["Group tags"];
-const TagName = z
-  .string()
-  .min(1)
-  .max(64)
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters")
-  .openapi({ example: "vip" });
+const TagName = plainText(1, 64).openapi({ example: "vip" });
 const GroupTagSchema = z.object({ name: z.string() }).openapi("GroupTag");
 
 const create = apiOperation({

@@ -126,7 +126,7 @@ describe("access groups isolate customers", () => {
 
 describe("admin authentication", () => {
   it("rejects /admin/ calls without the right bearer token (401 invalid_admin_token)", async () => {
-    for (const headers of [{}, { Authorization: "Bearer wrong" }, { Authorization: "test-admin-token" }]) {
+    for (const headers of [{}, { Authorization: "Bearer wrong" }, { Authorization: "test-admin-token" }] as Record<string, string>[]) {
       const res = await call("GET", "/admin/access_groups/", { headers });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe("invalid_admin_token");
