@@ -1,6 +1,8 @@
 import { registerAdminRoutes } from "./admin/routes";
+import { registerBlueprintRoutes } from "./blueprints/routes";
 import { registerCustomerRoutes } from "./customers/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
+import { registerLegacyRoutes } from "./legacy/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
@@ -33,6 +35,8 @@ export function createApp() {
 
   registerCustomerRoutes(app);
   registerGroupTagRoutes(app);
+  registerBlueprintRoutes(app);
+  registerLegacyRoutes(app);
   registerAdminRoutes(app);
 
   app.get("/health", (c) => c.json({ success: 1, status: "ok" }));

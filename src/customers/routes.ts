@@ -106,8 +106,8 @@ const refreshToken = apiOperation({
 
 export function registerCustomerRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createCustomer, async (c) => {
-    const result = await customers.createCustomer(await customerScope(c), c.req.valid("json"));
-    return c.json({ success: 1 as const, ...result }, 200);
+    const { new_customer, customer } = await customers.createCustomer(await customerScope(c), c.req.valid("json"));
+    return c.json({ success: 1 as const, new_customer, customer }, 200);
   });
   app.openapi(getCustomer, async (c) => {
     const customer = await customers.getCustomer(await customerScope(c), c.req.valid("json").provided_id);
@@ -132,7 +132,7 @@ export function registerCustomerRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.json({ success: 1 as const, ...page }, 200);
   });
   app.openapi(updateCustomer, async (c) => {
-    const customer = await customers.updateCustomer(await customerScope(c), c.req.valid("json"));
+    const { customer } = await customers.updateCustomer(await customerScope(c), c.req.valid("json"));
     return c.json({ success: 1 as const, customer }, 200);
   });
   app.openapi(deleteCustomer, async (c) => {

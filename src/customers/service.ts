@@ -131,10 +131,11 @@ function paidLimitReached(limit: number): ApiError {
 
 // ---- create (at most two D1 round trips) -------------------------------------------------
 
+/** `id` is the internal numeric id (the deprecated `team_id`); it is not part of the customer view. */
 export async function createCustomer(
   scope: CustomerScope,
   input: CreateCustomerInput,
-): Promise<{ new_customer: boolean; customer: Customer }> {
+): Promise<{ new_customer: boolean; customer: Customer; id: number }> {
   const { db } = scope;
   const parentProvidedId = input.parent_provided_id;
   const [existing, owner, level, parent, ...references] = await db.batch([
@@ -146,7 +147,7 @@ export async function createCustomer(
   ]);
 
   // An existing customer is returned unchanged; the other fields are not looked up.
-  if (existing.length > 0) return { new_customer: false, customer: await view(scope, existing) };
+  if (existing.length > 0) return { new_customer: false, customer: await view(scope, existing), id: existing[0].id };
   if (owner.length > 0) throw providedIdTaken(input.provided_id);
 
   const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
@@ -187,7 +188,7 @@ export async function createCustomer(
 
   if (created.length > 0) {
     // A concurrent call may have created it first: then this call reports the winner.
-    return { new_customer: created[0].token_hash === token.hash, customer: await view(scope, created) };
+    return { new_customer: created[0].token_hash === token.hash, customer: await view(scope, created), id: created[0].id };
   }
   if (ownerAfter.length > 0) throw providedIdTaken(input.provided_id);
   throw paidLimitReached(scope.paidCustomerLimit);
@@ -217,7 +218,7 @@ function checkParent(
 
 // ---- update (two D1 round trips) ------------------------------------------------------
 
-export async function updateCustomer(scope: CustomerScope, input: UpdateCustomerInput): Promise<Customer> {
+export async function updateCustomer(scope: CustomerScope, input: UpdateCustomerInput): Promise<{ customer: Customer; id: number }> {
   const { db } = scope;
   const target = repo.visibleByProvidedId(input.provided_id, scope.accessGroupId);
   const newParent = input.parent_provided_id ?? undefined;
@@ -283,7 +284,7 @@ export async function updateCustomer(scope: CustomerScope, input: UpdateCustomer
       ReturnType<typeof repo.updateCustomer>,
       ReturnType<typeof repo.customerChain>,
     ]);
-    return view(scope, results[results.length - 1] as CustomerRow[]);
+    return { customer: await view(scope, results[results.length - 1] as CustomerRow[]), id: current.id };
   } catch (error) {
     if (String(error).includes("UNIQUE constraint failed: customers.provided_id")) {
       throw providedIdTaken(input.new_provided_id ?? input.provided_id, "new_provided_id");

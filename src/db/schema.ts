@@ -120,3 +120,37 @@ export const customerGroupTags = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.customerId, t.groupTagId] }), index("customer_group_tags_tag").on(t.groupTagId)],
 );
+
+export const blueprints = sqliteTable(
+  "blueprints",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    embedId: text("embed_id").notNull(),
+    name: text("name").notNull(),
+    customerId: integer("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    // The tables as stored, defaults filled in; update_blueprint replaces them whole.
+    tables: text("tables").notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [uniqueIndex("blueprints_embed_id").on(t.embedId), index("blueprints_customer").on(t.customerId, t.id)],
+);
+
+/** Deprecated end users: belong to one customer, `provided_id` unique per customer. */
+export const endUsers = sqliteTable(
+  "end_users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    customerId: integer("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    providedId: text("provided_id").notNull(),
+    email: text("email").notNull(),
+    attributes: text("attributes").notNull().default("{}"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [uniqueIndex("end_users_customer_provided_id").on(t.customerId, t.providedId), index("end_users_email").on(t.customerId, t.email)],
+);

@@ -1,5 +1,7 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { apiAccess, adminAccess } from "./auth";
+import type { AppEnv } from "./context";
 import { errorStatus } from "./errors";
 import { jsonBody } from "./json-body";
 
@@ -83,10 +85,21 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
  * JSON body conventions, then the zod schemas (which are also the OpenAPI document).
  */
 export function apiOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
-  options: OperationOptions<B, Q, R> & { write: boolean; delivery?: boolean },
+  options: OperationOptions<B, Q, R> & { write: boolean; delivery?: boolean; successor?: string },
 ) {
   const access = apiAccess({ write: options.write, delivery: options.delivery });
-  return route(options, options.method === "get" ? [access] : [access, jsonBody], [{ ApiToken: [] }]);
+  const chain = options.method === "get" ? [access] : [access, jsonBody];
+  if (options.successor === undefined) return route(options, chain, [{ ApiToken: [] }]);
+  return route({ ...options, deprecated: true }, [deprecation(options.successor), ...chain], [{ ApiToken: [] }]);
+}
+
+/** Marks every response of a deprecated operation, errors included (DESIGN.md section 6). */
+function deprecation(successor: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    c.res.headers.set("Deprecation", "true");
+    c.res.headers.set("Link", `<${successor}>; rel="successor-version"`);
+  };
 }
 
 /** An `/admin/` operation, authenticated with the admin bearer token. */

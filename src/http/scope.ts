@@ -1,13 +1,18 @@
 import { numberVar } from "../env";
 import type { CustomerScope } from "../customers/service";
 import { customerTokenKey } from "../customers/tokens";
+import type { Database } from "../db/client";
 import type { AppContext } from "./context";
+
+/** What every operation on a token's customers needs: the database and the access group. */
+export function accessScope(c: AppContext): { db: Database; accessGroupId: number } {
+  return { db: c.get("db"), accessGroupId: c.get("principal").accessGroupId };
+}
 
 /** The caller's customer scope: its access group, the database, the workspace settings. */
 export async function customerScope(c: AppContext): Promise<CustomerScope> {
   return {
-    db: c.get("db"),
-    accessGroupId: c.get("principal").accessGroupId,
+    ...accessScope(c),
     tokenKey: await customerTokenKey(c.env),
     paidCustomerLimit: numberVar(c.env.PAID_CUSTOMER_LIMIT, 0),
   };

@@ -1,0 +1,76 @@
+import { z } from "@hono/zod-openapi";
+import { plainText } from "../http/fields";
+import { ProvidedId } from "../customers/schemas";
+
+export const COLUMN_TYPES = ["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"] as const;
+
+const Column = z
+  .object({
+    name: plainText(1, 256),
+    type: z.enum(COLUMN_TYPES),
+    display_name: plainText(1, 256).nullable().optional().openapi({ description: "Defaults to name." }),
+    can_be_grouped: z.boolean().nullable().optional().openapi({ description: "Defaults to true." }),
+  })
+  .openapi("BlueprintColumn");
+
+const Table = z
+  .object({
+    table_name: plainText(1, 256),
+    schema_id: z.number().int().positive(),
+    query: z.string().min(1).max(100_000).nullable().optional().openapi({ description: 'Defaults to SELECT * FROM "<table_name>".' }),
+    columns: z.array(Column).min(1).max(500),
+    dataset_name: plainText(1, 256).nullable().optional().openapi({ description: "Defaults to table_name." }),
+    description: z.string().max(10_000).nullable().optional(),
+  })
+  .superRefine((table, ctx) => {
+    const seen = new Set<string>();
+    table.columns.forEach((column, index) => {
+      if (seen.has(column.name)) {
+        ctx.addIssue({ code: "custom", path: ["columns", index, "name"], message: `duplicate column name '${column.name}'` });
+      }
+      seen.add(column.name);
+    });
+  })
+  .openapi("BlueprintTable");
+
+export const Tables = z.array(Table).min(1).max(100);
+
+export const CreateBlueprintBody = z
+  .object({
+    customer_id: ProvidedId.openapi({ description: "The customer's provided_id." }),
+    blueprint_name: plainText(1, 256),
+    tables: Tables,
+  })
+  .openapi("CreateBlueprintRequest");
+
+export const UpdateBlueprintBody = z
+  .object({ blueprint_id: z.number().int().positive(), tables: Tables })
+  .openapi("UpdateBlueprintRequest");
+
+export const CustomerBlueprintsBody = z.object({ customer_id: ProvidedId }).openapi("CustomerBlueprintsRequest");
+export const BlueprintIdBody = z.object({ blueprint_id: z.number().int().positive() }).openapi("GetBlueprintRequest");
+
+export const StoredColumn = z.object({
+  name: z.string(),
+  type: z.enum(COLUMN_TYPES),
+  display_name: z.string(),
+  can_be_grouped: z.boolean(),
+});
+export const StoredTable = z
+  .object({
+    table_name: z.string(),
+    schema_id: z.number().int(),
+    query: z.string(),
+    columns: z.array(StoredColumn),
+    dataset_name: z.string(),
+    description: z.string().nullable(),
+  })
+  .openapi("StoredBlueprintTable");
+
+export const BlueprintSummary = z.object({ id: z.number().int(), embed_id: z.string(), name: z.string() }).openapi("BlueprintSummary");
+export const BlueprintSchema = z
+  .object({ id: z.number().int(), embed_id: z.string(), name: z.string(), customer_id: z.string(), tables: z.array(StoredTable) })
+  .openapi("Blueprint");
+
+export type TableInput = z.infer<typeof Table>;
+export type StoredTable = z.infer<typeof StoredTable>;

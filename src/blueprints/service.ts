@@ -1,0 +1,94 @@
+import type { Database } from "../db/client";
+import { ApiError } from "../http/errors";
+import { randomAlphanumeric } from "../lib/crypto";
+import * as repo from "./repository";
+import type { StoredTable, TableInput } from "./schemas";
+
+export interface BlueprintScope {
+  db: Database;
+  accessGroupId: number;
+}
+
+/** Tables as stored and returned: every default filled in (DESIGN.md section 5). */
+export function withDefaults(tables: TableInput[]): StoredTable[] {
+  return tables.map((table) => ({
+    table_name: table.table_name,
+    schema_id: table.schema_id,
+    query: table.query ?? `SELECT * FROM "${table.table_name.replaceAll('"', '""')}"`,
+    columns: table.columns.map((column) => ({
+      name: column.name,
+      type: column.type,
+      display_name: column.display_name ?? column.name,
+      can_be_grouped: column.can_be_grouped ?? true,
+    })),
+    dataset_name: table.dataset_name ?? table.table_name,
+    description: table.description ?? null,
+  }));
+}
+
+/** 422 unknown_schema naming the first table whose schema does not exist. */
+function checkSchemas(tables: TableInput[], found: { id: number }[]): void {
+  const known = new Set(found.map((s) => s.id));
+  const index = tables.findIndex((table) => !known.has(table.schema_id));
+  if (index >= 0) {
+    throw new ApiError("unknown_schema", `Schema ${tables[index].schema_id} does not exist.`, `tables.${index}.schema_id`);
+  }
+}
+
+const schemaIds = (tables: TableInput[]) => [...new Set(tables.map((t) => t.schema_id))];
+
+function customerNotFound(providedId: string): ApiError {
+  return new ApiError("customer_not_found", `Customer '${providedId}' does not exist.`, "customer_id");
+}
+
+function blueprintNotFound(id: number): ApiError {
+  return new ApiError("blueprint_not_found", `Blueprint ${id} does not exist.`, "blueprint_id");
+}
+
+export async function createBlueprint(
+  scope: BlueprintScope,
+  input: { customer_id: string; blueprint_name: string; tables: TableInput[] },
+): Promise<number> {
+  const { db } = scope;
+  const [customer, schemas] = await db.batch([
+    repo.visibleCustomerId(db, input.customer_id, scope.accessGroupId),
+    repo.existingSchemas(db, schemaIds(input.tables)),
+  ]);
+  if (customer.length === 0) throw customerNotFound(input.customer_id);
+  checkSchemas(input.tables, schemas);
+  const [created] = await repo.insertBlueprint(db, {
+    embedId: randomAlphanumeric(20),
+    name: input.blueprint_name,
+    customerId: customer[0].id,
+    tables: JSON.stringify(withDefaults(input.tables)),
+  });
+  return created.id;
+}
+
+/** Replaces all tables of the blueprint. */
+export async function updateBlueprint(scope: BlueprintScope, input: { blueprint_id: number; tables: TableInput[] }): Promise<void> {
+  const { db } = scope;
+  const [blueprint, schemas] = await db.batch([
+    repo.visibleBlueprint(db, input.blueprint_id, scope.accessGroupId),
+    repo.existingSchemas(db, schemaIds(input.tables)),
+  ]);
+  if (blueprint.length === 0) throw blueprintNotFound(input.blueprint_id);
+  checkSchemas(input.tables, schemas);
+  await repo.replaceTables(db, input.blueprint_id, JSON.stringify(withDefaults(input.tables)));
+}
+
+export async function listCustomerBlueprints(scope: BlueprintScope, providedId: string) {
+  const { db } = scope;
+  const [customer, blueprints] = await db.batch([
+    repo.visibleCustomerId(db, providedId, scope.accessGroupId),
+    repo.customerBlueprints(db, providedId, scope.accessGroupId),
+  ]);
+  if (customer.length === 0) throw customerNotFound(providedId);
+  return blueprints;
+}
+
+export async function getBlueprint(scope: BlueprintScope, id: number) {
+  const [row] = await repo.visibleBlueprint(scope.db, id, scope.accessGroupId);
+  if (!row) throw blueprintNotFound(id);
+  return { id: row.id, embed_id: row.embed_id, name: row.name, customer_id: row.customer_provided_id, tables: JSON.parse(row.tables) as StoredTable[] };
+}

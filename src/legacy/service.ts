@@ -1,0 +1,109 @@
+import * as customers from "../customers/service";
+import type { CustomerScope } from "../customers/service";
+import type { Customer } from "../customers/schemas";
+import { ApiError } from "../http/errors";
+import * as repo from "./repository";
+import type { CreateEndUserInput, UpdateEndUserInput, UserGroupInput } from "./schemas";
+
+/**
+ * Deprecated user groups and end users (DESIGN.md section 6). A user group is a customer
+ * (`user_group_id` = provided_id, `team_id` = internal id); every rule is the customers'.
+ */
+
+function userGroup(id: number, customer: Customer) {
+  return {
+    team_id: id,
+    token: customer.token,
+    name: customer.name,
+    provided_id: customer.provided_id,
+    is_demo_group: customer.is_demo_group,
+    properties: customer.properties,
+  };
+}
+
+/** Errors of the customer rules name the legacy field. */
+async function asUserGroup<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ApiError && error.field === "provided_id") {
+      throw new ApiError(error.code, error.message.replace(/^Customer/, "User group"), "user_group_id", error.headers);
+    }
+    throw error;
+  }
+}
+
+export async function createUserGroup(scope: CustomerScope, input: UserGroupInput) {
+  const { new_customer, customer, id } = await asUserGroup(
+    customers.createCustomer(scope, {
+      provided_id: input.user_group_id,
+      name: input.name,
+      mapping: input.mapping,
+      is_demo_group: input.is_demo_group,
+      properties: input.properties,
+    }),
+  );
+  return { new_user_group: new_customer, user_group: userGroup(id, customer) };
+}
+
+export async function updateUserGroup(scope: CustomerScope, input: UserGroupInput) {
+  const { customer, id } = await asUserGroup(
+    customers.updateCustomer(scope, {
+      provided_id: input.user_group_id,
+      name: input.name,
+      mapping: input.mapping,
+      is_demo_group: input.is_demo_group,
+      properties: input.properties,
+    }),
+  );
+  return { ...userGroup(id, customer), api_environment_tag: customer.is_demo_group ? ("Testing" as const) : ("Customer" as const) };
+}
+
+function customerNotFound(id: number): ApiError {
+  return new ApiError("customer_not_found", `User group ${id} does not exist.`, "customer_id");
+}
+
+/** Get or create: an existing end user is returned unchanged. */
+export async function createEndUser(scope: CustomerScope, input: CreateEndUserInput): Promise<repo.EndUserRow> {
+  const { db } = scope;
+  const [customer, existing] = await db.batch([
+    repo.visibleCustomerById(db, input.customer_id, scope.accessGroupId),
+    repo.endUser(db, input.customer_id, input.provided_id),
+  ]);
+  if (customer.length === 0) throw customerNotFound(input.customer_id);
+  if (existing.length > 0) return existing[0];
+  const [, created] = await db.batch([
+    repo.insertEndUser(db, {
+      customerId: input.customer_id,
+      providedId: input.provided_id,
+      email: input.email,
+      attributes: JSON.stringify(input.attributes ?? {}),
+    }),
+    repo.endUser(db, input.customer_id, input.provided_id),
+  ]);
+  return created[0];
+}
+
+/** Replaces `email` and `attributes` when given; creates the end user (needs `email`) when it does not exist. */
+export async function updateEndUser(scope: CustomerScope, input: UpdateEndUserInput): Promise<repo.EndUserRow> {
+  const { db } = scope;
+  const [customer, existing] = await db.batch([
+    repo.visibleCustomerById(db, input.customer_id, scope.accessGroupId),
+    repo.endUser(db, input.customer_id, input.provided_id),
+  ]);
+  if (customer.length === 0) throw customerNotFound(input.customer_id);
+  const attributes = input.attributes === undefined ? null : JSON.stringify(input.attributes);
+  if (existing.length === 0) {
+    if (input.email === undefined) throw new ApiError("validation_error", "email is required to create a new end user.", "email");
+    const [, created] = await db.batch([
+      repo.insertEndUser(db, { customerId: input.customer_id, providedId: input.provided_id, email: input.email, attributes: attributes ?? "{}" }),
+      repo.endUser(db, input.customer_id, input.provided_id),
+    ]);
+    return created[0];
+  }
+  const [, updated] = await db.batch([
+    repo.updateEndUser(db, { customerId: input.customer_id, providedId: input.provided_id, email: input.email ?? null, attributes }),
+    repo.endUser(db, input.customer_id, input.provided_id),
+  ]);
+  return updated[0];
+}
