@@ -134,6 +134,13 @@ describe("OpenAPI and docs", () => {
       expect(paths).toContain(path);
     }
     expect(res.body.paths["/api/customers/"].get.deprecated).toBe(true);
+    for (const path of ["/api/create_user_group/", "/api/update_user_group/", "/api/create_end_user/", "/api/update_end_user/"]) {
+      expect(res.body.paths[path].post.deprecated, path).toBe(true);
+    }
+    for (const path of ["/api/create_blueprint/", "/api/update_blueprint/", "/api/get_customer_blueprints/", "/api/get_blueprint/"]) {
+      expect(res.body.paths[path].post.deprecated, path).toBeUndefined();
+    }
+    expect(res.body.components.schemas.BlueprintColumn.properties.type.enum).toEqual(["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"]);
     const create = res.body.paths["/api/create_customer/"].post;
     expect(create.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/CreateCustomerRequest");
     expect(res.body.components.schemas.CreateCustomerRequest.required).toEqual(["provided_id"]);
