@@ -154,3 +154,47 @@ export const endUsers = sqliteTable(
   },
   (t) => [uniqueIndex("end_users_customer_provided_id").on(t.customerId, t.providedId), index("end_users_email").on(t.customerId, t.email)],
 );
+
+export const dashboards = sqliteTable(
+  "dashboards",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    embedId: text("embed_id").notNull(),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [uniqueIndex("dashboards_embed_id").on(t.embedId)],
+);
+
+/** Numbered versions of a dashboard's definition (validated JSON); the newest may be a draft. */
+export const dashboardVersions = sqliteTable(
+  "dashboard_versions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    dashboardId: integer("dashboard_id")
+      .notNull()
+      .references(() => dashboards.id, { onDelete: "cascade" }),
+    versionNumber: integer("version_number").notNull(),
+    definition: text("definition").notNull(),
+    draft: integer("draft", { mode: "boolean" }).notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("dashboard_versions_number").on(t.dashboardId, t.versionNumber)],
+);
+
+/** Environment tags (`production`, `email`, …), each pointing at one version. */
+export const dashboardTags = sqliteTable(
+  "dashboard_tags",
+  {
+    dashboardId: integer("dashboard_id")
+      .notNull()
+      .references(() => dashboards.id, { onDelete: "cascade" }),
+    tag: text("tag").notNull(),
+    versionId: integer("version_id")
+      .notNull()
+      .references(() => dashboardVersions.id, { onDelete: "cascade" }),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [primaryKey({ columns: [t.dashboardId, t.tag] })],
+);
