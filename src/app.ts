@@ -1,6 +1,8 @@
 import { registerAdminRoutes } from "./admin/routes";
 import { registerBlueprintRoutes } from "./blueprints/routes";
 import { registerCustomerRoutes } from "./customers/routes";
+import { registerEmbedRoutes } from "./dashboards/embed";
+import { registerDashboardAdminRoutes } from "./dashboards/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
@@ -38,6 +40,8 @@ export function createApp() {
   registerBlueprintRoutes(app);
   registerLegacyRoutes(app);
   registerAdminRoutes(app);
+  registerDashboardAdminRoutes(app);
+  registerEmbedRoutes(app);
 
   app.get("/health", (c) => c.json({ success: 1, status: "ok" }));
   const openApiDocument = () => documentedPaths(app.getOpenAPI31Document(openApiInfo));

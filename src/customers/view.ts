@@ -13,12 +13,7 @@ function parseObject(text: string | null): JsonObject | null {
  */
 export function toCustomer(chain: CustomerRow[], token: string): Customer {
   const self = chain[0];
-  const computedProperties: JsonObject = {};
-  const computedMapping: Record<string, string> = {};
-  for (let i = chain.length - 1; i >= 0; i--) {
-    Object.assign(computedProperties, parseObject(chain[i].properties) ?? {});
-    Object.assign(computedMapping, parseObject(chain[i].mapping) ?? {});
-  }
+  const { computedProperties, computedMapping } = computedFields(chain);
   return {
     token,
     name: self.name,
@@ -33,6 +28,17 @@ export function toCustomer(chain: CustomerRow[], token: string): Customer {
     parent_schema_datasource_mapping: parseObject(self.mapping) as Record<string, string> | null,
     computed_parent_schema_datasource_mapping: computedMapping,
   };
+}
+
+/** Properties and mapping merged from the root ancestor down; the nearest definition wins. */
+export function computedFields(chain: CustomerRow[]): { computedProperties: JsonObject; computedMapping: Record<string, string> } {
+  const computedProperties: JsonObject = {};
+  const computedMapping: Record<string, string> = {};
+  for (let i = chain.length - 1; i >= 0; i--) {
+    Object.assign(computedProperties, parseObject(chain[i].properties) ?? {});
+    Object.assign(computedMapping, parseObject(chain[i].mapping) ?? {});
+  }
+  return { computedProperties, computedMapping };
 }
 
 /** Follows parent links through `rowsById` to build each customer's chain. */

@@ -1,3 +1,5 @@
+import { escapeHtml } from "../lib/html";
+
 /** A self-contained, readable API reference rendered from the OpenAPI document (no external assets). */
 
 interface OpenApiDoc {
@@ -24,8 +26,6 @@ interface SchemaObject {
   enum?: unknown[];
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
 
 function resolve(doc: OpenApiDoc, schema: SchemaObject | undefined): SchemaObject | undefined {
   if (schema?.$ref) return doc.components?.schemas?.[schema.$ref.split("/").pop()!];

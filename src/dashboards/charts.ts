@@ -1,0 +1,100 @@
+import { BarChart, LineChart, PieChart } from "echarts/charts";
+import { GridComponent, LegendComponent } from "echarts/components";
+import * as echarts from "echarts/core";
+import { SVGRenderer } from "echarts/renderers";
+import type { Row } from "./data";
+
+echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);
+
+export const PALETTE = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#8b5cf6", "#14b8a6", "#f97316", "#64748b", "#ec4899"];
+const TEXT = "#475569";
+const GRID_LINE = "#e2e8f0";
+
+export function compactNumber(value: number): string {
+  return new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(value);
+}
+
+function toNumber(value: unknown): number | null {
+  if (value === null || value === undefined || value === "") return null;
+  const n = typeof value === "number" ? value : Number(value);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Server-side ECharts: the option rendered to an SVG string that scales with its panel. */
+function render(option: echarts.EChartsCoreOption, width: number, height: number): string {
+  const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
+  try {
+    chart.setOption({ animation: false, color: PALETTE, textStyle: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" }, ...option });
+    return chart
+      .renderToSVGString()
+      .replace(/^<svg width="\d+(\.\d+)?" height="\d+(\.\d+)?"/, '<svg class="chart" width="100%" height="100%" preserveAspectRatio="xMidYMid meet" role="img"');
+  } finally {
+    chart.dispose();
+  }
+}
+
+export function cartesianChart(
+  type: "bar" | "line" | "area",
+  rows: Row[],
+  xColumn: string,
+  yColumns: string[],
+  size: { width: number; height: number },
+): string {
+  const categories = rows.map((row) => String(row[xColumn] ?? ""));
+  return render(
+    {
+      legend: { show: yColumns.length > 1, top: 0, right: 0, icon: "roundRect", textStyle: { color: TEXT } },
+      grid: { left: 8, right: 16, top: yColumns.length > 1 ? 32 : 12, bottom: 8, containLabel: true },
+      xAxis: {
+        type: "category",
+        data: categories,
+        boundaryGap: type === "bar",
+        axisLine: { lineStyle: { color: GRID_LINE } },
+        axisTick: { show: false },
+        axisLabel: { color: TEXT, hideOverlap: true },
+      },
+      yAxis: {
+        type: "value",
+        splitLine: { lineStyle: { color: GRID_LINE } },
+        axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value) },
+      },
+      series: yColumns.map((column) => ({
+        name: column,
+        type: type === "area" ? "line" : type,
+        data: rows.map((row) => toNumber(row[column])),
+        smooth: type !== "bar",
+        showSymbol: false,
+        barMaxWidth: 36,
+        itemStyle: type === "bar" ? { borderRadius: [3, 3, 0, 0] } : undefined,
+        areaStyle: type === "area" ? { opacity: 0.18 } : undefined,
+        lineStyle: type === "bar" ? undefined : { width: 2.5 },
+      })),
+    },
+    size.width,
+    size.height,
+  );
+}
+
+export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, size: { width: number; height: number }): string {
+  const legendRight = size.width > size.height * 1.3;
+  return render(
+    {
+      legend: legendRight
+        ? { orient: "vertical", right: 8, top: "middle", icon: "circle", textStyle: { color: TEXT } }
+        : { bottom: 0, icon: "circle", textStyle: { color: TEXT } },
+      series: [
+        {
+          type: "pie",
+          radius: ["42%", "70%"],
+          center: legendRight ? ["38%", "50%"] : ["50%", "45%"],
+          avoidLabelOverlap: true,
+          itemStyle: { borderColor: "#fff", borderWidth: 2 },
+          label: { color: TEXT, formatter: "{d}%" },
+          data: rows.map((row) => ({ name: String(row[labelColumn] ?? ""), value: toNumber(row[valueColumn]) ?? 0 })),
+        },
+      ],
+    },
+    size.width,
+    size.height,
+  );
+}

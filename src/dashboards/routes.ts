@@ -1,0 +1,60 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../http/context";
+import { adminOperation, successSchema } from "../http/openapi";
+import { DashboardDefinition } from "./definition";
+import * as dashboards from "./service";
+
+const tags = ["Administration: dashboards"];
+const EmbedId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "1–64 letters, digits, '_' or '-'");
+const Dashboard = z.object({ embed_id: z.string(), name: z.string() }).openapi("Dashboard");
+
+const createOrReplace = adminOperation({
+  method: "post",
+  path: "/admin/dashboards/",
+  operationId: "adminCreateDashboard",
+  tags,
+  summary: "Create a dashboard, or rename it when embed_id exists",
+  body: z.object({ embed_id: EmbedId.optional(), name: z.string().min(1).max(200) }),
+  response: successSchema({ dashboard: Dashboard }),
+});
+
+const list = adminOperation({
+  method: "get",
+  path: "/admin/dashboards/",
+  operationId: "adminListDashboards",
+  tags,
+  summary: "List dashboards with their version count and tags",
+  response: successSchema({
+    dashboards: z.array(Dashboard.extend({ versions: z.number().int(), tags: z.record(z.string(), z.number().int()) })),
+  }),
+});
+
+const saveVersion = adminOperation({
+  method: "post",
+  path: "/admin/dashboard_versions/",
+  operationId: "adminSaveDashboardVersion",
+  tags,
+  summary: "Save a definition as the next version (validated; an invalid one is never stored)",
+  body: z.object({ embed_id: EmbedId, definition: DashboardDefinition, draft: z.boolean().optional() }),
+  response: successSchema({ version: z.object({ version_number: z.number().int(), draft: z.boolean() }) }),
+});
+
+const tagVersion = adminOperation({
+  method: "post",
+  path: "/admin/dashboard_tags/",
+  operationId: "adminTagDashboardVersion",
+  tags,
+  summary: "Point an environment tag (production, email, …) at a version",
+  body: z.object({ embed_id: EmbedId, tag: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), version_number: z.number().int().positive() }),
+  response: successSchema({}),
+});
+
+export function registerDashboardAdminRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(createOrReplace, async (c) => c.json({ success: 1 as const, dashboard: await dashboards.createOrReplaceDashboard(c.get("db"), c.req.valid("json")) }, 200));
+  app.openapi(list, async (c) => c.json({ success: 1 as const, dashboards: await dashboards.listDashboards(c.get("db")) }, 200));
+  app.openapi(saveVersion, async (c) => c.json({ success: 1 as const, version: await dashboards.saveVersion(c.get("db"), c.req.valid("json")) }, 200));
+  app.openapi(tagVersion, async (c) => {
+    await dashboards.tagVersion(c.get("db"), c.req.valid("json"));
+    return c.json({ success: 1 as const }, 200);
+  });
+}

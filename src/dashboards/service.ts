@@ -1,0 +1,96 @@
+import type { SQL } from "drizzle-orm";
+import { customerChain } from "../customers/repository";
+import { computedFields } from "../customers/view";
+import type { Database } from "../db/client";
+import { ApiError } from "../http/errors";
+import { randomAlphanumeric } from "../lib/crypto";
+import { runPanels } from "./data";
+import type { Definition } from "./definition";
+import { renderDashboard } from "./render";
+import * as repo from "./repository";
+
+// ---- administration -----------------------------------------------------------------------
+
+export function createOrReplaceDashboard(db: Database, input: { embed_id?: string; name: string }) {
+  return repo.upsertDashboard(db, input.embed_id ?? randomAlphanumeric(20), input.name).then((rows) => rows[0]);
+}
+
+export async function listDashboards(db: Database) {
+  return (await repo.listDashboards(db)).map((d) => ({ embed_id: d.embed_id, name: d.name, versions: d.versions, tags: JSON.parse(d.tags ?? "{}") }));
+}
+
+function dashboardNotFound(embedId: string, field = "embed_id"): ApiError {
+  return new ApiError("dashboard_not_found", `Dashboard '${embedId}' does not exist.`, field);
+}
+
+/** Saves a validated definition as the next version; schemas must exist (422 unknown_schema). */
+export async function saveVersion(db: Database, input: { embed_id: string; definition: Definition; draft?: boolean }) {
+  const schemaIds = [...new Set(input.definition.panels.flatMap((p) => (p.schema_id === undefined ? [] : [p.schema_id])))];
+  const [dashboard, schemas] = await db.batch([repo.dashboardByEmbedId(db, input.embed_id), repo.existingSchemas(db, schemaIds)]);
+  if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
+  const known = new Set(schemas.map((s) => s.id));
+  const index = input.definition.panels.findIndex((p) => p.schema_id !== undefined && !known.has(p.schema_id));
+  if (index >= 0) {
+    throw new ApiError("unknown_schema", `Schema ${input.definition.panels[index].schema_id} does not exist.`, `definition.panels.${index}.schema_id`);
+  }
+  const [version] = await repo.insertVersion(db, input.embed_id, JSON.stringify(input.definition), input.draft ?? false);
+  return { version_number: version.version_number, draft: version.draft === 1 };
+}
+
+export async function tagVersion(db: Database, input: { embed_id: string; tag: string; version_number: number }) {
+  const [[tagged], dashboard] = await db.batch([
+    repo.tagVersion(db, input.embed_id, input.tag, input.version_number),
+    repo.dashboardByEmbedId(db, input.embed_id),
+  ]);
+  if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
+  if (!tagged) throw new ApiError("dashboard_not_found", `Dashboard '${input.embed_id}' has no version ${input.version_number}.`, "version_number");
+}
+
+// ---- rendering ------------------------------------------------------------------------------
+
+/** Which version to render: a tag in order of preference, falling back to the newest or not. */
+export interface VersionPolicy {
+  tags: string[];
+  fallBackToNewest: boolean;
+}
+
+export const newest: VersionPolicy = { tags: [], fallBackToNewest: true };
+
+export interface RenderRequest {
+  embedId: string;
+  /** Selects the viewing customer (e.g. by token hash or by provided_id and access group). */
+  customer: SQL;
+  versions: VersionPolicy;
+  variables: Record<string, unknown>;
+}
+
+/**
+ * The dashboard rendered for one customer: one D1 round trip for customer, version and data
+ * sources, then one batch per data source for the panels' queries.
+ */
+export async function renderForCustomer(db: Database, env: object, request: RenderRequest): Promise<string> {
+  const [chain, choice, sources] = await db.batch([
+    customerChain(db, request.customer),
+    repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest),
+    repo.dataSources(db),
+  ]);
+  if (chain.length === 0) throw new ApiError("customer_not_found", "The customer does not exist.");
+  if (choice.length === 0) throw dashboardNotFound(request.embedId, "dashboard_embed_id");
+  const version = choice[0];
+  if (version.definition === null) {
+    if (!request.versions.fallBackToNewest) {
+      throw new ApiError("dashboard_not_found", `Dashboard '${request.embedId}' has no environment '${request.versions.tags.join("', '")}'.`, "environment");
+    }
+    throw new ApiError("no_dashboard_version", `Dashboard '${request.embedId}' has no version or draft to render.`, "dashboard_embed_id");
+  }
+
+  const definition = JSON.parse(version.definition) as Definition;
+  const { computedProperties, computedMapping } = computedFields(chain);
+  const defaults = Object.fromEntries(definition.variables.filter((v) => v.default !== undefined).map((v) => [v.name, v.default]));
+  const context = {
+    customer: { provided_id: chain[0].provided_id, name: chain[0].name, properties: computedProperties },
+    variables: { ...defaults, ...request.variables },
+  };
+  const results = await runPanels(env, definition, computedMapping, sources, context);
+  return renderDashboard({ definition, dashboardName: version.dashboard_name, context, isDemo: chain[0].is_demo === 1, results });
+}
