@@ -14,6 +14,8 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          // A second data-source database, so tests can tell data sources apart.
+          d1Databases: { OTHER_DATA: "other-data" },
           bindings: {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",

@@ -4,6 +4,8 @@
 // Admin token: --admin-token, ADMIN_TOKEN, or ADMIN_TOKEN in .dev.vars.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
 import { readDevVars } from "./lib/dev-vars.mjs";
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -18,6 +20,9 @@ const usage = `Usage: npm run admin -- <command> [options]
   schemas create <name>
   data-sources list
   data-sources create --name <name> --binding <D1 binding> [--provided-id <id>]
+  dashboards list
+  dashboards push <file.json> [--tag production[,email]] [--draft]
+  dashboards tag <embed id> <tag> <version number>
 
 Options: --url <base url>  --admin-token <token>  --json (print the raw response)`;
 
@@ -30,7 +35,7 @@ export function parseArgs(argv) {
     const arg = argv[i];
     if (arg.startsWith("--")) {
       const name = arg.slice(2);
-      if (name === "json" || name === "help") flags[name] = true;
+      if (name === "json" || name === "help" || name === "draft") flags[name] = true;
       else flags[name] = argv[++i];
     } else positional.push(arg);
   }
@@ -64,6 +69,10 @@ function requestFor(positional, flags) {
         binding: need(flags.binding, "--binding"),
         ...(flags["provided-id"] ? { provided_id: flags["provided-id"] } : {}),
       }];
+    case "dashboards list": return ["GET", "/admin/dashboards/"];
+    case "dashboards tag":
+      return ["POST", "/admin/dashboard_tags/", { embed_id: need(rest[0], "<embed id>"), tag: need(rest[1], "<tag>"), version_number: Number(need(rest[2], "<version number>")) }];
+    case "dashboards push": return ["PUSH", need(rest[0], "<file.json>")];
     default:
       throw new Error(usage);
   }
@@ -79,17 +88,14 @@ async function main() {
   const base = (flags.url ?? process.env.ADMIN_URL ?? "http://localhost:8787").replace(/\/$/, "");
   const token = flags["admin-token"] ?? process.env.ADMIN_TOKEN ?? readDevVars(join(root, ".dev.vars")).ADMIN_TOKEN;
   if (!token) throw new Error("No admin token: pass --admin-token, set ADMIN_TOKEN, or run `npm start` once to create .dev.vars.");
-  let response;
-  try {
-    response = await fetch(`${base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-  } catch (error) {
-    throw new Error(`Cannot reach ${base} (${error.cause?.code ?? error.message}). Is the service running (npm start)?`);
-  }
-  const result = await response.json();
+  const request = adminClient(base, token);
+  const result =
+    method === "PUSH"
+      ? await pushDashboard(request, JSON.parse(readFileSync(path, "utf8")), {
+          tags: flags.tag ? String(flags.tag).split(",").map((t) => t.trim()).filter(Boolean) : [],
+          draft: Boolean(flags.draft),
+        })
+      : await request(method, path, body);
   if (flags.json || result.success !== 1) {
     console.log(JSON.stringify(result, null, 2));
   } else {

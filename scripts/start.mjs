@@ -3,10 +3,11 @@
 // (DESIGN.md section 9). Data and tokens live in .wrangler/state and .dev.vars and
 // survive restarts.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
 import { ensureDevVars } from "./lib/dev-vars.mjs";
 import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
 
@@ -79,10 +80,33 @@ for (let attempt = 0; attempt < 240; attempt++) {
   await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
+// Demo dashboards go in through the admin API, so they pass the same validation as yours.
+const request = adminClient(`http://127.0.0.1:${port}`, vars.ADMIN_TOKEN);
+const dashboardsMarker = join(stateDir, "demo-dashboards-seeded");
+if (!existsSync(dashboardsMarker)) {
+  const dir = join(root, "examples", "dashboards");
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
+    const result = await pushDashboard(request, JSON.parse(readFileSync(join(dir, file), "utf8")), { tags: ["production", "email"] });
+    if (result.success !== 1) console.error(`Could not seed ${file}: ${JSON.stringify(result.error)}`);
+  }
+  writeFileSync(dashboardsMarker, new Date().toISOString());
+}
+const demoCustomer = await fetch(`http://127.0.0.1:${port}/api/get_customer/`, {
+  method: "POST",
+  headers: { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
+  body: JSON.stringify({ provided_id: "acme-berlin" }),
+})
+  .then((r) => r.json())
+  .catch(() => ({}));
+const demoUrl = demoCustomer.customer ? `${base}/embed/sales-overview?customer_token=${demoCustomer.customer.token}` : "(demo customer acme-berlin not found)";
+
 console.log(`
 ──────────────────────────────────────────────────────────────────────────────
   Customer API running at ${base}
   API reference:  ${base}/docs      OpenAPI: ${base}/openapi.json
+
+  Demo dashboard (customer acme-berlin):
+    ${demoUrl}
 
   DEV_API_TOKEN (write, access group "Development"):
     ${vars.DEV_API_TOKEN}

@@ -43,7 +43,7 @@ export function cartesianChart(
   const categories = rows.map((row) => String(row[xColumn] ?? ""));
   return render(
     {
-      legend: { show: yColumns.length > 1, top: 0, right: 0, icon: "roundRect", textStyle: { color: TEXT } },
+      legend: { show: yColumns.length > 1, top: 0, left: 0, icon: "roundRect", textStyle: { color: TEXT } },
       grid: { left: 8, right: 16, top: yColumns.length > 1 ? 32 : 12, bottom: 8, containLabel: true },
       xAxis: {
         type: "category",
@@ -62,7 +62,7 @@ export function cartesianChart(
         name: column,
         type: type === "area" ? "line" : type,
         data: rows.map((row) => toNumber(row[column])),
-        smooth: type !== "bar",
+        smooth: false,
         showSymbol: false,
         barMaxWidth: 36,
         itemStyle: type === "bar" ? { borderRadius: [3, 3, 0, 0] } : undefined,
@@ -89,7 +89,12 @@ export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, 
           center: legendRight ? ["38%", "50%"] : ["50%", "45%"],
           avoidLabelOverlap: true,
           itemStyle: { borderColor: "#fff", borderWidth: 2 },
-          label: { color: TEXT, formatter: "{d}%" },
+          label: {
+            position: "inside",
+            color: "#fff",
+            fontWeight: 600,
+            formatter: (p: { percent?: number }) => ((p.percent ?? 0) >= 4 ? `${Math.round(p.percent ?? 0)}%` : ""),
+          },
           data: rows.map((row) => ({ name: String(row[labelColumn] ?? ""), value: toNumber(row[valueColumn]) ?? 0 })),
         },
       ],

@@ -1,3 +1,4 @@
+import { countedD1, type RoundTripCounter } from "../db/client";
 import { log } from "../lib/log";
 import type { Definition, PanelDefinition } from "./definition";
 import { bindPlaceholders, readOnlyProblem, type PlaceholderContext } from "./sql";
@@ -26,6 +27,7 @@ export async function runPanels(
   mapping: Record<string, string>,
   sources: { id: number; binding: string }[],
   context: PlaceholderContext,
+  roundTrips?: RoundTripCounter,
 ): Promise<Map<string, PanelResult>> {
   const results = new Map<string, PanelResult>();
   const groups = new Map<string, PreparedPanel[]>();
@@ -59,9 +61,11 @@ export async function runPanels(
     groups.set(binding, [...(groups.get(binding) ?? []), { panel, statement }]);
   }
 
+  // Statements were prepared on the raw binding; batch() takes them as they are.
   await Promise.all(
     [...groups.entries()].map(async ([binding, prepared]) => {
-      const database = (env as Record<string, D1Database>)[binding];
+      const raw = (env as Record<string, D1Database>)[binding];
+      const database = roundTrips ? countedD1(raw, roundTrips) : raw;
       try {
         const batch = await database.batch(prepared.map((p) => p.statement));
         batch.forEach((result, i) => results.set(prepared[i].panel.id, asRows(result.results as Row[])));
@@ -69,6 +73,7 @@ export async function runPanels(
         await Promise.all(
           prepared.map(async ({ panel, statement }) => {
             try {
+              if (roundTrips) roundTrips.count++;
               results.set(panel.id, asRows((await statement.all()).results as Row[]));
             } catch (error) {
               log("warn", "panel query failed", { panel: panel.id, binding, error: String(error) });

@@ -4,6 +4,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { escapeHtml } from "../lib/html";
 import { hashCustomerToken } from "../customers/tokens";
+import { RoundTripCounter } from "../db/client";
 import { newest, renderForCustomer } from "./service";
 
 /**
@@ -55,13 +56,16 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
       return c.html(page("Not authorised", "This dashboard link is missing a valid customer token."), 401);
     }
     const environment = query.environment?.trim();
+    const dataRoundTrips = new RoundTripCounter();
     try {
       const html = await renderForCustomer(c.get("db"), c.env, {
         embedId: c.req.param("embedId"),
         customer: sql`c0.token_hash = ${await hashCustomerToken(token)}`,
         versions: environment ? { tags: [environment], fallBackToNewest: false } : newest,
         variables: variablesFromQuery(query),
+        dataRoundTrips,
       });
+      if (c.env.ENVIRONMENT !== "production") c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
       return c.html(html, 200);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

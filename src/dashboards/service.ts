@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { customerChain } from "../customers/repository";
 import { computedFields } from "../customers/view";
-import type { Database } from "../db/client";
+import type { Database, RoundTripCounter } from "../db/client";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { runPanels } from "./data";
@@ -62,6 +62,8 @@ export interface RenderRequest {
   customer: SQL;
   versions: VersionPolicy;
   variables: Record<string, unknown>;
+  /** Counts the round trips to the data sources (reported outside production). */
+  dataRoundTrips?: RoundTripCounter;
 }
 
 /**
@@ -91,6 +93,6 @@ export async function renderForCustomer(db: Database, env: object, request: Rend
     customer: { provided_id: chain[0].provided_id, name: chain[0].name, properties: computedProperties },
     variables: { ...defaults, ...request.variables },
   };
-  const results = await runPanels(env, definition, computedMapping, sources, context);
+  const results = await runPanels(env, definition, computedMapping, sources, context, request.dataRoundTrips);
   return renderDashboard({ definition, dashboardName: version.dashboard_name, context, isDemo: chain[0].is_demo === 1, results });
 }
