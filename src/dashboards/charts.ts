@@ -43,8 +43,9 @@ export function cartesianChart(
   const categories = rows.map((row) => String(row[xColumn] ?? ""));
   return render(
     {
-      legend: { show: yColumns.length > 1, top: 0, left: 0, icon: "roundRect", textStyle: { color: TEXT } },
-      grid: { left: 8, right: 16, top: yColumns.length > 1 ? 32 : 12, bottom: 8, containLabel: true },
+      legend: { show: yColumns.length > 1, top: 0, left: 0, itemGap: 24, icon: "roundRect", textStyle: { color: TEXT } },
+      // ECharts 6 keeps axis labels inside the chart by itself (grid.outerBounds).
+      grid: { left: 8, right: 16, top: yColumns.length > 1 ? 32 : 12, bottom: 8 },
       xAxis: {
         type: "category",
         data: categories,

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Server-side render time per demo dashboard: median of 20 in-process renders in Node
+// (where the clock measures CPU work; inside workerd timers do not advance during compute).
+//   full  = customer/version lookup + every panel query (local D1 via wrangler's proxy) + HTML
+//   html  = the rendering step alone (charts to SVG, tables, KPIs) from already-fetched rows
+import { build } from "esbuild";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { getPlatformProxy } from "wrangler";
+import { demoDataSql, workspaceSeedSql, demoCustomers } from "../scripts/lib/seed.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const work = mkdtempSync(join(tmpdir(), "render-bench-"));
+const bundle = join(work, "entry.mjs");
+await build({ entryPoints: [join(root, "bench", "render-entry.ts")], bundle: true, platform: "node", format: "esm", outfile: bundle, logLevel: "error" });
+const lib = await import(pathToFileURL(bundle).href);
+
+const { env, dispose } = await getPlatformProxy({ configPath: join(root, "wrangler.toml"), persist: { path: join(work, "state") } });
+try {
+  for (const file of readdirSync(join(root, "migrations")).filter((f) => f.endsWith(".sql")).sort()) {
+    for (const statement of readFileSync(join(root, "migrations", file), "utf8").split("--> statement-breakpoint")) {
+      if (statement.trim()) await env.DB.prepare(statement).run();
+    }
+  }
+  const run = async (db, text) => {
+    for (const statement of text.split(/;\s*\n/)) if (statement.trim()) await db.prepare(statement).run();
+  };
+  await run(env.DB, workspaceSeedSql({ devApiToken: "bench", customerTokenSecret: "bench" }));
+  await run(env.DEMO_DATA, demoDataSql());
+  const db = lib.createDatabase(env.DB);
+
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(`\nServer-side render time, median of 20 (Node ${process.version}); viewer: acme-berlin`);
+  for (const file of readdirSync(join(root, "examples", "dashboards")).filter((f) => f.endsWith(".json")).sort()) {
+    const example = JSON.parse(readFileSync(join(root, "examples", "dashboards", file), "utf8"));
+    const definition = lib.DashboardDefinition.parse(example.definition);
+    await lib.createOrReplaceDashboard(db, { embed_id: example.embed_id, name: example.name });
+    await lib.saveVersion(db, { embed_id: example.embed_id, definition });
+    const request = { embedId: example.embed_id, customer: lib.sql`c0.provided_id = ${"acme-berlin"}`, versions: lib.newest, variables: {} };
+
+    const full = [];
+    let html = "";
+    for (let i = 0; i < 21; i++) {
+      const started = performance.now();
+      html = await lib.renderForCustomer(db, env, request);
+      if (i > 0) full.push(performance.now() - started);
+    }
+    // The rendering step alone, from rows fetched once.
+    const context = {
+      customer: { provided_id: "acme-berlin", name: "Acme Berlin", properties: { currency: "EUR", region: "EU", plan: "enterprise", city: "Berlin" } },
+      variables: Object.fromEntries(definition.variables.map((v) => [v.name, v.default])),
+    };
+    const results = await lib.runPanels(env, definition, { 1: "1" }, [{ id: 1, binding: "DEMO_DATA" }], context);
+    const render = [];
+    for (let i = 0; i < 21; i++) {
+      const started = performance.now();
+      lib.renderDashboard({ definition, dashboardName: example.name, context, isDemo: true, results });
+      if (i > 0) render.push(performance.now() - started);
+    }
+    console.log(
+      `  ${example.embed_id.padEnd(16)} full ${median(full).toFixed(1).padStart(6)} ms   html only ${median(render).toFixed(1).padStart(6)} ms   ` +
+        `${definition.panels.length} panels, ${(html.length / 1024).toFixed(0)} KiB HTML`,
+    );
+  }
+  void demoCustomers;
+} finally {
+  await dispose();
+  rmSync(work, { recursive: true, force: true });
+}
