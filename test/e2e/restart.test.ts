@@ -81,6 +81,16 @@ describe("npm start (DESIGN.md section 9)", () => {
     expect(demo.body.customer).toMatchObject({ access_group: "Development", hierarchy_level: "User", is_demo_group: true });
     expect(demo.body.customer.computed_properties).toMatchObject({ region: "EU", city: "Berlin" });
 
+    // The demo dashboards were pushed through the admin API and render the customer's data.
+    for (const embedId of ["sales-overview", "monthly-report"]) {
+      const page = await fetch(`${base}/embed/${embedId}?customer_token=${demo.body.customer.token}&environment=production`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('data-render-complete="true"');
+      expect(html).toContain('<svg class="chart"');
+      expect(html).not.toContain('class="message');
+    }
+
     const levels = await fetch(`${base}/admin/hierarchy_levels/`, { headers: { Authorization: `Bearer ${vars.ADMIN_TOKEN}` } });
     expect(((await levels.json()) as any).levels).toEqual(["Customer", "User"]);
 
