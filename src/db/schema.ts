@@ -198,3 +198,30 @@ export const dashboardTags = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.dashboardId, t.tag] })],
 );
+
+/** Screenshot and report deliveries: one row per request, moved along by the queue consumer. */
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: ["screenshot", "report"] }).notNull(),
+    status: text("status", { enum: ["queued", "rendering", "sending", "done", "failed"] }).notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    error: text("error"),
+    customerId: integer("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    accessGroupId: integer("access_group_id").notNull(),
+    dashboardEmbedId: text("dashboard_embed_id").notNull(),
+    // What was asked: recipient, file name, export type, subject, variables, width, link target.
+    request: text("request").notNull(),
+    fileKey: text("file_key"),
+    contentType: text("content_type"),
+    // Set once the e-mail is being sent, so a redelivered message never sends it twice.
+    emailClaimedAt: text("email_claimed_at"),
+    sentAt: text("sent_at"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [index("jobs_customer").on(t.customerId)],
+);
