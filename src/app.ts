@@ -3,6 +3,7 @@ import { registerBlueprintRoutes } from "./blueprints/routes";
 import { registerCustomerRoutes } from "./customers/routes";
 import { registerEmbedRoutes } from "./dashboards/embed";
 import { registerDashboardAdminRoutes } from "./dashboards/routes";
+import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
@@ -42,6 +43,7 @@ export function createApp() {
   registerAdminRoutes(app);
   registerDashboardAdminRoutes(app);
   registerEmbedRoutes(app);
+  registerDeliveryRoutes(app);
 
   app.get("/health", (c) => c.json({ success: 1, status: "ok" }));
   const openApiDocument = () => documentedPaths(app.getOpenAPI31Document(openApiInfo));

@@ -11,7 +11,7 @@ import { newest, renderForCustomer } from "./service";
  * The embed page must be framable by the vendor's pages only (FRAME_ANCESTORS) and may
  * load nothing from anywhere: styles are inline, charts are inline SVG, there is no script.
  */
-function securityHeaders(c: AppContext): void {
+export function securityHeaders(c: AppContext): void {
   const ancestors = (c.env.FRAME_ANCESTORS ?? "'none'").trim() || "'none'";
   c.header(
     "Content-Security-Policy",
@@ -22,7 +22,7 @@ function securityHeaders(c: AppContext): void {
   c.header("Cache-Control", "no-store");
 }
 
-function page(title: string, text: string): string {
+export function page(title: string, text: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{margin:0;display:grid;place-items:center;min-height:100vh;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}
 div{max-width:420px;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center}h1{font-size:17px;margin:0 0 6px}</style>

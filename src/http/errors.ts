@@ -38,6 +38,7 @@ export const errorStatus = {
   no_dashboard_version: 422,
   rate_limited: 429,
   internal_error: 500,
+  render_failed: 500,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -37,6 +37,7 @@ interface OperationOptions<Body extends z.ZodType | undefined, Query extends z.Z
   deprecated?: boolean;
   body?: Body;
   query?: Query;
+  params?: z.ZodObject;
   response: Response;
 }
 
@@ -71,6 +72,7 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
     middleware,
     request: {
       ...(options.query ? { query: options.query } : {}),
+      ...(options.params ? { params: options.params } : {}),
       ...(options.body ? { body: { required: true, content: { "application/json": { schema: options.body } } } } : {}),
     } as { query: Q extends z.ZodObject ? Q : never; body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never },
     responses: {
@@ -107,6 +109,13 @@ export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodO
   options: OperationOptions<B, Q, R>,
 ) {
   return route(options, options.method === "get" ? [adminAccess] : [adminAccess, jsonBody], [{ AdminToken: [] }]);
+}
+
+/** A route without authentication (capability URLs such as download links). */
+export function publicOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
+  options: OperationOptions<B, Q, R>,
+) {
+  return route(options, options.method === "get" ? [] : [jsonBody], []);
 }
 
 /** `{ success: 1, ...fields }` */

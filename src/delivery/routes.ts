@@ -1,0 +1,123 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { page, securityHeaders } from "../dashboards/embed";
+import type { AppContext, AppEnv } from "../http/context";
+import { ApiError } from "../http/errors";
+import { apiOperation, publicOperation, successSchema } from "../http/openapi";
+import { accessScope } from "../http/scope";
+import { escapeHtml } from "../lib/html";
+import { JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
+import * as delivery from "./service";
+
+const tags = ["Dashboard delivery"];
+
+const screenshot = apiOperation({
+  method: "post",
+  path: "/api/dashboard/screenshot",
+  operationId: "dashboardScreenshot",
+  tags,
+  summary: "E-mail a dashboard screenshot (PNG or PDF), or get a download link",
+  description:
+    "Renders the newest version or draft for the customer. Answers at once with `job_id`; without `email` also `url`, a download link that answers 202 until the file is ready. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
+  write: true,
+  delivery: true,
+  body: ScreenshotBody,
+  response: successSchema({ job_id: z.string(), url: z.string().optional() }),
+});
+
+const report = apiOperation({
+  method: "post",
+  path: "/api/dashboard/report",
+  operationId: "dashboardReport",
+  tags,
+  summary: "E-mail a formatted dashboard report",
+  description:
+    "Version: tag `email`, else `production`, else the newest. The e-mail shows the screenshot inline, linked to `custom_url` or a share link. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
+  write: true,
+  delivery: true,
+  body: ReportBody,
+  response: successSchema({ job_id: z.string() }),
+});
+
+const jobStatus = apiOperation({
+  method: "post",
+  path: "/api/dashboard/job_status/",
+  operationId: "dashboardJobStatus",
+  tags,
+  summary: "The status of a screenshot or report job",
+  write: false,
+  body: JobStatusBody,
+  response: successSchema({ job: JobSchema }),
+});
+
+const downloadRoute = publicOperation({
+  method: "get",
+  path: "/api/downloads/{token}",
+  operationId: "download",
+  tags,
+  summary: "Download a screenshot (capability URL; no API token)",
+  description: "202 with Retry-After while the job runs, 200 with the file when done, 404 when unknown or expired, 500 `render_failed` for a failed job.",
+  params: z.object({ token: z.string() }),
+  response: z.string().openapi({ format: "binary" }),
+});
+
+function baseUrl(c: AppContext): string {
+  return new URL(c.req.url).origin;
+}
+
+export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(screenshot, async (c) => {
+    const result = await delivery.requestScreenshot({ ...accessScope(c), env: c.env, baseUrl: baseUrl(c) }, c.req.valid("json"));
+    return c.json({ success: 1 as const, ...result }, 200);
+  });
+  app.openapi(report, async (c) => {
+    const result = await delivery.requestReport({ ...accessScope(c), env: c.env, baseUrl: baseUrl(c) }, c.req.valid("json"));
+    return c.json({ success: 1 as const, ...result }, 200);
+  });
+  app.openapi(jobStatus, async (c) => {
+    const { db, accessGroupId } = accessScope(c);
+    return c.json({ success: 1 as const, job: await delivery.jobStatus(db, accessGroupId, c.req.valid("json").job_id) }, 200);
+  });
+  app.openapi(downloadRoute, async (c) => {
+    const state = await delivery.download(c.get("db"), c.env, c.req.param("token") ?? "");
+    c.header("Cache-Control", "no-store");
+    if (state.state === "pending") {
+      c.header("Retry-After", "2");
+      return c.json({ success: 1, status: state.status }, 202) as never;
+    }
+    if (state.state === "failed") throw new ApiError("render_failed", `The export could not be produced: ${state.error}`);
+    c.header("Content-Type", state.contentType);
+    c.header("Content-Disposition", `attachment; filename="${state.fileName}"`);
+    return c.body(state.file.body, 200) as never;
+  });
+
+  app.get("/share/:token", async (c) => {
+    securityHeaders(c);
+    try {
+      return c.html(await delivery.renderShare(c.get("db"), c.env, c.req.param("token")), 200);
+    } catch (error) {
+      if (error instanceof ApiError && (error.code === "dashboard_not_found" || error.code === "customer_not_found" || error.code === "no_dashboard_version")) {
+        return c.html(page("Link not available", "This share link is unknown or has expired."), 404);
+      }
+      throw error;
+    }
+  });
+
+  // Local development only: every e-mail the service sent, as the recipient gets it.
+  app.get("/_dev/outbox", async (c) => {
+    if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", "No route GET /_dev/outbox.");
+    const listed = await c.env.FILES.list({ prefix: "outbox/", include: ["customMetadata"] });
+    const rows = listed.objects
+      .sort((a, b) => b.key.localeCompare(a.key))
+      .map((o) => `<tr><td>${escapeHtml(o.uploaded.toISOString())}</td><td>${escapeHtml(o.customMetadata?.to ?? "")}</td><td><a href="/_dev/outbox/${encodeURIComponent(o.key.slice(7))}">${escapeHtml(o.customMetadata?.subject ?? o.key)}</a></td></tr>`)
+      .join("");
+    return c.html(`<!doctype html><meta charset="utf-8"><title>Outbox</title><body style="font:14px system-ui;margin:24px"><h1>Local outbox</h1>
+<table cellpadding="6"><tr><th align="left">Sent</th><th align="left">To</th><th align="left">Subject</th></tr>${rows || '<tr><td colspan="3">No e-mail sent yet.</td></tr>'}</table></body>`);
+  });
+  app.get("/_dev/outbox/:name", async (c) => {
+    if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", "No route.");
+    const object = await c.env.FILES.get(`outbox/${c.req.param("name")}`);
+    if (!object) throw new ApiError("route_not_found", "No such message.");
+    c.header("Content-Type", "text/plain; charset=utf-8");
+    return c.body(object.body);
+  });
+}

@@ -1,0 +1,64 @@
+import { z } from "@hono/zod-openapi";
+import { ProvidedId } from "../customers/schemas";
+import { plainText } from "../http/fields";
+
+const EmbedId = z.string().min(1).max(64).openapi({ description: "The dashboard's embed id." });
+const Email = z.email().max(320);
+const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Like embed variables; values may be nested objects." });
+
+export const ScreenshotBody = z
+  .object({
+    provided_id: ProvidedId,
+    dashboard_embed_id: EmbedId,
+    email: Email.optional().openapi({ description: "Recipient; without it a short-lived download link is returned." }),
+    download_file_name: plainText(1, 200).optional().openapi({ description: "Default dashboard_screenshot_download.png|.pdf" }),
+    export_type: z.enum(["image", "pdf"]).default("image"),
+    subject: plainText(1, 300).optional(),
+    variables: Variables.optional(),
+    width: z.number().int().min(1).max(4096).default(1280).openapi({ description: "Pixels, 1–4096." }),
+  })
+  .openapi("ScreenshotRequest");
+
+export const ReportBody = z
+  .object({
+    provided_id: ProvidedId,
+    dashboard_embed_id: EmbedId,
+    email: Email,
+    subject: plainText(1, 300).optional(),
+    variables: Variables.optional(),
+    custom_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional()
+      .openapi({ description: "Link target of the screenshot; default: the service's share link." }),
+  })
+  .openapi("ReportRequest");
+
+export const JobStatusBody = z.object({ job_id: z.string().min(1).max(64) }).openapi("JobStatusRequest");
+
+export const JobSchema = z
+  .object({
+    id: z.string(),
+    kind: z.enum(["screenshot", "report"]),
+    status: z.enum(["queued", "rendering", "sending", "done", "failed"]),
+    attempts: z.number().int(),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Job");
+
+export type ScreenshotInput = z.infer<typeof ScreenshotBody>;
+export type ReportInput = z.infer<typeof ReportBody>;
+
+/** What a job stores about its request. */
+export interface JobRequest {
+  email: string | null;
+  fileName: string;
+  exportType: "image" | "pdf";
+  subject: string;
+  variables: Record<string, unknown>;
+  width: number;
+  linkUrl: string | null;
+  versionTags: string[];
+}
