@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { call, deliverySetup, jobCount, waitForJob } from "../delivery/helpers";
+
+// This project runs with DELIVERY_LIMIT_PER_MINUTE=5 (vitest.config.mts).
+describe("delivery rate limit (DELIVERY_LIMIT_PER_MINUTE=5)", () => {
+  it("answers 429 with Retry-After after 5 screenshot/report calls a minute, and creates no job for it", async () => {
+    const ctx = await deliverySetup();
+    const probe = await call("GET", "/api/group_tags/", { token: ctx.write });
+    const reset = Number(probe.headers.get("RateLimit-Reset"));
+    if (reset < 15) await new Promise((resolve) => setTimeout(resolve, (reset + 1) * 1000));
+
+    const body = { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId };
+    const accepted: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const path = i % 2 === 0 ? "/api/dashboard/screenshot" : "/api/dashboard/report";
+      const res = await call("POST", path, { token: ctx.write, body: { ...body, email: "limits@alpha.example" } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      accepted.push(res.body.job_id);
+    }
+    const before = await jobCount();
+    const refused = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("rate_limited");
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(await jobCount()).toBe(before);
+
+    // Other calls of the same token still pass: the delivery limit is separate from the general one.
+    expect((await call("GET", "/api/group_tags/", { token: ctx.write })).status).toBe(200);
+    for (const jobId of accepted) await waitForJob(ctx.read, jobId, (s) => s === "done" || s === "failed", 90_000);
+  }, 120_000);
+});
