@@ -9,12 +9,24 @@ export interface Capture {
  * A live Browser Rendering session is reused across jobs: connect to a free one, launch
  * only when none is free, and disconnect (not close) afterwards so the next job finds it.
  */
+let lastSessionId: string | undefined;
+
 async function acquire(binding: Fetcher): Promise<Browser> {
+  // The session this isolate used last is usually free again: connect to it directly.
+  if (lastSessionId) {
+    try {
+      return await puppeteer.connect(binding, lastSessionId);
+    } catch {
+      lastSessionId = undefined;
+    }
+  }
   try {
     const sessions = await puppeteer.sessions(binding);
     for (const session of sessions.filter((s) => !s.connectionId)) {
       try {
-        return await puppeteer.connect(binding, session.sessionId);
+        const browser = await puppeteer.connect(binding, session.sessionId);
+        lastSessionId = session.sessionId;
+        return browser;
       } catch {
         // taken or gone meanwhile: try the next one
       }
@@ -22,7 +34,9 @@ async function acquire(binding: Fetcher): Promise<Browser> {
   } catch {
     // listing sessions failed: launch below
   }
-  return puppeteer.launch(binding, { keep_alive: 600_000 });
+  const browser = await puppeteer.launch(binding, { keep_alive: 600_000 });
+  lastSessionId = browser.sessionId();
+  return browser;
 }
 
 /**
@@ -33,13 +47,13 @@ async function acquire(binding: Fetcher): Promise<Browser> {
 export async function capture(binding: Fetcher, html: string, options: { width: number; format: "png" | "jpeg" | "pdf" }): Promise<Capture> {
   const browser = await acquire(binding);
   try {
-    const page = await browser.newPage();
-    try {
+    // The session keeps its tab between jobs: reusing it saves opening a new one each time.
+    const page = (await browser.pages())[0] ?? (await browser.newPage());
+    {
       await page.setViewport({ width: options.width, height: 800, deviceScaleFactor: 1 });
       await page.setContent(html, { waitUntil: "load" });
       await page.waitForSelector('body[data-render-complete="true"]', { timeout: 30_000 });
       if (options.format === "pdf") {
-        await page.emulateMediaType("print");
         const pdf = await page.pdf({
           printBackground: true,
           width: `${options.width}px`,
@@ -50,8 +64,6 @@ export async function capture(binding: Fetcher, html: string, options: { width: 
       }
       const image = await page.screenshot({ fullPage: true, type: options.format });
       return { bytes: new Uint8Array(image as Uint8Array), contentType: options.format === "jpeg" ? "image/jpeg" : "image/png" };
-    } finally {
-      await page.close().catch(() => {});
     }
   } finally {
     browser.disconnect();

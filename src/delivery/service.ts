@@ -175,7 +175,9 @@ async function injectedFault(env: Env): Promise<void> {
  * finished by an earlier delivery); throws when the attempt failed and may be retried.
  */
 export async function runJob(db: Database, env: Env, jobId: string, attempt: number): Promise<void> {
+  const t0 = Date.now();
   const [job] = await repo.startAttempt(db, jobId, attempt);
+  const t1 = Date.now();
   if (!job) return; // unknown (customer deleted) or already finished: nothing to do
   const request = JSON.parse(job.request) as JobRequest;
   const html = await renderForCustomer(db, env, {
@@ -184,13 +186,16 @@ export async function runJob(db: Database, env: Env, jobId: string, attempt: num
     versions: { tags: request.versionTags, fallBackToNewest: true },
     variables: request.variables,
   });
+  const t2 = Date.now();
   if (!job.file_key) {
     await injectedFault(env);
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
     const file = await capture(env.BROWSER, html, { width: request.width, format });
+    const t3 = Date.now();
     const key = `jobs/${job.id}/${request.fileName}`;
     await env.FILES.put(key, file.bytes, { httpMetadata: { contentType: file.contentType } });
     await repo.setFile(db, job.id, key, file.contentType);
+    log("debug", "delivery timing", { job_id: job.id, start_ms: t1 - t0, render_ms: t2 - t1, capture_ms: t3 - t2, store_ms: Date.now() - t3 });
     job.file_key = key;
     job.content_type = file.contentType;
   }

@@ -103,3 +103,17 @@ describe("report e-mail", () => {
     expect(html).not.toContain("Boss");
   });
 });
+
+describe("local outbox (development only)", () => {
+  it("lists every sent e-mail and opens it as sent", async () => {
+    const { res } = await deliver("/api/dashboard/screenshot", { email: "outbox@alpha.example", subject: "Outbox check" });
+    const list = await call("GET", "/_dev/outbox");
+    expect(list.status).toBe(200);
+    expect(list.body).toContain("outbox@alpha.example");
+    const href = new RegExp(`href="(/_dev/outbox/[^"]*${res.body.job_id}[^"]*)"`).exec(list.body)?.[1];
+    expect(href).toBeDefined();
+    const message = await call("GET", decodeURIComponent(href!));
+    expect(message.status).toBe(200);
+    expect(parseMime(message.body).subject).toBe("Outbox check");
+  });
+});
