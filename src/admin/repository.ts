@@ -82,6 +82,11 @@ export function insertSchema(db: Database, name: string) {
   return db.insert(schemas).values({ name }).returning({ id: schemas.id, name: schemas.name });
 }
 
+/** Which of these schema ids exist. */
+export function existingSchemas(db: Database, ids: number[]) {
+  return db.all<{ id: number }>(sql`SELECT id FROM schemas WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
+}
+
 export function listSchemas(db: Database) {
   return db.select({ id: schemas.id, name: schemas.name }).from(schemas).orderBy(asc(schemas.id));
 }

@@ -7,9 +7,8 @@ export function visibleCustomerId(db: Database, providedId: string, accessGroupI
   return db.all<{ id: number }>(sql`SELECT id FROM customers WHERE provided_id = ${providedId} AND access_group_id = ${accessGroupId}`);
 }
 
-export function existingSchemas(db: Database, ids: number[]) {
-  return db.all<{ id: number }>(sql`SELECT id FROM schemas WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
-}
+/** Schemas are the admin plane's; one lookup serves every capability that names them. */
+export { existingSchemas } from "../admin/repository";
 
 export function insertBlueprint(db: Database, b: { embedId: string; name: string; customerId: number; tables: string }) {
   return db.all<{ id: number }>(sql`

@@ -21,9 +21,8 @@ export function dashboardByEmbedId(db: Database, embedId: string) {
   return db.all<{ id: number }>(sql`SELECT id FROM dashboards WHERE embed_id = ${embedId}`);
 }
 
-export function existingSchemas(db: Database, ids: number[]) {
-  return db.all<{ id: number }>(sql`SELECT id FROM schemas WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
-}
+/** Schemas are the admin plane's; one lookup serves every capability that names them. */
+export { existingSchemas } from "../admin/repository";
 
 /** Next version number, taken inside the statement so concurrent saves cannot collide silently. */
 export function insertVersion(db: Database, embedId: string, definition: string, draft: boolean) {
