@@ -4,37 +4,24 @@
 // and PDF of the demo dashboard — against the floor: the same HTML captured by a bare
 // script driving Chromium directly (puppeteer-core, warm browser and page).
 // Usage: npm run bench:delivery [-- --runs 20]
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
 import puppeteer from "puppeteer-core";
-import { readDevVars } from "../scripts/lib/dev-vars.mjs";
+import { startLocalServer } from "../scripts/lib/local-server.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const runsArg = process.argv.indexOf("--runs");
 const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 20;
 const port = 19987;
 const base = `http://127.0.0.1:${port}`;
-const stateDir = mkdtempSync(join(tmpdir(), "delivery-bench-"));
 const chromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/lib/chromium/chromium"].filter(Boolean).find((p) => existsSync(p));
-
-const server = spawn(
-  process.execPath,
-  [join(root, "scripts", "start.mjs"), "--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"],
-  { cwd: root, env: { ...process.env, PORT: String(port), STATE_DIR: stateDir }, stdio: ["ignore", "pipe", "inherit"], detached: true },
-);
-let output = "";
-await new Promise((resolve, reject) => {
-  server.stdout.on("data", (chunk) => { output += chunk; if (process.env.BENCH_DEBUG) for (const l of String(chunk).split("\n")) if (l.includes("TIMING")) console.log(l); if (output.includes("Customer API running at")) resolve(); });
-  server.on("exit", (code) => reject(new Error(`server exited ${code}`)));
+const server = await startLocalServer({
+  port,
+  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"],
 });
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 try {
-  const vars = readDevVars(join(root, ".dev.vars"));
+  const vars = server.vars;
   const headers = { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
   const customer = await fetch(`${base}/api/get_customer/`, { method: "POST", headers, body: JSON.stringify({ provided_id: "acme-berlin" }) }).then((r) => r.json());
 
@@ -95,9 +82,6 @@ try {
     console.log(`  ${type === "image" ? "PNG" : "PDF"}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${(a / b).toFixed(2)}`);
   }
 } finally {
-  try {
-    process.kill(-server.pid, "SIGTERM");
-  } catch {}
-  rmSync(stateDir, { recursive: true, force: true });
+  await server.stop();
 }
 process.exit(0);

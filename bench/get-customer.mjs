@@ -3,14 +3,9 @@
 // same run, same load (autocannon on loopback), plus the D1 round trips each customer
 // operation costs (read from the X-D1-Round-Trips header the Worker reports outside
 // production). Usage: npm run bench [-- --duration 10 --connections 20]
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { startLocalServer } from "../scripts/lib/local-server.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
@@ -20,34 +15,14 @@ const connections = arg("connections", 20);
 const rounds = arg("rounds", 2);
 const port = 19787;
 const base = `http://127.0.0.1:${port}`;
-const stateDir = mkdtempSync(join(tmpdir(), "bench-state-"));
-
 // The per-token rate limit would otherwise refuse most of the load.
-const server = spawn(process.execPath, [join(root, "scripts", "start.mjs"), "--var", "RATE_LIMIT_PER_MINUTE:1000000000", "--var", "LOG_LEVEL:warn", "--log-level", "warn"], {
-  cwd: root,
-  env: { ...process.env, PORT: String(port), STATE_DIR: stateDir, LOG_LEVEL: "warn" },
-  stdio: ["ignore", "pipe", "inherit"],
-  detached: true,
+const server = await startLocalServer({
+  port,
+  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000000", "--var", "LOG_LEVEL:warn", "--log-level", "warn"],
 });
-let output = "";
-await new Promise((resolve, reject) => {
-  server.stdout.on("data", (chunk) => {
-    output += chunk;
-    if (output.includes("Customer API running at")) resolve();
-  });
-  server.on("exit", (code) => reject(new Error(`server exited ${code}`)));
-});
-const stop = () => {
-  try {
-    process.kill(-server.pid, "SIGTERM");
-  } catch {}
-  rmSync(stateDir, { recursive: true, force: true });
-};
 
 try {
-  const vars = Object.fromEntries(
-    readFileSync(join(root, ".dev.vars"), "utf8").split("\n").map((l) => /^([A-Z_]+)="?([^"]*)"?$/.exec(l)).filter(Boolean).map((m) => [m[1], m[2]]),
-  );
+  const vars = server.vars;
   const headers = { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
   const call = async (method, path, body) => {
     const res = await fetch(`${base}${path}`, { method, headers, body: body && JSON.stringify(body) });
@@ -101,6 +76,6 @@ try {
   console.log(`  POST /api/get_customer ${rps("get").toFixed(0).padStart(5)} req/s   p50 ${p50("get").toFixed(1)} ms   p99 ${p99("get").toFixed(1)} ms`);
   console.log(`  ratio get_customer / health: ${(rps("get") / rps("health")).toFixed(2)}`);
 } finally {
-  stop();
+  await server.stop();
 }
 process.exit(0);

@@ -1,32 +1,21 @@
 #!/usr/bin/env node
 // Screenshots of the demo dashboards for the README (docs/*.png): starts the service on a
 // fresh local state, opens each example dashboard for a demo customer in headless Chromium.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readDevVars } from "./lib/dev-vars.mjs";
+import { startLocalServer } from "./lib/local-server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const chromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/lib/chromium/chromium"].filter(Boolean).find((p) => existsSync(p));
 if (!chromium) throw new Error("No Chromium found (apt-get install chromium).");
 const port = 19887;
-const stateDir = mkdtempSync(join(tmpdir(), "screenshots-state-"));
-const server = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
-  cwd: root,
-  env: { ...process.env, PORT: String(port), STATE_DIR: stateDir },
-  stdio: ["ignore", "pipe", "inherit"],
-  detached: true,
-});
-let output = "";
-await new Promise((resolve, reject) => {
-  server.stdout.on("data", (chunk) => (output += chunk) && output.includes("Customer API running at") && resolve());
-  server.on("exit", (code) => reject(new Error(`server exited ${code}`)));
-});
+const server = await startLocalServer({ port });
 try {
-  const vars = readDevVars(join(root, ".dev.vars"));
-  const customer = await fetch(`http://127.0.0.1:${port}/api/get_customer/`, {
+  const vars = server.vars;
+  const customer = await fetch(`${server.base}/api/get_customer/`, {
     method: "POST",
     headers: { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
     body: JSON.stringify({ provided_id: process.argv[2] ?? "acme-berlin" }),
@@ -38,11 +27,10 @@ try {
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", `--user-data-dir=${mkdtempSync(join(tmpdir(), "chromium-"))}`,
       "--hide-scrollbars", "--window-size=1280,1080", `--screenshot=${out}`,
-      `http://127.0.0.1:${port}/embed/${embed_id}?customer_token=${customer.customer.token}`,
+      `${server.base}/embed/${embed_id}?customer_token=${customer.customer.token}`,
     ], { stdio: "ignore" });
     console.log(`wrote ${out}`);
   }
 } finally {
-  process.kill(-server.pid, "SIGTERM");
-  rmSync(stateDir, { recursive: true, force: true });
+  await server.stop();
 }

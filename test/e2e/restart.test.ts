@@ -1,57 +1,29 @@
 // Runs the real `npm start` (scripts/start.mjs): migrations, .dev.vars, demo seed,
 // `wrangler dev` with local bindings — then restarts it and checks nothing was lost.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
+import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
 const stateDir = mkdtempSync(join(tmpdir(), "customer-api-state-"));
 const port = 18787 + Math.floor(Math.random() * 1000);
 const base = `http://127.0.0.1:${port}`;
-let server: ChildProcess | undefined;
+let server: LocalServer | undefined;
 
 async function start(): Promise<void> {
-  server = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), STATE_DIR: stateDir },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not come up:\n${output}`)), 150_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("Customer API running at")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    server!.stdout!.on("data", onData);
-    server!.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    server!.on("exit", (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
-  });
+  server = await startLocalServer({ port, stateDir });
 }
 
 async function stop(): Promise<void> {
-  if (!server || server.exitCode !== null) return;
-  const exited = new Promise((resolve) => server!.once("exit", resolve));
-  process.kill(-server.pid!, "SIGTERM");
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  if (server.exitCode === null) process.kill(-server.pid!, "SIGKILL");
+  await server?.stop();
   server = undefined;
 }
 
 function devVars(): Record<string, string> {
-  return Object.fromEntries(
-    readFileSync(join(root, ".dev.vars"), "utf8")
-      .split("\n")
-      .map((line) => /^([A-Z_]+)="?([^"]*)"?$/.exec(line))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => [m[1], m[2]]),
-  );
+  return readDevVars(join(root, ".dev.vars"));
 }
 
 async function api(path: string, token: string, body?: unknown) {

@@ -1,0 +1,13 @@
+export interface LocalServer {
+  base: string;
+  stateDir: string;
+  vars: Record<string, string>;
+  output(): string;
+  stop(options?: { keepState?: boolean }): Promise<void>;
+}
+export declare function startLocalServer(options: {
+  port: number;
+  stateDir?: string;
+  args?: string[];
+  onOutput?: (chunk: string) => void;
+}): Promise<LocalServer>;

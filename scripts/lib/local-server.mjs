@@ -1,0 +1,60 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readDevVars } from "./dev-vars.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/**
+ * Runs `npm start` (scripts/start.mjs) on `port`, with its state in `stateDir` (a fresh
+ * temporary one by default), and resolves once it prints its banner. `args` go to
+ * `wrangler dev`; `onOutput` sees everything the server prints.
+ */
+export async function startLocalServer({ port, stateDir, args = [], onOutput } = {}) {
+  const ownState = stateDir === undefined;
+  const state = stateDir ?? mkdtempSync(join(tmpdir(), "customer-api-state-"));
+  const child = spawn(process.execPath, [join(root, "scripts", "start.mjs"), ...args], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), STATE_DIR: state },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not come up:\n${output}`)), 150_000);
+    const collect = (chunk) => {
+      output += chunk;
+      onOutput?.(String(chunk));
+      if (output.includes("Customer API running at")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}:\n${output}`));
+    });
+  });
+
+  async function stop({ keepState = false } = {}) {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {}
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      if (child.exitCode === null) {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {}
+      }
+    }
+    if (ownState && !keepState) rmSync(state, { recursive: true, force: true });
+  }
+
+  return { base: `http://127.0.0.1:${port}`, stateDir: state, vars: readDevVars(join(root, ".dev.vars")), output: () => output, stop };
+}
