@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { getPlatformProxy } from "wrangler";
-import { demoDataSql, workspaceSeedSql, demoCustomers } from "../scripts/lib/seed.mjs";
+import { demoDataSql, workspaceSeedSql } from "../scripts/lib/seed.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const work = mkdtempSync(join(tmpdir(), "render-bench-"));
@@ -64,7 +64,6 @@ try {
         `${definition.panels.length} panels, ${(html.length / 1024).toFixed(0)} KiB HTML`,
     );
   }
-  void demoCustomers;
 } finally {
   await dispose();
   rmSync(work, { recursive: true, force: true });

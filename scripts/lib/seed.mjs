@@ -10,7 +10,7 @@ function customerToken(secret) {
   return { nonce, hash: sha256(token) };
 }
 
-export const demoCustomers = [
+const demoCustomers = [
   { providedId: "acme", name: "Acme Corporation", level: "Customer", parent: null, properties: { plan: "enterprise", region: "EU", currency: "EUR" }, mapping: { 1: "1" }, emails: ["ops@acme.example"] },
   { providedId: "acme-berlin", name: "Acme Berlin", level: "User", parent: "acme", properties: { city: "Berlin" }, mapping: null, emails: [] },
   { providedId: "acme-paris", name: "Acme Paris", level: "User", parent: "acme", properties: { city: "Paris" }, mapping: null, emails: [] },

@@ -50,8 +50,12 @@ export function setStatus(db: Database, id: string, status: JobRow["status"], er
   return db.run(sql`UPDATE jobs SET status = ${status}, error = ${error}, updated_at = ${now} WHERE id = ${id}`);
 }
 
-export function setFile(db: Database, id: string, fileKey: string, contentType: string) {
-  return db.run(sql`UPDATE jobs SET file_key = ${fileKey}, content_type = ${contentType}, updated_at = ${now} WHERE id = ${id}`);
+/** Records the rendered file; a job without e-mail is done with it (one statement, one round trip). */
+export function setFile(db: Database, id: string, fileKey: string, contentType: string, done: boolean) {
+  return db.run(sql`
+    UPDATE jobs SET file_key = ${fileKey}, content_type = ${contentType},
+                    status = CASE WHEN ${done ? 1 : 0} = 1 THEN 'done' ELSE status END, updated_at = ${now}
+     WHERE id = ${id}`);
 }
 
 /** Claims the right to send the e-mail; only one delivery of a message can win it. */
@@ -69,8 +73,8 @@ export function markSent(db: Database, id: string) {
   return db.run(sql`UPDATE jobs SET sent_at = ${now}, status = 'done', error = NULL, updated_at = ${now} WHERE id = ${id}`);
 }
 
-export function customerProvidedId(db: Database, customerId: number) {
-  return db.all<{ provided_id: string; name: string }>(sql`SELECT provided_id, name FROM customers WHERE id = ${customerId}`);
+export function customerName(db: Database, customerId: number) {
+  return db.all<{ name: string }>(sql`SELECT name FROM customers WHERE id = ${customerId}`);
 }
 
 /** The end user of this customer with this address, for the report's header and footer. */

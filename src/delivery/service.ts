@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { customerChain, visibleByProvidedId } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
-import { renderForCustomer, type VersionPolicy } from "../dashboards/service";
+import { newest, renderForCustomer, type VersionPolicy } from "../dashboards/service";
 import type { Database } from "../db/client";
 import { numberVar, type Env } from "../env";
 import { ApiError } from "../http/errors";
@@ -16,7 +16,6 @@ import type { JobRequest, ReportInput, ScreenshotInput } from "./schemas";
 
 export const MAX_ATTEMPTS = 3;
 const REPORT_VERSIONS: VersionPolicy = { tags: ["email", "production"], fallBackToNewest: true };
-const NEWEST: VersionPolicy = { tags: [], fallBackToNewest: true };
 
 export interface DeliveryScope {
   db: Database;
@@ -61,7 +60,7 @@ async function startJob(scope: DeliveryScope, kind: "screenshot" | "report", cus
 }
 
 export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput): Promise<{ job_id: string; url?: string }> {
-  const customerId = await checkRenderable(scope, input.provided_id, input.dashboard_embed_id, NEWEST);
+  const customerId = await checkRenderable(scope, input.provided_id, input.dashboard_embed_id, newest);
   const fileName = downloadFileName(input.download_file_name, input.export_type);
   const request: JobRequest = {
     email: input.email ?? null,
@@ -187,6 +186,9 @@ export async function runJob(db: Database, env: Env, jobId: string, attempt: num
     variables: request.variables,
   });
   const t2 = Date.now();
+  // Bytes captured by this attempt are sent from memory; a retry that finds the file already
+  // stored (an earlier attempt failed while sending) reads it back from R2.
+  let bytes: Uint8Array | undefined;
   if (!job.file_key) {
     await injectedFault(env);
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
@@ -194,21 +196,23 @@ export async function runJob(db: Database, env: Env, jobId: string, attempt: num
     const t3 = Date.now();
     const key = `jobs/${job.id}/${request.fileName}`;
     await env.FILES.put(key, file.bytes, { httpMetadata: { contentType: file.contentType } });
-    await repo.setFile(db, job.id, key, file.contentType);
+    await repo.setFile(db, job.id, key, file.contentType, !request.email);
     log("debug", "delivery timing", { job_id: job.id, start_ms: t1 - t0, render_ms: t2 - t1, capture_ms: t3 - t2, store_ms: Date.now() - t3 });
     job.file_key = key;
     job.content_type = file.contentType;
-  }
-  if (!request.email) {
+    bytes = file.bytes;
+  } else if (!request.email) {
     await repo.setStatus(db, job.id, "done");
-    return;
   }
+  if (!request.email) return;
   const [claimed] = await repo.claimEmail(db, job.id);
   if (!claimed) return; // another delivery of this message is sending (or sent) it
   try {
-    const object = await env.FILES.get(job.file_key);
-    if (!object) throw new Error("rendered file missing");
-    const bytes = new Uint8Array(await object.arrayBuffer());
+    if (!bytes) {
+      const object = await env.FILES.get(job.file_key);
+      if (!object) throw new Error("rendered file missing");
+      bytes = new Uint8Array(await object.arrayBuffer());
+    }
     await sendMail(env, job.kind === "report" ? await reportMail(db, job, request, bytes) : screenshotMail(job, request, bytes), job.id);
     await repo.markSent(db, job.id);
   } catch (error) {
@@ -229,7 +233,7 @@ function screenshotMail(job: repo.JobRow, request: JobRequest, bytes: Uint8Array
 async function reportMail(db: Database, job: repo.JobRow, request: JobRequest, bytes: Uint8Array) {
   const [[endUser], [customer]] = await db.batch([
     repo.endUserByEmail(db, job.customer_id, request.email as string),
-    repo.customerProvidedId(db, job.customer_id),
+    repo.customerName(db, job.customer_id),
   ]);
   const attributes = endUser ? (JSON.parse(endUser.attributes) as Record<string, unknown>) : {};
   const header = typeof attributes.header === "string" ? sanitizeHtml(attributes.header) : "";
