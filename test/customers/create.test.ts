@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, createCustomer, createTag, getCustomer, roundTrips, schemaAndSource, unique, workspace } from "../helpers/api";
+import { admin, call, createCustomer, createTag, getCustomer, roundTrips, schemaAndSource, unique, workspace } from "../helpers/api";
 
 const create = (token: string, body: unknown) => call("POST", "/api/create_customer/", { token, body });
 
@@ -87,6 +87,14 @@ describe("POST /api/create_customer/ (get or create)", () => {
     expect(byProvided.parent_schema_datasource_mapping).toEqual({ [String(schemaId)]: String(dataSourceId) });
     const byDigits = await createCustomer(write, { provided_id: "map-digits", mapping: { [schemaId]: String(dataSourceId) } });
     expect(byDigits.parent_schema_datasource_mapping).toEqual({ [String(schemaId)]: String(dataSourceId) });
+  });
+
+  it("reads a digit string that names no data source id as a provided_id", async () => {
+    const { write } = await workspace();
+    const schema = (await admin("POST", "/admin/schemas/", { name: "digits" })).body.schema.id;
+    const source = await admin("POST", "/admin/data_sources/", { name: "Digits", binding: "DEMO_DATA", provided_id: "424242" });
+    const customer = await createCustomer(write, { provided_id: "map-digit-provided", mapping: { [schema]: "424242" } });
+    expect(customer.parent_schema_datasource_mapping).toEqual({ [String(schema)]: String(source.body.data_source.id) });
   });
 
   it("places a child below its parent with an explicit level", async () => {

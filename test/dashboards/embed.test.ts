@@ -59,6 +59,15 @@ describe("embed page: data per customer", () => {
     expect(panelText((await embed(embedId, alpha.token, "&var_since=2026-02-01")).body, "since")).toContain("250");
   });
 
+  it("resolves nested variables ({{variables.a.b}}) from a JSON var_ value", async () => {
+    const alpha = (await call("POST", "/api/get_customer/", { token: ctx.write, body: { provided_id: "alpha" } })).body.customer;
+    const embedId = await dashboard({
+      panels: [kpi("range", ctx.schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.range.from}}")],
+    });
+    const range = encodeURIComponent(JSON.stringify({ from: "2026-02-01" }));
+    expect(panelText((await embed(embedId, alpha.token, `&var_range=${range}`)).body, "range")).toContain("250");
+  });
+
   it("refuses a write statement before running it, even if one was stored behind the API's back", async () => {
     const alpha = (await call("POST", "/api/get_customer/", { token: ctx.write, body: { provided_id: "alpha" } })).body.customer;
     const embedId = await dashboard({ panels: [revenue(ctx.schema)] });

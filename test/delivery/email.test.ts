@@ -66,6 +66,32 @@ describe("report e-mail", () => {
     expect((await fetchDownload(`http://api.test/share/${"a".repeat(64)}`)).status).toBe(404);
   });
 
+  it("renders the version tagged email, else production, else the newest", async () => {
+    const { admin, dashboard, kpi } = await import("./helpers");
+    const version = (label: string) => ({ panels: [kpi("which", ctx.schema, `SELECT '${label}' AS value`)] });
+    const embedId = await dashboard(version("production version"), ["production"]);
+    const save = async (label: string) =>
+      (await admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition: version(label) })).body.version.version_number;
+    const emailVersion = await save("email version");
+    await save("newest draft");
+
+    const shown = async () => {
+      const { mail } = await deliver("/api/dashboard/report", { dashboard_embed_id: embedId, email: "versions@alpha.example" });
+      const html = mail.parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!.body;
+      const link = /href="(http:\/\/api\.test\/share\/[0-9a-f]{64})"/.exec(html)![1];
+      return new TextDecoder().decode((await fetchDownload(link)).bytes);
+    };
+    expect(await shown()).toContain("production version");
+    await admin("POST", "/admin/dashboard_tags/", { embed_id: embedId, tag: "email", version_number: emailVersion });
+    expect(await shown()).toContain("email version");
+
+    const untagged = await dashboard(version("only version"));
+    await admin("POST", "/admin/dashboard_versions/", { embed_id: untagged, definition: version("newest draft") });
+    const { mail } = await deliver("/api/dashboard/report", { dashboard_embed_id: untagged, email: "versions@alpha.example" });
+    const link = /href="(http:\/\/api\.test\/share\/[0-9a-f]{64})"/.exec(mail.parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!.body)![1];
+    expect(new TextDecoder().decode((await fetchDownload(link)).bytes)).toContain("newest draft");
+  });
+
   it("links to custom_url when given", async () => {
     const { mail } = await deliver("/api/dashboard/report", { email: "someone@alpha.example", custom_url: "https://app.vendor.example/reports/7?x=1&y=2", subject: "Weekly" });
     expect(mail.subject).toBe("Weekly");

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { admin, call, createCustomer, unique, workspace } from "../helpers/api";
+import { admin, call, createCustomer, sha256, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 
 export const bindings = env as unknown as { DB: D1Database; DOWNLOADS: KVNamespace; FILES: R2Bucket };
@@ -56,4 +56,4 @@ export async function jobCount(): Promise<number> {
   return (await bindings.DB.prepare("SELECT count(*) AS n FROM jobs").first<{ n: number }>())!.n;
 }
 
-export { admin, call, createCustomer, dashboard, kpi, unique, workspace };
+export { admin, call, createCustomer, dashboard, kpi, sha256, unique, workspace };

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { bindings, call, deliverySetup, jobCount, sentMails, unique, waitForJob, workspace } from "./helpers";
+import { bindings, call, sha256, deliverySetup, jobCount, sentMails, unique, waitForJob, workspace } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -52,7 +52,7 @@ describe("delivery jobs (DESIGN.md section 7)", () => {
 
     // A download link of a failed job answers 500 render_failed.
     const token = "c".repeat(64);
-    const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const digest = await sha256(token);
     await bindings.DOWNLOADS.put(`download:${digest}`, jobId);
     const download = await call("GET", `/api/downloads/${token}`);
     expect(download.status).toBe(500);

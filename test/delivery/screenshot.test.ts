@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bindings, call, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, waitForJob } from "./helpers";
+import { downloadFileName } from "../../src/delivery/service";
+import { bindings, call, sha256, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, waitForJob } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
 
     // Expired (the KV entry is gone) or unknown: 404.
     const token = res.body.url.split("/").pop();
-    const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const digest = await sha256(token);
     await bindings.DOWNLOADS.delete(`download:${digest}`);
     expect((await fetchDownload(res.body.url)).status).toBe(404);
     expect((await fetchDownload(`http://api.test/api/downloads/${"0".repeat(64)}`)).status).toBe(404);
@@ -48,5 +49,20 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
     expect(file.headers.get("Content-Type")).toBe("application/pdf");
     expect(file.headers.get("Content-Disposition")).toBe('attachment; filename="Quarterly report.pdf"');
     expect(isPdf(file.bytes)).toBe(true);
+  });
+});
+
+describe("download file names (DESIGN.md section 7)", () => {
+  it.each([
+    [undefined, "image", "dashboard_screenshot_download.png"],
+    [undefined, "pdf", "dashboard_screenshot_download.pdf"],
+    ["report.png", "image", "report.png"],
+    ["REPORT.PDF", "pdf", "REPORT.PDF"],
+    ["report.png", "pdf", "report.png.pdf"],
+    ['evil"; filename=x.exe\r\n', "image", "evil_ filename_x.exe_.png"],
+    ["../../etc/passwd", "pdf", "_.._etc_passwd.pdf"],
+    ["Übersicht März", "image", "_bersicht M_rz.png"],
+  ] as const)("%s as %s → %s", (name, type, expected) => {
+    expect(downloadFileName(name, type)).toBe(expected);
   });
 });

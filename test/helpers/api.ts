@@ -81,3 +81,9 @@ export async function createTag(token: string, name: string) {
 export function roundTrips(res: ApiResponse): number {
   return Number(res.headers.get("X-D1-Round-Trips"));
 }
+
+/** SHA-256 as lowercase hex, computed here independently of the service's own helper. */
+export async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

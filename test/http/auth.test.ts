@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admin, call, createCustomer, unique, workspace } from "../helpers/api";
+import { admin, call, createCustomer, sha256, unique, workspace } from "../helpers/api";
 
 const writeOperations: [string, string, (id: string) => unknown][] = [
   ["POST", "/api/create_customer/", (id) => ({ provided_id: id })],
@@ -78,9 +78,7 @@ describe("API token authentication (DESIGN.md section 2)", () => {
     const db = (env as unknown as { DB: D1Database }).DB;
     const plain = await db.prepare("SELECT count(*) AS n FROM api_tokens WHERE token_hash = ? OR id = ?").bind(write, write).first<{ n: number }>();
     expect(plain?.n).toBe(0);
-    const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(write)))]
-      .map((b) => b.toString(16).padStart(2, "0"))
-      .join("");
+    const digest = await sha256(write);
     const hashed = await db.prepare("SELECT count(*) AS n FROM api_tokens WHERE token_hash = ?").bind(digest).first<{ n: number }>();
     expect(hashed?.n).toBe(1);
   });

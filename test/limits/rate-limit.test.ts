@@ -1,14 +1,9 @@
 import { runInDurableObject, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, workspace } from "../helpers/api";
+import { call, sha256, workspace } from "../helpers/api";
 
 // This project runs with RATE_LIMIT_PER_MINUTE=40 (vitest.config.mts).
 const LIMIT = 40;
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Waits for a fresh window when the current one is about to end, so a burst fits in one. */
 async function freshWindow(token: string): Promise<void> {
