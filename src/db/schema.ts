@@ -225,3 +225,62 @@ export const jobs = sqliteTable(
   },
   (t) => [index("jobs_customer").on(t.customerId)],
 );
+
+/**
+ * Scheduled reports: one customer (`customer_id`) or every customer with a group tag
+ * (`group_tag_id`) in the access group. Both go with their target (cascade).
+ * `next_run_at` (UTC minute, null while paused) is what the scheduler's tick looks up.
+ */
+export const reportSchedules = sqliteTable(
+  "report_schedules",
+  {
+    id: text("id").primaryKey(),
+    accessGroupId: integer("access_group_id")
+      .notNull()
+      .references(() => accessGroups.id, { onDelete: "cascade" }),
+    dashboardEmbedId: text("dashboard_embed_id").notNull(),
+    customerId: integer("customer_id").references(() => customers.id, { onDelete: "cascade" }),
+    groupTagId: integer("group_tag_id").references(() => groupTags.id, { onDelete: "cascade" }),
+    cron: text("cron").notNull(),
+    timezone: text("timezone").notNull(),
+    recipients: text("recipients").notNull().default("[]"),
+    format: text("format", { enum: ["report", "pdf", "image"] }).notNull().default("report"),
+    subject: text("subject"),
+    variables: text("variables"),
+    paused: integer("paused", { mode: "boolean" }).notNull().default(false),
+    nextRunAt: text("next_run_at"),
+    // Origin of the API call that last saved the schedule: where its e-mails' links point.
+    linkBase: text("link_base").notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [
+    index("report_schedules_access_group").on(t.accessGroupId, t.createdAt),
+    index("report_schedules_due").on(t.nextRunAt),
+    index("report_schedules_customer").on(t.customerId),
+    index("report_schedules_group_tag").on(t.groupTagId),
+  ],
+);
+
+/** One run of a schedule; a scheduled slot is claimed once by the partial unique index. */
+export const reportScheduleRuns = sqliteTable(
+  "report_schedule_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    scheduleId: text("schedule_id")
+      .notNull()
+      .references(() => reportSchedules.id, { onDelete: "cascade" }),
+    slot: text("slot").notNull(),
+    trigger: text("trigger", { enum: ["schedule", "manual"] }).notNull(),
+    jobIds: text("job_ids").notNull().default("[]"),
+    skipped: integer("skipped").notNull().default(0),
+    // Deliveries that could not even be started (e.g. the dashboard is gone): count as failed.
+    notStarted: integer("not_started").notNull().default(0),
+    fannedOutAt: text("fanned_out_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("report_schedule_runs_slot").on(t.scheduleId, t.slot).where(sql`"trigger" = 'schedule'`),
+    index("report_schedule_runs_schedule").on(t.scheduleId, t.id),
+  ],
+);
