@@ -58,6 +58,8 @@ export const dataSources = sqliteTable(
     providedId: text("provided_id"),
     name: text("name").notNull(),
     binding: text("binding").notNull(),
+    // d1: a D1 binding; postgres: a Hyperdrive binding in front of the vendor's PostgreSQL.
+    kind: text("kind", { enum: ["d1", "postgres"] }).notNull().default("d1"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("data_sources_provided_id").on(t.providedId)],
