@@ -10,6 +10,8 @@ export interface Env {
   BROWSER: Fetcher;
   EMAIL: SendEmail;
   API_TOKEN_GUARD: DurableObjectNamespace<ApiTokenGuard>;
+  /** PostgreSQL through Hyperdrive, for `postgres` data sources. */
+  WAREHOUSE?: Hyperdrive;
 
   ENVIRONMENT: string;
   PAID_CUSTOMER_LIMIT?: string;
@@ -21,6 +23,9 @@ export interface Env {
   REPORT_IMAGE_FORMAT?: string;
   FRAME_ANCESTORS?: string;
   LOG_LEVEL?: string;
+  /** PostgreSQL data sources: statement timeout and rows kept per panel. */
+  QUERY_TIMEOUT_MS?: string;
+  QUERY_ROW_LIMIT?: string;
 
   ADMIN_TOKEN?: string;
   CUSTOMER_TOKEN_SECRET?: string;

@@ -91,17 +91,21 @@ export function listSchemas(db: Database) {
   return db.select({ id: schemas.id, name: schemas.name }).from(schemas).orderBy(asc(schemas.id));
 }
 
-export function insertDataSource(db: Database, source: { name: string; binding: string; providedId: string | null }) {
-  return db
-    .insert(dataSources)
-    .values(source)
-    .onConflictDoNothing({ target: dataSources.providedId })
-    .returning({ id: dataSources.id, provided_id: dataSources.providedId, name: dataSources.name, binding: dataSources.binding });
+const dataSourceColumns = {
+  id: dataSources.id,
+  provided_id: dataSources.providedId,
+  name: dataSources.name,
+  binding: dataSources.binding,
+  kind: dataSources.kind,
+};
+
+export function insertDataSource(db: Database, source: { name: string; binding: string; kind: "d1" | "postgres"; providedId: string | null }) {
+  return db.insert(dataSources).values(source).onConflictDoNothing({ target: dataSources.providedId }).returning(dataSourceColumns);
 }
 
 export function listDataSources(db: Database) {
   return db
-    .select({ id: dataSources.id, provided_id: dataSources.providedId, name: dataSources.name, binding: dataSources.binding })
+    .select(dataSourceColumns)
     .from(dataSources)
     .orderBy(asc(dataSources.id));
 }

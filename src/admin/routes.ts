@@ -12,7 +12,13 @@ const ApiTokenInfo = z
   .openapi("ApiToken");
 const Schema = z.object({ id: z.number().int(), name: z.string() }).openapi("Schema");
 const DataSource = z
-  .object({ id: z.number().int(), provided_id: z.string().nullable(), name: z.string(), binding: z.string() })
+  .object({
+    id: z.number().int(),
+    provided_id: z.string().nullable(),
+    name: z.string(),
+    binding: z.string(),
+    kind: z.enum(["d1", "postgres"]).openapi({ description: "`d1`: a D1 binding; `postgres`: a Hyperdrive binding." }),
+  })
   .openapi("DataSource");
 const Levels = z
   .array(Name)
@@ -96,10 +102,12 @@ const createDataSource = adminOperation({
   path: "/admin/data_sources/",
   operationId: "adminCreateDataSource",
   tags,
-  summary: "Register a D1 database bound to the Worker as a data source",
+  summary: "Register a database bound to the Worker (D1, or PostgreSQL through Hyperdrive) as a data source",
+  description: "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`).",
   body: z.object({
     name: Name,
     binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a binding name"),
+    kind: z.enum(["d1", "postgres"]).optional(),
     provided_id: Name.optional(),
   }),
   response: successSchema({ data_source: DataSource }),

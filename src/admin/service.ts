@@ -96,16 +96,26 @@ export function listSchemas(db: Database) {
   return repo.listSchemas(db);
 }
 
+export type DataSourceKind = "d1" | "postgres";
+
+/** What a binding of each kind looks like at run time: a D1 database, or a Hyperdrive config. */
+const bindingChecks: Record<DataSourceKind, { holds: (binding: Record<string, unknown>) => boolean; what: string }> = {
+  d1: { holds: (b) => typeof b.prepare === "function", what: "a D1 database" },
+  postgres: { holds: (b) => typeof b.connectionString === "string", what: "a Hyperdrive binding" },
+};
+
 export async function createDataSource(
   db: Database,
   env: Env,
-  input: { name: string; binding: string; provided_id?: string },
-): Promise<{ id: number; provided_id: string | null; name: string; binding: string }> {
-  const binding = (env as unknown as Record<string, unknown>)[input.binding] as { prepare?: unknown } | undefined;
-  if (typeof binding?.prepare !== "function") {
-    throw new ApiError("validation_error", `'${input.binding}' is not a D1 database bound to this Worker.`, "binding");
+  input: { name: string; binding: string; kind?: DataSourceKind; provided_id?: string },
+): Promise<{ id: number; provided_id: string | null; name: string; binding: string; kind: DataSourceKind }> {
+  const kind = input.kind ?? "d1";
+  const binding = (env as unknown as Record<string, unknown>)[input.binding];
+  const check = bindingChecks[kind];
+  if (binding === null || typeof binding !== "object" || !check.holds(binding as Record<string, unknown>)) {
+    throw new ApiError("validation_error", `'${input.binding}' is not ${check.what} bound to this Worker.`, "binding");
   }
-  const [created] = await repo.insertDataSource(db, { name: input.name, binding: input.binding, providedId: input.provided_id ?? null });
+  const [created] = await repo.insertDataSource(db, { name: input.name, binding: input.binding, kind, providedId: input.provided_id ?? null });
   if (!created) throw new ApiError("data_source_exists", `A data source with provided_id '${input.provided_id}' already exists.`, "provided_id");
   return created;
 }
