@@ -20,6 +20,7 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",
             CUSTOMER_TOKEN_SECRET: "test-customer-token-secret",
+            EMBED_TOKEN_SECRET: "test-embed-token-secret",
             LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
             ...vars,
           },

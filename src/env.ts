@@ -22,6 +22,8 @@ export interface Env {
   MAIL_FROM?: string;
   REPORT_IMAGE_FORMAT?: string;
   FRAME_ANCESTORS?: string;
+  /** "true": the embed page refuses `customer_token` and takes signed embed tokens only. */
+  EMBED_REQUIRE_SIGNED?: string;
   LOG_LEVEL?: string;
   /** PostgreSQL data sources: statement timeout and rows kept per panel. */
   QUERY_TIMEOUT_MS?: string;
@@ -29,6 +31,7 @@ export interface Env {
 
   ADMIN_TOKEN?: string;
   CUSTOMER_TOKEN_SECRET?: string;
+  EMBED_TOKEN_SECRET?: string;
 }
 
 /** A numeric var; absent, empty or not a number gives the fallback. */

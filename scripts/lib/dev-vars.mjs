@@ -19,6 +19,7 @@ export function ensureDevVars(path) {
     ADMIN_TOKEN: () => randomBytes(32).toString("hex"),
     DEV_API_TOKEN: () => `cdk_${randomBytes(32).toString("hex")}`,
     CUSTOMER_TOKEN_SECRET: () => randomBytes(32).toString("hex"),
+    EMBED_TOKEN_SECRET: () => randomBytes(32).toString("hex"),
   };
   const added = [];
   for (const [name, make] of Object.entries(wanted)) {

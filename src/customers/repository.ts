@@ -1,5 +1,6 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { customers } from "../db/schema";
 
 /**
  * Data access for customers. Every function returns an unexecuted query so that services
@@ -246,4 +247,12 @@ export function replaceToken(db: Database, oldHash: string, accessGroupId: numbe
   return db.run(sql`
     UPDATE customers SET token_nonce = ${nonce}, token_hash = ${newHash}, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
      WHERE token_hash = ${oldHash} AND access_group_id = ${accessGroupId}`);
+}
+
+/** A visible customer's id and current token hash (what an embed token is minted against). */
+export function customerTokenKey(db: Database, providedId: string, accessGroupId: number) {
+  return db
+    .select({ id: customers.id, tokenHash: customers.tokenHash })
+    .from(customers)
+    .where(and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId)));
 }

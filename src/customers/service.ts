@@ -19,7 +19,8 @@ async function view(scope: CustomerScope, chain: CustomerRow[]): Promise<Custome
   return toCustomer(chain, await customerToken(scope.tokenKey, chain[0].token_nonce));
 }
 
-function notFound(providedId: string): ApiError {
+/** The one "no such customer for this token" error, named by the field that was looked up. */
+export function customerNotFound(providedId: string): ApiError {
   return new ApiError("customer_not_found", `Customer '${providedId}' does not exist.`, "provided_id");
 }
 
@@ -27,7 +28,7 @@ function notFound(providedId: string): ApiError {
 
 export async function getCustomer(scope: CustomerScope, providedId: string): Promise<Customer> {
   const chain = await repo.customerChain(scope.db, repo.visibleByProvidedId(providedId, scope.accessGroupId));
-  if (chain.length === 0) throw notFound(providedId);
+  if (chain.length === 0) throw customerNotFound(providedId);
   return view(scope, chain);
 }
 
@@ -232,7 +233,7 @@ export async function updateCustomer(scope: CustomerScope, input: UpdateCustomer
     ...referenceQueries(db, input),
   ]);
 
-  if (chain.length === 0) throw notFound(input.provided_id);
+  if (chain.length === 0) throw customerNotFound(input.provided_id);
   const current = chain[0];
   if (newParent !== undefined && parent.length === 0) {
     throw new ApiError("parent_not_found", `Parent customer '${newParent}' does not exist.`, "parent_provided_id");

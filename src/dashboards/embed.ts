@@ -1,32 +1,96 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
-import type { AppContext, AppEnv } from "../http/context";
-import { ApiError } from "../http/errors";
-import { escapeHtml } from "../lib/html";
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { sql, type SQL } from "drizzle-orm";
+import type { CustomerRow } from "../customers/repository";
 import { hashCustomerToken } from "../customers/tokens";
 import { RoundTripCounter } from "../db/client";
-import { newest, renderForCustomer } from "./service";
+import type { AppContext, AppEnv } from "../http/context";
+import { ApiError } from "../http/errors";
+import { plainText } from "../http/fields";
+import { apiOperation, successSchema } from "../http/openapi";
+import { errorPage, pageSecurityHeaders } from "../http/pages";
+import { embedScript } from "./embed-script";
+import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
+import { mintEmbedToken, newest, renderForCustomer, type VersionPolicy } from "./service";
 
-/**
- * The embed page must be framable by the vendor's pages only (FRAME_ANCESTORS) and may
- * load nothing from anywhere: styles are inline, charts are inline SVG, there is no script.
- */
-export function securityHeaders(c: AppContext): void {
-  const ancestors = (c.env.FRAME_ANCESTORS ?? "'none'").trim() || "'none'";
-  c.header(
-    "Content-Security-Policy",
-    `default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; base-uri 'none'; form-action 'none'; frame-ancestors ${ancestors}`,
-  );
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "no-referrer");
-  c.header("Cache-Control", "no-store");
+const tags = ["Embedding"];
+
+// ---- minting signed embed tokens -------------------------------------------------------------
+
+/** `scheme://host[:port]` exactly as a browser serialises it: what `frame-ancestors` takes. */
+export function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
-export function page(title: string, text: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{margin:0;display:grid;place-items:center;min-height:100vh;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}
-div{max-width:420px;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center}h1{font-size:17px;margin:0 0 6px}</style>
-</head><body data-render-complete="true"><div><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></div></body></html>`;
+const Origin = z
+  .string()
+  .max(300)
+  .refine(isOrigin, "must be an origin such as https://app.example.com (scheme://host[:port], lowercase host, no path or trailing slash)");
+
+/** Locked variables travel inside the token, so they stay small enough for a URL. */
+const MAX_LOCKED_VARIABLES_BYTES = 4096;
+
+export const EmbedTokenBody = z
+  .object({
+    provided_id: plainText(1, 256).openapi({ description: "The customer the dashboard shows (of the token's access group)." }),
+    dashboard_embed_id: z.string().min(1).max(64).openapi({ description: "The dashboard the token opens (and no other)." }),
+    environment: plainText(1, 64).optional().openapi({ description: "Pins the version tag (e.g. `production`)." }),
+    variables: z
+      .record(z.string(), z.unknown())
+      .refine((v) => JSON.stringify(v).length <= MAX_LOCKED_VARIABLES_BYTES, `must be at most ${MAX_LOCKED_VARIABLES_BYTES} bytes as JSON`)
+      .optional()
+      .openapi({ description: "Locked variable values: `var_` parameters and filter controls cannot change them." }),
+    expires_in: z.number().int().min(10).max(86_400).optional().openapi({ description: "Lifetime in seconds (10–86400, default 900)." }),
+    allowed_origins: z
+      .array(Origin)
+      .min(1)
+      .max(10)
+      .optional()
+      .openapi({ description: "Origins that may frame the page (`frame-ancestors`); replaces FRAME_ANCESTORS for this token." }),
+  })
+  .openapi("EmbedTokenRequest");
+
+const generateEmbedToken = apiOperation({
+  method: "post",
+  path: "/api/generate_embed_token/",
+  operationId: "generateEmbedToken",
+  tags,
+  summary: "Mint a short-lived signed embed token",
+  description:
+    "Call this from your backend and hand only the token (or `embed_url`) to the browser. The token opens one dashboard for one customer " +
+    "until `expires_at`; refreshing the customer token or deleting the customer revokes it. Read tokens may mint.",
+  write: false,
+  body: EmbedTokenBody,
+  response: successSchema({
+    token: z.string().openapi({ description: "A compact JWS (HS256)." }),
+    expires_at: z.string().openapi({ description: "ISO 8601 UTC." }),
+    embed_url: z.string().openapi({ description: "`<base>/embed/<dashboard_embed_id>?token=<token>`" }),
+  }),
+});
+
+// ---- who is looking: a signed token or (legacy) a customer token -----------------------------
+
+/** Who views an embed page (or its CSV) and under which constraints. */
+export interface Viewer {
+  customer: SQL;
+  accept?: (customer: CustomerRow) => Promise<boolean>;
+  versions: VersionPolicy;
+  /** Variables from `var_` parameters with the locked ones laid over them. */
+  variables: Record<string, unknown>;
+  /** Names of variables the signed token locks (no control is shown for them). */
+  locked: string[];
+  /** `frame-ancestors` for this page; undefined = FRAME_ANCESTORS. */
+  frameAncestors?: string;
+  /** The query parameter that authorises this viewer, for the page's own links and form. */
+  credential: { name: "token" | "customer_token"; value: string };
+}
+
+export interface Refusal {
+  refused: string;
 }
 
 /** `var_<name>=<value>` query parameters; JSON objects and arrays are decoded. */
@@ -47,86 +111,132 @@ export function variablesFromQuery(query: Record<string, string>): Record<string
   return variables;
 }
 
+function environmentPolicy(environment: string | undefined): VersionPolicy {
+  return environment ? { tags: [environment], fallBackToNewest: false } : newest;
+}
+
+/**
+ * The one authorisation rule of embed pages: a signed token (for this dashboard, unexpired,
+ * its customer's token unchanged since minting), or — unless EMBED_REQUIRE_SIGNED — a
+ * customer token. Anything else is refused with a reason for the 401 page.
+ */
+export async function resolveViewer(c: AppContext, embedId: string, query: Record<string, string>): Promise<Viewer | Refusal> {
+  const fromQuery = variablesFromQuery(query);
+  if (query.token !== undefined) {
+    const claims = await verifyEmbedToken(c.env, query.token);
+    if (!claims) return { refused: "This embed token is not valid or has expired." };
+    if (claims.dsh !== embedId) return { refused: "This embed token was issued for another dashboard." };
+    const locked = claims.vars ?? {};
+    return {
+      customer: sql`c0.id = ${claims.cid}`,
+      accept: (customer) => fingerprintMatches(claims, customer.token_hash),
+      versions: environmentPolicy(claims.env ?? query.environment?.trim()),
+      variables: { ...fromQuery, ...locked },
+      locked: Object.keys(locked),
+      frameAncestors: claims.origins?.join(" "),
+      credential: { name: "token", value: query.token },
+    };
+  }
+  if (c.env.EMBED_REQUIRE_SIGNED === "true") {
+    return { refused: "Customer tokens are not accepted here: open dashboards with a signed embed token (POST /api/generate_embed_token/)." };
+  }
+  const customerToken = query.customer_token ?? "";
+  if (!/^[0-9a-f]{64}$/.test(customerToken)) return { refused: "This dashboard link is missing a valid embed or customer token." };
+  return {
+    customer: sql`c0.token_hash = ${await hashCustomerToken(customerToken)}`,
+    versions: environmentPolicy(query.environment?.trim()),
+    variables: fromQuery,
+    locked: [],
+    credential: { name: "customer_token", value: customerToken },
+  };
+}
+
+export function isRefusal(viewer: Viewer | Refusal): viewer is Refusal {
+  return "refused" in viewer;
+}
+
+/** The page for a render error: 401 for an unknown customer, 404/422 as the error says. */
+export function errorPageFor(error: ApiError): { html: string; status: 401 | 404 | 422 } | null {
+  if (error.code === "customer_not_found") return { html: errorPage("Not authorised", "This link is no longer valid (the customer token may have been refreshed).", 401), status: 401 };
+  if (error.code === "dashboard_not_found") return { html: errorPage("Dashboard not found", error.message, 404), status: 404 };
+  if (error.code === "no_dashboard_version") return { html: errorPage("Nothing to show yet", error.message, 422), status: 422 };
+  return null;
+}
+
+// ---- routes ------------------------------------------------------------------------------------
+
+const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+
+const embedPage = createRoute({
+  method: "get",
+  path: "/embed/{embedId}",
+  operationId: "embedPage",
+  tags,
+  summary: "The embedded dashboard (an HTML page for an iframe)",
+  description:
+    "Authorised by `token` (a signed embed token) or, unless EMBED_REQUIRE_SIGNED=true, `customer_token`. " +
+    "`var_<name>=<value>` parameters set variables (locked ones of a signed token win). " +
+    "The page runs one hashed inline script (height and token messages for `embed.js`) and loads nothing else. " +
+    "Error pages carry `data-status` and never `data-render-complete`.",
+  request: {
+    params: z.object({ embedId: z.string().openapi({ description: "The dashboard's embed id." }) }),
+    query: z.object({
+      token: z.string().optional().openapi({ description: "A signed embed token from `/api/generate_embed_token/`." }),
+      customer_token: z.string().optional().openapi({ description: "The customer's long-lived token (legacy; prefer `token`)." }),
+      environment: z.string().optional().openapi({ description: "Version tag; without it the newest version or draft. Ignored when the signed token pins one." }),
+      width: z.string().optional().openapi({ description: "The frame's width in px (320–4096); charts are drawn for it." }),
+    }),
+  },
+  responses: {
+    200: html("The rendered dashboard (`<body data-render-complete=\"true\">`)."),
+    401: html("No valid token: expired, altered, for another dashboard, refreshed customer token, deleted customer, or customer tokens refused by EMBED_REQUIRE_SIGNED. No dashboard data."),
+    404: html("Unknown dashboard, or an environment the dashboard does not have."),
+    422: html("The dashboard has no version or draft to render."),
+  },
+});
+
+const embedJs = createRoute({
+  method: "get",
+  path: "/embed.js",
+  operationId: "embedScript",
+  tags,
+  summary: "The `<dashboard-embed>` web component",
+  description:
+    "Attributes: `embed-id`, `token` or `token-url` (or legacy `customer-token`), `environment`, `variables` (JSON), `height` (fixed; default: follows the content). " +
+    "Events: `dashboard-load` (`detail.height`), `dashboard-error` (`detail.status`).",
+  responses: { 200: { description: "JavaScript", content: { "application/javascript": { schema: z.string() } } } },
+});
+
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.get("/embed/:embedId", async (c) => {
-    securityHeaders(c);
-    const query = c.req.query();
-    const token = query.customer_token ?? "";
-    if (!/^[0-9a-f]{64}$/.test(token)) {
-      return c.html(page("Not authorised", "This dashboard link is missing a valid customer token."), 401);
+  app.openapi(generateEmbedToken, async (c) => {
+    const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
+    return c.json({ success: 1 as const, ...(await mintEmbedToken(c.get("db"), c.env, scope, c.req.valid("json"))) }, 200);
+  });
+
+  app.openapi(embedPage, async (c) => {
+    const embedId = c.req.param("embedId");
+    const viewer = await resolveViewer(c, embedId, c.req.query());
+    if (isRefusal(viewer)) {
+      await pageSecurityHeaders(c);
+      return c.html(errorPage("Not authorised", viewer.refused, 401), 401);
     }
-    const environment = query.environment?.trim();
+    await pageSecurityHeaders(c, viewer.frameAncestors);
     const dataRoundTrips = new RoundTripCounter();
     try {
-      const html = await renderForCustomer(c.get("db"), c.env, {
-        embedId: c.req.param("embedId"),
-        customer: sql`c0.token_hash = ${await hashCustomerToken(token)}`,
-        versions: environment ? { tags: [environment], fallBackToNewest: false } : newest,
-        variables: variablesFromQuery(query),
-        dataRoundTrips,
-      });
+      const page = await renderForCustomer(c.get("db"), c.env, { embedId, ...viewer, dataRoundTrips });
       if (c.env.ENVIRONMENT !== "production") c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
-      return c.html(html, 200);
+      return c.html(page, 200);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.code === "customer_not_found") return c.html(page("Not authorised", "This customer token is not valid (it may have been refreshed)."), 401);
-      if (error.code === "dashboard_not_found") return c.html(page("Dashboard not found", error.message), 404);
-      if (error.code === "no_dashboard_version") return c.html(page("Nothing to show yet", error.message), 422);
-      throw error;
+      const page = error instanceof ApiError ? errorPageFor(error) : null;
+      if (!page) throw error;
+      return c.html(page.html, page.status);
     }
   });
 
-  app.get("/embed.js", (c) => {
-    const origin = new URL(c.req.url).origin;
+  app.openapi(embedJs, (c) => {
     c.header("Content-Type", "application/javascript; charset=utf-8");
     c.header("Cache-Control", "public, max-age=300");
     c.header("X-Content-Type-Options", "nosniff");
-    return c.body(embedScript(origin));
+    return c.body(embedScript(new URL(c.req.url).origin), 200);
   });
-}
-
-/** `<dashboard-embed embed-id customer-token environment variables>` mounts the embed page in an iframe. */
-function embedScript(origin: string): string {
-  return `// <dashboard-embed embed-id="…" customer-token="…" environment="production" variables='{"since":"2026-01-01"}' height="800">
-(() => {
-  const ORIGIN = ${JSON.stringify(origin)};
-  if (customElements.get("dashboard-embed")) return;
-  class DashboardEmbed extends HTMLElement {
-    static get observedAttributes() { return ["embed-id", "customer-token", "environment", "variables", "height"]; }
-    connectedCallback() { this.render(); }
-    attributeChangedCallback() { if (this.isConnected) this.render(); }
-    src() {
-      const embedId = this.getAttribute("embed-id");
-      const token = this.getAttribute("customer-token");
-      if (!embedId || !token) return null;
-      const url = new URL("/embed/" + encodeURIComponent(embedId), ORIGIN);
-      url.searchParams.set("customer_token", token);
-      const environment = this.getAttribute("environment");
-      if (environment) url.searchParams.set("environment", environment);
-      let variables = {};
-      try { variables = JSON.parse(this.getAttribute("variables") || "{}"); } catch (e) { console.error("dashboard-embed: variables must be JSON", e); }
-      for (const [name, value] of Object.entries(variables)) {
-        url.searchParams.set("var_" + name, typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
-      }
-      return url.toString();
-    }
-    render() {
-      const src = this.src();
-      if (!src) return;
-      let frame = this.querySelector("iframe");
-      if (!frame) {
-        frame = document.createElement("iframe");
-        frame.title = "Dashboard";
-        frame.loading = "lazy";
-        frame.referrerPolicy = "no-referrer";
-        frame.style.cssText = "display:block;width:100%;border:0";
-        this.appendChild(frame);
-      }
-      frame.style.height = (this.getAttribute("height") || "800") + "px";
-      if (frame.src !== src) frame.src = src;
-    }
-  }
-  customElements.define("dashboard-embed", DashboardEmbed);
-})();
-`;
 }

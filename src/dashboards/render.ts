@@ -1,3 +1,4 @@
+import { frameScriptTag } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { cartesianChart, compactNumber, pieChart } from "./charts";
 import type { PanelResult, Row } from "./data";
@@ -19,9 +20,10 @@ export interface RenderInput {
 }
 
 /**
- * One self-contained HTML document: inline CSS, charts as inline SVG, no script and no
- * external request; `data-render-complete="true"` on <body> since everything is done
- * on the server. The embed page and the screenshots use this same output.
+ * One self-contained HTML document: inline CSS, charts as inline SVG, no external
+ * request and no script but the frame script (height and token messages for embed.js,
+ * allowed by its CSP hash); `data-render-complete="true"` on <body> since everything is
+ * done on the server. The embed page and the screenshots use this same output.
  */
 export function renderDashboard(input: RenderInput): string {
   const title = input.definition.title ? interpolateText(input.definition.title, input.context) : input.dashboardName;
@@ -33,7 +35,7 @@ export function renderDashboard(input: RenderInput): string {
 <header class="dashboard-header"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(input.context.customer.name)}</p></header>
 <div class="grid">
 ${panels}
-</div></main></body></html>`;
+</div></main>${frameScriptTag}</body></html>`;
 }
 
 function panelSize(panel: PanelDefinition): { width: number; height: number } {

@@ -1,10 +1,13 @@
 import type { SQL } from "drizzle-orm";
-import { customerChain } from "../customers/repository";
+import { customerChain, customerTokenKey, type CustomerRow } from "../customers/repository";
+import { customerNotFound } from "../customers/service";
 import { computedFields } from "../customers/view";
 import type { Database, RoundTripCounter } from "../db/client";
+import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { runPanels } from "./data";
+import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
 import type { Definition } from "./definition";
 import { renderDashboard } from "./render";
 import * as repo from "./repository";
@@ -64,6 +67,8 @@ export interface RenderRequest {
   variables: Record<string, unknown>;
   /** Counts the round trips to the data sources (reported outside production). */
   dataRoundTrips?: RoundTripCounter;
+  /** A last check on the customer found (e.g. a signed token's fingerprint); false = not found. */
+  accept?: (customer: CustomerRow) => Promise<boolean>;
 }
 
 /**
@@ -76,7 +81,9 @@ export async function renderForCustomer(db: Database, env: object, request: Rend
     repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest),
     repo.dataSources(db),
   ]);
-  if (chain.length === 0) throw new ApiError("customer_not_found", "The customer does not exist.");
+  if (chain.length === 0 || (request.accept && !(await request.accept(chain[0])))) {
+    throw new ApiError("customer_not_found", "The customer does not exist.");
+  }
   if (choice.length === 0) throw dashboardNotFound(request.embedId, "dashboard_embed_id");
   const version = choice[0];
   if (version.definition === null) {
@@ -95,4 +102,52 @@ export async function renderForCustomer(db: Database, env: object, request: Rend
   };
   const results = await runPanels(env, definition, computedMapping, sources, context, request.dataRoundTrips);
   return renderDashboard({ definition, dashboardName: version.dashboard_name, context, isDemo: chain[0].is_demo === 1, results });
+}
+
+// ---- signed embed tokens --------------------------------------------------------------------
+
+export interface EmbedTokenRequest {
+  provided_id: string;
+  dashboard_embed_id: string;
+  environment?: string;
+  variables?: Record<string, unknown>;
+  expires_in?: number;
+  allowed_origins?: string[];
+}
+
+export const DEFAULT_EMBED_TOKEN_SECONDS = 900;
+
+/**
+ * Mints a short-lived signed token for one customer and one dashboard (one D1 round trip:
+ * the customer and the dashboard are looked up in one batch).
+ */
+export async function mintEmbedToken(
+  db: Database,
+  env: Env,
+  scope: { accessGroupId: number; baseUrl: string },
+  input: EmbedTokenRequest,
+): Promise<{ token: string; expires_at: string; embed_url: string }> {
+  const [customer, dashboard] = await db.batch([
+    customerTokenKey(db, input.provided_id, scope.accessGroupId),
+    repo.dashboardByEmbedId(db, input.dashboard_embed_id),
+  ]);
+  if (customer.length === 0) throw customerNotFound(input.provided_id);
+  if (dashboard.length === 0) throw dashboardNotFound(input.dashboard_embed_id, "dashboard_embed_id");
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + (input.expires_in ?? DEFAULT_EMBED_TOKEN_SECONDS);
+  const token = await signEmbedToken(env, {
+    cid: customer[0].id,
+    ctv: await customerTokenFingerprint(customer[0].tokenHash),
+    dsh: input.dashboard_embed_id,
+    ...(input.environment !== undefined ? { env: input.environment } : {}),
+    ...(input.variables !== undefined ? { vars: input.variables } : {}),
+    ...(input.allowed_origins !== undefined ? { origins: input.allowed_origins } : {}),
+    iat,
+    exp,
+  });
+  return {
+    token,
+    expires_at: new Date(exp * 1000).toISOString(),
+    embed_url: `${scope.baseUrl}/embed/${encodeURIComponent(input.dashboard_embed_id)}?token=${token}`,
+  };
 }

@@ -1,9 +1,9 @@
-import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import { page, securityHeaders } from "../dashboards/embed";
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { apiOperation, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../http/scope";
+import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
 import * as delivery from "./service";
@@ -60,6 +60,20 @@ const downloadRoute = publicOperation({
   response: z.string().openapi({ format: "binary" }),
 });
 
+const shareRoute = createRoute({
+  method: "get",
+  path: "/share/{token}",
+  operationId: "sharePage",
+  tags,
+  summary: "A report's share link (capability URL; no API token)",
+  description: "Renders the reported dashboard for that customer until the link expires (SHARE_TTL_SECONDS).",
+  request: { params: z.object({ token: z.string() }) },
+  responses: {
+    200: { description: "The rendered dashboard (HTML).", content: { "text/html": { schema: z.string() } } },
+    404: { description: "Unknown or expired link, or the dashboard or customer is gone (HTML page).", content: { "text/html": { schema: z.string() } } },
+  },
+});
+
 function baseUrl(c: AppContext): string {
   return new URL(c.req.url).origin;
 }
@@ -90,13 +104,13 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.body(state.file.body, 200) as never;
   });
 
-  app.get("/share/:token", async (c) => {
-    securityHeaders(c);
+  app.openapi(shareRoute, async (c) => {
+    await pageSecurityHeaders(c);
     try {
       return c.html(await delivery.renderShare(c.get("db"), c.env, c.req.param("token")), 200);
     } catch (error) {
       if (error instanceof ApiError && (error.code === "dashboard_not_found" || error.code === "customer_not_found" || error.code === "no_dashboard_version")) {
-        return c.html(page("Link not available", "This share link is unknown or has expired."), 404);
+        return c.html(errorPage("Link not available", "This share link is unknown or has expired.", 404), 404);
       }
       throw error;
     }

@@ -8,6 +8,11 @@ beforeAll(async () => {
   ctx = { write, ...(await sources()) };
 });
 
+async function sha256Base64(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return btoa(String.fromCharCode(...new Uint8Array(digest)));
+}
+
 const revenue = (schema: number) => kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}}");
 
 describe("embed page: data per customer", () => {
@@ -147,8 +152,13 @@ describe("embed page: rendering", () => {
     for (const id of ["bar", "line", "area", "pie"]) expect(panelText(html, id)).toContain("2026-0");
     expect(html).toMatch(/<th class="num">revenue<\/th>/);
     expect(html).toContain("grid-column:1 / span 12");
-    expect(html).not.toMatch(/<script|<link|src="http|href="http|url\(http/);
+    expect(html).not.toMatch(/<link|src=|href="http|url\(http/);
+    // One inline script (the frame script for embed.js), allowed by its hash and nothing else.
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    expect(scripts).toHaveLength(1);
+    expect(html.match(/<script/g)).toHaveLength(1);
     const csp = res.headers.get("Content-Security-Policy") ?? "";
+    expect(csp).toContain(`script-src 'sha256-${await sha256Base64(scripts[0])}';`);
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors *");
     expect(res.headers.get("Cache-Control")).toBe("no-store");
@@ -194,6 +204,9 @@ describe("embed page: versions and access", () => {
     const missing = await embed(embedId, alpha.token, "&environment=staging");
     expect(missing.status).toBe(404);
     expect(missing.body).not.toContain("version one");
+    // An error page is not a dashboard: a capture waiting for the mark must not take it for one.
+    expect(missing.body).not.toContain("data-render-complete");
+    expect(missing.body).toContain('data-status="404"');
     expect((await embed("no-such-dashboard", alpha.token)).status).toBe(404);
   });
 
@@ -201,7 +214,10 @@ describe("embed page: versions and access", () => {
     const alpha = (await call("POST", "/api/get_customer/", { token: ctx.write, body: { provided_id: "alpha" } })).body.customer;
     const embedId = unique("empty");
     await admin("POST", "/admin/dashboards/", { embed_id: embedId, name: "Empty" });
-    expect((await embed(embedId, alpha.token)).status).toBe(422);
+    const res = await embed(embedId, alpha.token);
+    expect(res.status).toBe(422);
+    expect(res.body).not.toContain("data-render-complete");
+    expect(res.body).toContain('data-status="422"');
   });
 
   it("answers 401 without data for a wrong, refreshed or deleted customer token", async () => {
@@ -213,6 +229,8 @@ describe("embed page: versions and access", () => {
       const res = await embed(embedId, token);
       expect(res.status).toBe(401);
       expect(res.body).not.toContain("4,242");
+      expect(res.body).not.toContain("data-render-complete");
+      expect(res.body).toContain('data-status="401"');
     }
     const refreshed = await call("POST", "/api/refresh_customer_token/", { token: ctx.write, body: { current_token: customer.token } });
     const old = await embed(embedId, customer.token);
