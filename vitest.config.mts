@@ -5,7 +5,8 @@ import { defineConfig } from "vitest/config";
 // Queues, Durable Objects, send_email, Browser Rendering): nothing of ours is mocked.
 // Each test file gets its own storage. Three projects:
 //   workers — the API with the default settings of wrangler.toml
-//   limits  — the same Worker with small limits (paid customers, rate limits)
+//   limits  — the same Worker with small limits (paid customers, rate limits) and
+//             EMBED_REQUIRE_SIGNED=true (signed embed tokens only)
 //   e2e     — Node.js tests that run `npm start` itself (restart keeps data)
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -43,6 +44,7 @@ export default defineConfig(async () => {
           PAID_CUSTOMER_LIMIT: "3",
           RATE_LIMIT_PER_MINUTE: "40",
           DELIVERY_LIMIT_PER_MINUTE: "5",
+          EMBED_REQUIRE_SIGNED: "true",
         }),
         { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 180_000 } },
       ],

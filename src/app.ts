@@ -6,6 +6,7 @@ import { registerDashboardAdminRoutes } from "./dashboards/routes";
 import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
+import { registerScheduleRoutes } from "./schedules/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
@@ -44,6 +45,7 @@ export function createApp() {
   registerDashboardAdminRoutes(app);
   registerEmbedRoutes(app);
   registerDeliveryRoutes(app);
+  registerScheduleRoutes(app);
 
   app.get("/health", (c) => c.json({ success: 1, status: "ok" }));
   const openApiDocument = () => documentedPaths(app.getOpenAPI31Document(openApiInfo));

@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { consumeDeliveries, type DeliveryMessage } from "./delivery/consumer";
 import type { Env } from "./env";
+import { runDueSchedules } from "./schedules/service";
 
 export { ApiTokenGuard } from "./http/api-token-guard";
 
@@ -9,4 +10,8 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   queue: (batch: MessageBatch<DeliveryMessage>, env: Env) => consumeDeliveries(batch, env),
+  // Cron Trigger, every minute: runs the report schedules that are due.
+  scheduled: async (controller: ScheduledController, env: Env) => {
+    await runDueSchedules(env, controller.scheduledTime);
+  },
 } satisfies ExportedHandler<Env, DeliveryMessage>;

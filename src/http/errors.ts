@@ -17,6 +17,7 @@ export const errorStatus = {
   dashboard_not_found: 404,
   group_tag_not_found: 404,
   job_not_found: 404,
+  schedule_not_found: 404,
   access_group_not_found: 404,
   api_token_not_found: 404,
   route_not_found: 404,
