@@ -1,0 +1,35 @@
+import type { Env } from "../env";
+import { requestReport, requestScreenshot } from "../delivery/service";
+import type { Database } from "../db/client";
+
+/**
+ * The one place where scheduled reports start delivery jobs: every e-mail of a run is an
+ * ordinary report or screenshot job, created and enqueued by the delivery module's own
+ * request functions (the same checks, limits of content, retries and job_status).
+ */
+export interface Delivery {
+  accessGroupId: number;
+  linkBase: string;
+  format: "report" | "pdf" | "image";
+  providedId: string;
+  embedId: string;
+  email: string;
+  subject: string | null;
+  variables: Record<string, unknown> | null;
+}
+
+export async function startDelivery(db: Database, env: Env, d: Delivery): Promise<string> {
+  const scope = { db, env, accessGroupId: d.accessGroupId, baseUrl: d.linkBase };
+  const common = {
+    provided_id: d.providedId,
+    dashboard_embed_id: d.embedId,
+    email: d.email,
+    ...(d.subject !== null ? { subject: d.subject } : {}),
+    ...(d.variables !== null ? { variables: d.variables } : {}),
+  };
+  if (d.format === "report") return (await requestReport(scope, common)).job_id;
+  return (await requestScreenshot(scope, { ...common, export_type: d.format, width: 1280 })).job_id;
+}
+
+/** A job counts as finished once it is done or failed; anything else is still under way. */
+export const FINISHED_JOB_STATUSES = ["done", "failed"] as const;

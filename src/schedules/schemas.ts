@@ -1,0 +1,94 @@
+import { z } from "@hono/zod-openapi";
+import { ProvidedId } from "../customers/schemas";
+import { plainText } from "../http/fields";
+import { cronProblem, timezoneProblem } from "./cron";
+
+const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
+const EmbedId = z.string().min(1).max(64).openapi({ description: "The dashboard's embed id.", example: "sales-overview" });
+const GroupTag = z.string().min(1).max(64).openapi({ description: "Every customer of the token's access group with this tag, each with its own data.", example: "monthly" });
+const Cron = z
+  .string()
+  .max(200)
+  .superRefine((value, ctx) => {
+    const problem = cronProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .openapi({ description: "5 fields: minute hour day-of-month month day-of-week (`*`, lists, ranges, steps), wall-clock time in `timezone`.", example: "0 8 1 * *" });
+const Timezone = z
+  .string()
+  .max(64)
+  .superRefine((value, ctx) => {
+    const problem = timezoneProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .openapi({ description: "IANA time zone name.", example: "Europe/Berlin" });
+const Recipients = z.array(z.email().max(320)).max(100).openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
+const Format = z.enum(["report", "pdf", "image"]).openapi({ description: "`report`: the report e-mail; `pdf`/`image`: the screenshot e-mail with the file attached." });
+const Subject = plainText(1, 300);
+const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Dashboard variables, as for reports." });
+
+/** Fields that create and update share; on update each given field replaces the stored one. */
+const fields = {
+  dashboard_embed_id: EmbedId,
+  provided_id: ProvidedId.optional().openapi({ description: "One customer. Exactly one of `provided_id` and `group_tag`." }),
+  group_tag: GroupTag.optional(),
+  cron: Cron,
+  timezone: Timezone.optional(),
+  recipients: Recipients.optional(),
+  format: Format.optional(),
+  subject: Subject.nullable().optional(),
+  variables: Variables.nullable().optional(),
+  paused: z.boolean().optional(),
+};
+
+const oneTarget = (body: { provided_id?: string; group_tag?: string }, ctx: z.RefinementCtx, required: boolean) => {
+  const given = Number(body.provided_id !== undefined) + Number(body.group_tag !== undefined);
+  if (given > 1 || (required && given === 0)) {
+    ctx.addIssue({ code: "custom", path: ["provided_id"], message: "give exactly one of provided_id (one customer) and group_tag (every tagged customer)" });
+  }
+};
+
+export const CreateScheduleBody = z
+  .object(fields)
+  .superRefine((body, ctx) => oneTarget(body, ctx, true))
+  .openapi("CreateReportScheduleRequest");
+
+export const UpdateScheduleBody = z
+  .object({ id: ScheduleId, ...fields, dashboard_embed_id: EmbedId.optional(), cron: Cron.optional() })
+  .superRefine((body, ctx) => oneTarget(body, ctx, false))
+  .openapi("UpdateReportScheduleRequest");
+
+export const ScheduleIdBody = z.object({ id: ScheduleId }).openapi("ReportScheduleIdRequest");
+
+export const ScheduleSchema = z
+  .object({
+    id: z.string(),
+    dashboard_embed_id: z.string(),
+    provided_id: z.string().nullable(),
+    group_tag: z.string().nullable(),
+    cron: z.string(),
+    timezone: z.string(),
+    recipients: z.array(z.string()),
+    format: Format,
+    subject: z.string().nullable(),
+    variables: z.record(z.string(), z.unknown()).nullable(),
+    paused: z.boolean(),
+    next_run_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while paused." }),
+    created_at: z.string(),
+  })
+  .openapi("ReportSchedule");
+
+export const RunSchema = z
+  .object({
+    slot: z.string().openapi({ description: "ISO 8601 UTC minute.", example: "2026-12-01T07:00:00Z" }),
+    trigger: z.enum(["schedule", "manual"]),
+    status: z.enum(["running", "done", "partial", "failed"]),
+    job_ids: z.array(z.string()).openapi({ description: "One delivery job per e-mail; see job_status." }),
+    skipped: z.number().int().openapi({ description: "Customers without recipients." }),
+  })
+  .openapi("ReportScheduleRun");
+
+export type CreateScheduleInput = z.infer<typeof CreateScheduleBody>;
+export type UpdateScheduleInput = z.infer<typeof UpdateScheduleBody>;
+export type Schedule = z.infer<typeof ScheduleSchema>;
+export type Run = z.infer<typeof RunSchema>;
