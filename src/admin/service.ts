@@ -1,5 +1,7 @@
 import type { Database } from "../db/client";
 import type { Env } from "../env";
+import { revokeTokenLeases } from "../http/auth";
+import { bindingProblem, type DataSourceKind } from "../dashboards/sources/kinds";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
 import * as repo from "./repository";
@@ -37,11 +39,11 @@ export async function createApiToken(
   return { api_token: { id, name, access_group: group.name, permission: input.permission }, token };
 }
 
-/** Revoking is idempotent; the token's guard forgets it at once, so the next call is refused. */
+/** Revoking is idempotent; the token's guard refuses it at once, every isolate within a lease (5 s). */
 export async function revokeApiToken(db: Database, env: Env, id: string): Promise<void> {
   const [[token]] = await db.batch([repo.apiTokenById(db, id), repo.revokeApiToken(db, id)]);
   if (!token) throw new ApiError("api_token_not_found", `API token '${id}' does not exist.`, "id");
-  await env.API_TOKEN_GUARD.get(env.API_TOKEN_GUARD.idFromName(token.tokenHash)).forget();
+  await revokeTokenLeases(env, token.tokenHash);
 }
 
 // ---- hierarchy levels -------------------------------------------------------------------
@@ -96,25 +98,14 @@ export function listSchemas(db: Database) {
   return repo.listSchemas(db);
 }
 
-export type DataSourceKind = "d1" | "postgres";
-
-/** What a binding of each kind looks like at run time: a D1 database, or a Hyperdrive config. */
-const bindingChecks: Record<DataSourceKind, { holds: (binding: Record<string, unknown>) => boolean; what: string }> = {
-  d1: { holds: (b) => typeof b.prepare === "function", what: "a D1 database" },
-  postgres: { holds: (b) => typeof b.connectionString === "string", what: "a Hyperdrive binding" },
-};
-
 export async function createDataSource(
   db: Database,
   env: Env,
   input: { name: string; binding: string; kind?: DataSourceKind; provided_id?: string },
 ): Promise<{ id: number; provided_id: string | null; name: string; binding: string; kind: DataSourceKind }> {
   const kind = input.kind ?? "d1";
-  const binding = (env as unknown as Record<string, unknown>)[input.binding];
-  const check = bindingChecks[kind];
-  if (binding === null || typeof binding !== "object" || !check.holds(binding as Record<string, unknown>)) {
-    throw new ApiError("validation_error", `'${input.binding}' is not ${check.what} bound to this Worker.`, "binding");
-  }
+  const problem = bindingProblem(env, kind, input.binding);
+  if (problem) throw new ApiError("validation_error", problem, "binding");
   const [created] = await repo.insertDataSource(db, { name: input.name, binding: input.binding, kind, providedId: input.provided_id ?? null });
   if (!created) throw new ApiError("data_source_exists", `A data source with provided_id '${input.provided_id}' already exists.`, "provided_id");
   return created;

@@ -72,5 +72,5 @@ export function chooseVersion(db: Database, embedId: string, tags: string[], fal
 }
 
 export function dataSources(db: Database) {
-  return db.all<{ id: number; binding: string }>(sql`SELECT id, binding FROM data_sources`);
+  return db.all<{ id: number; binding: string; kind: "d1" | "postgres" }>(sql`SELECT id, binding, kind FROM data_sources`);
 }

@@ -7,56 +7,132 @@ export type Database = DrizzleD1Database<typeof schema>;
  * Counts D1 round trips: every statement executed on its own and every `batch` is one
  * trip to the database. Each request gets its own counter; the count is logged and
  * reported in the `X-D1-Round-Trips` header outside production, so tests and benchmarks
- * measure it instead of guessing.
+ * measure it instead of guessing. `primary` counts the trips that must reach the primary
+ * (writes, and every trip of a request that reads from the primary); the others may be
+ * served by a nearby read replica.
  */
 export class RoundTripCounter {
   count = 0;
+  primary = 0;
+  /** Trips made through a D1 Sessions API session (replica-eligible or not). */
+  session = 0;
 }
 
 const native = new WeakMap<object, D1PreparedStatement>();
+const writes = new WeakSet<object>();
+const readStatement = /^\s*(select|with)\b/i;
 
-function countedStatement(statement: D1PreparedStatement, counter: RoundTripCounter): D1PreparedStatement {
+/** How a counted trip reaches D1: anywhere (replica-eligible session), or the primary. */
+type TripKind = { session: boolean; replicaEligible: boolean };
+
+function countedStatement(statement: D1PreparedStatement, counter: RoundTripCounter, kind: TripKind, write: boolean): D1PreparedStatement {
+  const trip = () => {
+    counter.count++;
+    if (kind.session) counter.session++;
+    if (write || !kind.replicaEligible) counter.primary++;
+  };
   const wrapped = {
-    bind: (...values: unknown[]) => countedStatement(statement.bind(...values), counter),
+    bind: (...values: unknown[]) => countedStatement(statement.bind(...values), counter, kind, write),
     first: (column?: string) => {
-      counter.count++;
+      trip();
       return column === undefined ? statement.first() : statement.first(column);
     },
     all: () => {
-      counter.count++;
+      trip();
       return statement.all();
     },
     run: () => {
-      counter.count++;
+      trip();
       return statement.run();
     },
     raw: (options?: { columnNames?: boolean }) => {
-      counter.count++;
+      trip();
       return statement.raw(options as { columnNames: true });
     },
   } as unknown as D1PreparedStatement;
   native.set(wrapped, statement);
+  if (write) writes.add(wrapped);
   return wrapped;
 }
 
-export function countedD1(db: D1Database, counter: RoundTripCounter): D1Database {
+function counted(source: () => D1Database | D1DatabaseSession, counter: RoundTripCounter, kind: () => TripKind): D1Database {
   return {
-    prepare: (query: string) => countedStatement(db.prepare(query), counter),
+    prepare: (query: string) => countedStatement(source().prepare(query), counter, kind(), !readStatement.test(query)),
     batch: (statements: D1PreparedStatement[]) => {
+      const k = kind();
       counter.count++;
-      return db.batch(statements.map((s) => native.get(s) ?? s));
+      if (k.session) counter.session++;
+      if (!k.replicaEligible || statements.some((s) => writes.has(s))) counter.primary++;
+      return source().batch(statements.map((s) => native.get(s) ?? s));
     },
     exec: (query: string) => {
       counter.count++;
-      return db.exec(query);
+      counter.primary++;
+      return (source() as D1Database).exec(query);
     },
-    dump: () => db.dump(),
-    withSession: (constraint?: string) => db.withSession(constraint),
   } as unknown as D1Database;
 }
 
+export function countedD1(db: D1Database, counter: RoundTripCounter): D1Database {
+  const plain: TripKind = { session: false, replicaEligible: false };
+  return counted(() => db, counter, () => plain);
+}
+
+/** A syntactically valid D1 bookmark (hex groups separated by dashes); anything else is ignored. */
+export function isBookmark(value: string | null | undefined): value is string {
+  return typeof value === "string" && value.length <= 200 && /^[0-9a-f]+(-[0-9a-f]+)*$/i.test(value);
+}
+
+/** The fresher of two bookmarks: D1 bookmarks of one database sort lexicographically. */
+export function newerBookmark(a: string | null | undefined, b: string | null | undefined): string | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return a >= b ? a : b;
+}
+
+/**
+ * One request's way to D1: a Sessions API session opened at the first query, so the
+ * decision where to read (`primary`, or anywhere at least as fresh as `bookmark`) can be
+ * taken after authentication. Writes always reach the primary, whatever the session.
+ */
+export class RequestSession {
+  /** Read from the primary (write operations, and the retry of a replica's not-found). */
+  primary = false;
+  /** Serve reads at least this fresh. */
+  bookmark: string | null = null;
+  private session: D1DatabaseSession | undefined;
+
+  constructor(private readonly binding: D1Database) {}
+
+  get opened(): boolean {
+    return this.session !== undefined;
+  }
+
+  /** Whether trips so far could be served by a replica. */
+  get replicaEligible(): boolean {
+    return !this.primary;
+  }
+
+  current(): D1DatabaseSession {
+    this.session ??= this.binding.withSession(this.primary ? "first-primary" : (this.bookmark ?? "first-unconstrained"));
+    return this.session;
+  }
+
+  /** The newest bookmark this request's queries saw; null when it made none. */
+  latestBookmark(): string | null {
+    return this.session?.getBookmark() ?? null;
+  }
+}
+
+export function createSessionDatabase(session: RequestSession, counter: RoundTripCounter): Database {
+  return build(counted(() => session.current(), counter, () => ({ session: true, replicaEligible: session.replicaEligible })));
+}
+
 export function createDatabase(d1: D1Database, counter?: RoundTripCounter): Database {
-  const client = counter ? countedD1(d1, counter) : d1;
+  return build(counter ? countedD1(d1, counter) : d1);
+}
+
+function build(client: D1Database): Database {
   const db = drizzle(client, { schema });
   // drizzle's own D1 batch cannot bind parameters of raw `sql` queries (db.all/db.run);
   // this one prepares every item the same way and keeps drizzle's result mapping.

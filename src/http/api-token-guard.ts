@@ -2,38 +2,70 @@ import { DurableObject } from "cloudflare:workers";
 import { numberVar, type Env } from "../env";
 import type { Principal } from "./context";
 
-/** Which per-minute limits a call counts against (DESIGN.md section 7). */
+/** Which per-minute limits a call counts against. */
 export type LimitBucket = "api" | "delivery";
+export const limitBuckets: readonly LimitBucket[] = ["api", "delivery"];
 
-export interface GuardRequest {
-  needsWrite: boolean;
-  buckets: LimitBucket[];
+export type Units = Partial<Record<LimitBucket, number>>;
+
+export interface LeaseRequest {
+  /** Units the caller needs right now, per bucket (0 for a background top-up). */
+  need: Units;
+  /** Units of this window the caller was granted earlier and will never spend (its lease ran out). */
+  release?: { windowStart: number; units: Units };
+  /** The newest D1 bookmark the caller's isolate saw this token write. */
+  bookmark?: string | null;
 }
 
-export interface RateState {
+export interface BucketGrant {
   limit: number;
-  remaining: number;
-  /** Whole seconds until the window resets. */
-  reset: number;
+  /** Units handed to the caller by this answer. */
+  granted: number;
+  /** Units nobody holds yet in this window (limit − all grants). */
+  available: number;
 }
 
-export type GuardVerdict =
-  | { outcome: "invalid_token" }
-  | { outcome: "read_only"; principal: Principal; rate: RateState }
-  | { outcome: "rate_limited"; principal: Principal; rate: RateState; retryAfter: number }
-  | { outcome: "allowed"; principal: Principal; rate: RateState };
+export type LeaseAnswer =
+  | { valid: false }
+  | {
+      valid: true;
+      principal: Principal;
+      windowStart: number;
+      /** Milliseconds until the window ends, from the guard's clock. */
+      windowEndsInMs: number;
+      /** Milliseconds the principal and the units may be used for (never past the window's end). */
+      ttlMs: number;
+      buckets: Record<LimitBucket, BucketGrant>;
+      /** Orders answers of one window: a higher version saw every grant a lower one saw. */
+      version: number;
+      /** The newest bookmark any isolate reported for this token. */
+      bookmark: string | null;
+    };
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
+/** How long an isolate may use a lease; revocation takes effect within this (and at most 10 s). */
+export const LEASE_MS = 5_000;
+/** A grant is a quarter of what is left, so several isolates can hold slices at once. */
+const SLICE_DIVISOR = 4;
 const PRINCIPAL_TTL_MS = 5 * 60_000;
 
 /**
- * One instance per API token (named by the token's SHA-256). It answers, in one call,
- * whether the token is valid, may do what is asked, and is within its rate limits, so a
- * request costs one Durable Object call and no D1 round trip for authentication once the
- * instance is warm. Revocation tells the instance to forget the token at once.
+ * The source of truth for one API token (named by the token's SHA-256): is it valid, with
+ * which permission, and how many calls of this minute are still free. Isolates do not ask
+ * it per call; they lease a slice of the remaining budget with the principal for a few
+ * seconds, spend it in memory and renew before it runs out (see token-lease.ts).
+ *
+ * Exactness: the guard never grants more than `limit` units per window in total. Only
+ * grants and releases write storage (the `windows` row holds the units handed out), so
+ * an evicted guard never hands out a unit twice — and no request writes storage.
  */
 export class ApiTokenGuard extends DurableObject<Env> {
   private principal: { value: Principal | null; expiresAt: number } | undefined;
+  /** Set by revocation: stays refused even if a D1 read started before it answers "valid". */
+  private revoked = false;
+  private window: { start: number; committed: Record<LimitBucket, number> } | undefined;
+  private version = Date.now() * 1000;
+  private bookmark: string | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -42,39 +74,76 @@ export class ApiTokenGuard extends DurableObject<Env> {
     );
   }
 
-  async check(tokenHash: string, request: GuardRequest): Promise<GuardVerdict> {
+  async lease(tokenHash: string, request: LeaseRequest): Promise<LeaseAnswer> {
     const principal = await this.resolve(tokenHash);
-    if (!principal) return { outcome: "invalid_token" };
+    if (!principal) return { valid: false };
 
     const now = Date.now();
     const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-    const reset = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
-    const limits = request.buckets.map((bucket) => ({ bucket, limit: this.limitOf(bucket), used: this.used(bucket, windowStart) }));
-    const general = limits.find((l) => l.bucket === "api") ?? { limit: this.limitOf("api"), used: this.used("api", windowStart) };
-    const rate = (used: number): RateState => ({ limit: general.limit, remaining: Math.max(0, general.limit - used), reset });
+    const window = this.currentWindow(windowStart);
+    const changed = new Set<LimitBucket>();
 
-    if (request.needsWrite && principal.permission !== "write") {
-      return { outcome: "read_only", principal, rate: rate(general.used) };
+    if (request.release && request.release.windowStart === windowStart) {
+      for (const bucket of limitBuckets) {
+        const units = Math.min(Math.max(0, Math.floor(request.release.units[bucket] ?? 0)), window.committed[bucket]);
+        if (units > 0) {
+          window.committed[bucket] -= units;
+          changed.add(bucket);
+        }
+      }
     }
-    // A refused call does not count.
-    if (limits.some((l) => l.used >= l.limit)) {
-      return { outcome: "rate_limited", principal, rate: rate(general.used), retryAfter: reset };
+
+    const buckets = {} as Record<LimitBucket, BucketGrant>;
+    for (const bucket of limitBuckets) {
+      const limit = this.limitOf(bucket);
+      const free = Math.max(0, limit - window.committed[bucket]);
+      const need = Math.max(0, Math.floor(request.need[bucket] ?? 0));
+      const granted = bucket in request.need ? Math.min(free, Math.max(need, Math.ceil(free / SLICE_DIVISOR))) : 0;
+      if (granted > 0) {
+        window.committed[bucket] += granted;
+        changed.add(bucket);
+      }
+      buckets[bucket] = { limit, granted, available: free - granted };
     }
-    for (const l of limits) {
+    for (const bucket of changed) {
       this.ctx.storage.sql.exec(
-        `INSERT INTO windows (bucket, window_start, count) VALUES (?, ?, 1)
-         ON CONFLICT (bucket) DO UPDATE SET count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END,
-                                            window_start = excluded.window_start`,
-        l.bucket,
+        `INSERT INTO windows (bucket, window_start, count) VALUES (?, ?, ?)
+         ON CONFLICT (bucket) DO UPDATE SET window_start = excluded.window_start, count = excluded.count`,
+        bucket,
         windowStart,
+        window.committed[bucket],
       );
     }
-    return { outcome: "allowed", principal, rate: rate(general.used + (request.buckets.includes("api") ? 1 : 0)) };
+    if (request.bookmark && (this.bookmark === null || request.bookmark > this.bookmark)) this.bookmark = request.bookmark;
+
+    const windowEndsInMs = windowStart + WINDOW_MS - now;
+    return {
+      valid: true,
+      principal,
+      windowStart,
+      windowEndsInMs,
+      ttlMs: Math.min(LEASE_MS, windowEndsInMs),
+      buckets,
+      version: ++this.version,
+      bookmark: this.bookmark,
+    };
   }
 
-  /** Called when the token is revoked: the next call re-reads D1 and finds it revoked. */
+  /** Called when the token is revoked: every later lease is refused. */
   async forget(): Promise<void> {
-    this.principal = undefined;
+    this.revoked = true;
+    this.principal = { value: null, expiresAt: Number.POSITIVE_INFINITY };
+  }
+
+  private currentWindow(windowStart: number) {
+    if (this.window?.start === windowStart) return this.window;
+    const committed: Record<LimitBucket, number> = { api: 0, delivery: 0 };
+    const rows = this.ctx.storage.sql
+      .exec<{ bucket: LimitBucket; window_start: number; count: number }>("SELECT bucket, window_start, count FROM windows")
+      .toArray();
+    for (const row of rows) if (row.window_start === windowStart && row.bucket in committed) committed[row.bucket] = row.count;
+    this.window = { start: windowStart, committed };
+    return this.window;
   }
 
   private limitOf(bucket: LimitBucket): number {
@@ -83,14 +152,8 @@ export class ApiTokenGuard extends DurableObject<Env> {
       : numberVar(this.env.DELIVERY_LIMIT_PER_MINUTE, 20);
   }
 
-  private used(bucket: LimitBucket, windowStart: number): number {
-    const row = this.ctx.storage.sql
-      .exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE bucket = ?", bucket)
-      .toArray()[0];
-    return row && row.window_start === windowStart ? row.count : 0;
-  }
-
   private async resolve(tokenHash: string): Promise<Principal | null> {
+    if (this.revoked) return null;
     if (this.principal && this.principal.expiresAt > Date.now()) return this.principal.value;
     const row = await this.env.DB.prepare(
       `SELECT t.id AS token_id, t.permission, g.id AS access_group_id, g.name AS access_group_name
@@ -99,6 +162,7 @@ export class ApiTokenGuard extends DurableObject<Env> {
     )
       .bind(tokenHash)
       .first<{ token_id: string; permission: "read" | "write"; access_group_id: number; access_group_name: string }>();
+    if (this.revoked) return null;
     const value: Principal | null = row
       ? { tokenId: row.token_id, permission: row.permission, accessGroupId: row.access_group_id, accessGroupName: row.access_group_name }
       : null;

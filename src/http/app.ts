@@ -1,10 +1,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { createDatabase, RoundTripCounter } from "../db/client";
+import { createSessionDatabase, isBookmark } from "../db/client";
 import { log, setLogLevel } from "../lib/log";
 import type { AppContext, AppEnv } from "./context";
 import { ApiError, errorBody } from "./errors";
+import { currentRequest, RequestState } from "./request-state";
 import { validationHook } from "./validation";
 
 const callerRequestId = /^[A-Za-z0-9._-]{1,128}$/;
@@ -19,14 +20,27 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   setLogLevel(c.env.LOG_LEVEL);
   const given = c.req.header("X-Request-Id");
   const requestId = given && callerRequestId.test(given) ? given : crypto.randomUUID();
-  const roundTrips = new RoundTripCounter();
+  // Served through serveRequest (src/index.ts) the state exists already; a direct app.fetch gets its own.
+  const state = currentRequest() ?? new RequestState(c.env);
+  const roundTrips = state.d1;
+  // Reads (GET) may be served by a replica; other methods read the primary unless apiAccess
+  // knows the operation only reads. `X-D1-Bookmark` asks for data at least that fresh.
+  if (!state.retry) state.session.primary = c.req.method !== "GET" && c.req.method !== "HEAD";
+  const bookmark = c.req.header("X-D1-Bookmark");
+  if (isBookmark(bookmark)) state.session.bookmark = bookmark;
   c.set("requestId", requestId);
   c.set("roundTrips", roundTrips);
-  c.set("db", createDatabase(c.env.DB, roundTrips));
+  c.set("db", createSessionDatabase(state.session, roundTrips));
   const started = Date.now();
   await next();
   c.res.headers.set("X-Request-Id", requestId);
-  if (c.env.ENVIRONMENT !== "production") c.res.headers.set("X-D1-Round-Trips", String(roundTrips.count));
+  const latest = state.session.latestBookmark();
+  if (latest) c.res.headers.set("X-D1-Bookmark", latest);
+  if (c.env.ENVIRONMENT !== "production") {
+    c.res.headers.set("X-D1-Round-Trips", String(roundTrips.count));
+    c.res.headers.set("X-D1-Primary-Round-Trips", String(roundTrips.primary));
+    c.res.headers.set("X-DO-Round-Trips", String(state.doTrips));
+  }
   log("info", "request", {
     request_id: requestId,
     method: c.req.method,
@@ -34,6 +48,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     status: c.res.status,
     duration_ms: Date.now() - started,
     d1_round_trips: roundTrips.count,
+    do_round_trips: state.doTrips,
     token_id: c.get("principal")?.tokenId,
   });
 };

@@ -1,15 +1,22 @@
 import type { MiddlewareHandler } from "hono";
+import { newerBookmark } from "../db/client";
+import type { Env } from "../env";
 import { constantTimeEqual, sha256Hex } from "../lib/crypto";
 import type { LimitBucket } from "./api-token-guard";
-import type { AppEnv } from "./context";
+import type { AppContext, AppEnv } from "./context";
 import { ApiError } from "./errors";
+import { currentRequest } from "./request-state";
+import { tokenLeases, type GuardLink } from "./token-lease";
 
 const tokenHeader = /^Token\s+([\x21-\x7e]{1,512})$/;
 
 /**
  * Authenticates `Service-Authorization: Token <key>`, checks the permission the operation
- * needs and counts the call against the token's rate limits — in that order, one Durable
- * Object call. Sets the `RateLimit-*` headers on every authenticated response.
+ * needs and counts the call against the token's rate limits — in that order, from the
+ * isolate's lease of the token (no Durable Object call while the lease lasts). Sets the
+ * `RateLimit-*` headers on every authenticated response. A read operation then reads D1
+ * through a session anywhere at least as fresh as the token's latest write; a write
+ * operation reads the primary.
  */
 export function apiAccess(options: { write: boolean; delivery?: boolean }): MiddlewareHandler<AppEnv> {
   const buckets: LimitBucket[] = options.delivery ? ["api", "delivery"] : ["api"];
@@ -24,13 +31,23 @@ export function apiAccess(options: { write: boolean; delivery?: boolean }): Midd
     if (!match) throw new ApiError("invalid_api_token", "The Service-Authorization header must be 'Token <API_KEY>'.");
 
     const tokenHash = await sha256Hex(match[1]);
-    const guard = c.env.API_TOKEN_GUARD.get(c.env.API_TOKEN_GUARD.idFromName(tokenHash));
-    const verdict = await guard.check(tokenHash, { needsWrite: options.write, buckets });
+    const state = currentRequest();
+    // The retry of a replica's not-found on the primary was already admitted and counted.
+    if (state?.auth && state.tokenHash === tokenHash) {
+      for (const [name, value] of Object.entries(state.auth.headers)) c.header(name, value);
+      c.set("principal", state.auth.principal);
+      await next();
+      return;
+    }
+    const verdict = await tokenLeases.admit(tokenHash, { needsWrite: options.write, buckets }, guardLink(c, tokenHash));
     if (verdict.outcome === "invalid_token") throw new ApiError("invalid_api_token", "The API token is unknown or revoked.");
 
-    c.header("RateLimit-Limit", String(verdict.rate.limit));
-    c.header("RateLimit-Remaining", String(verdict.rate.remaining));
-    c.header("RateLimit-Reset", String(verdict.rate.reset));
+    const headers = {
+      "RateLimit-Limit": String(verdict.rate.limit),
+      "RateLimit-Remaining": String(verdict.rate.remaining),
+      "RateLimit-Reset": String(verdict.rate.reset),
+    };
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
     if (verdict.outcome === "read_only") {
       throw new ApiError("read_only_token", "This API token is read-only; the operation needs a write token.");
     }
@@ -40,8 +57,44 @@ export function apiAccess(options: { write: boolean; delivery?: boolean }): Midd
       });
     }
     c.set("principal", verdict.principal);
+    if (state) {
+      state.tokenHash = tokenHash;
+      state.auth = { principal: verdict.principal, headers };
+      state.session.primary = options.write;
+      if (!options.write) state.session.bookmark = newerBookmark(state.session.bookmark, tokenLeases.bookmarkFor(tokenHash));
+    }
     await next();
+    if (state && options.write) {
+      const bookmark = state.session.latestBookmark();
+      if (bookmark) tokenLeases.noteWrite(tokenHash, bookmark);
+    }
   };
+}
+
+function guardLink(c: AppContext, tokenHash: string): GuardLink {
+  const stub = () => c.env.API_TOKEN_GUARD.get(c.env.API_TOKEN_GUARD.idFromName(tokenHash));
+  return {
+    lease: (request) => stub().lease(tokenHash, request),
+    background: (work) => {
+      try {
+        c.executionCtx.waitUntil(work);
+      } catch {
+        // No execution context (a direct app.fetch in a script): the work still runs.
+      }
+    },
+    onCriticalCall: () => {
+      const state = currentRequest();
+      if (state) state.doTrips++;
+    },
+  };
+}
+
+/** Revokes the token's leases: the guard refuses renewals at once, this isolate at once, others within a lease. */
+export async function revokeTokenLeases(env: Env, tokenHash: string): Promise<void> {
+  tokenLeases.forget(tokenHash);
+  const state = currentRequest();
+  if (state) state.doTrips++;
+  await env.API_TOKEN_GUARD.get(env.API_TOKEN_GUARD.idFromName(tokenHash)).forget();
 }
 
 /** `/admin/` calls: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */

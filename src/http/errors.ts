@@ -1,3 +1,5 @@
+import { markNotFound } from "./request-state";
+
 /**
  * The one error envelope of the service (DESIGN.md section 1). Services throw ApiError
  * with a code from this table; the HTTP status follows from the code, never from the
@@ -55,6 +57,8 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.status = errorStatus[code];
+    // The one place a "not found" is born: a replica's not-found is retried on the primary.
+    if (code.endsWith("_not_found")) markNotFound();
   }
 }
 

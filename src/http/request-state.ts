@@ -1,0 +1,64 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { RoundTripCounter, RequestSession } from "../db/client";
+import type { Env } from "../env";
+import type { Principal } from "./context";
+
+/** What one incoming request has cost and how it reads D1, reachable from any layer. */
+export class RequestState {
+  readonly d1 = new RoundTripCounter();
+  /** Durable Object calls on the request's critical path (background lease renewals excluded). */
+  doTrips = 0;
+  session: RequestSession;
+  /** This is the second attempt, on the primary. */
+  retry = false;
+  /** A `*_not_found` answer was produced while handling the request. */
+  notFound = false;
+  /** Authentication result kept for the retry on the primary, so it is not counted twice. */
+  auth: { principal: Principal; headers: Record<string, string> } | undefined;
+  /** The API token's hash, once authenticated (its latest bookmark is kept per isolate). */
+  tokenHash: string | undefined;
+
+  constructor(env: Env) {
+    this.session = new RequestSession(env.DB);
+  }
+
+  retryOnPrimary(env: Env): void {
+    this.retry = true;
+    this.notFound = false;
+    this.session = new RequestSession(env.DB);
+    this.session.primary = true;
+  }
+}
+
+const storage = new AsyncLocalStorage<RequestState>();
+
+export function currentRequest(): RequestState | undefined {
+  return storage.getStore();
+}
+
+export function runInRequest<T>(state: RequestState, fn: () => T): T {
+  return storage.run(state, fn);
+}
+
+/**
+ * Serves one request; a read served by a replica that answered "not found" (any
+ * `*_not_found`, e.g. a customer created a moment ago elsewhere) is served once more
+ * from the primary, so nothing is missing right after its creation. The retry reuses
+ * the authentication and the counters, so the call counts once and its headers report
+ * every hop of both attempts.
+ */
+export async function serveRequest(request: Request, env: Env, handle: (request: Request) => Response | Promise<Response>): Promise<Response> {
+  const state = new RequestState(env);
+  const replay = request.body !== null ? request.clone() : request;
+  const first = await runInRequest(state, () => handle(request));
+  if (!state.notFound || state.session.primary || state.d1.count === 0 || first.status < 400) return first;
+  state.retryOnPrimary(env);
+  await first.body?.cancel();
+  return runInRequest(state, () => handle(replay));
+}
+
+/** Notes that the current request produced a `*_not_found` answer. */
+export function markNotFound(): void {
+  const state = storage.getStore();
+  if (state) state.notFound = true;
+}

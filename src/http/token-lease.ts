@@ -1,0 +1,203 @@
+import { newerBookmark } from "../db/client";
+import { log } from "../lib/log";
+import { LEASE_MS, limitBuckets, type LeaseAnswer, type LeaseRequest, type LimitBucket, type Units } from "./api-token-guard";
+import type { Principal } from "./context";
+
+export interface RateState {
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window resets. */
+  reset: number;
+}
+
+export type Verdict =
+  | { outcome: "invalid_token" }
+  | { outcome: "read_only"; principal: Principal; rate: RateState }
+  | { outcome: "rate_limited"; principal: Principal; rate: RateState; retryAfter: number }
+  | { outcome: "allowed"; principal: Principal; rate: RateState };
+
+export interface AdmitRequest {
+  needsWrite: boolean;
+  buckets: LimitBucket[];
+}
+
+/** How the lease cache reaches the token's guard; one object per request. */
+export interface GuardLink {
+  lease(request: LeaseRequest): Promise<LeaseAnswer>;
+  /** Keeps a background renewal alive after the response (ctx.waitUntil). */
+  background(work: Promise<unknown>): void;
+  /** Counts a guard call on the request's critical path. */
+  onCriticalCall(): void;
+}
+
+interface Slice {
+  limit: number;
+  /** Units granted to this isolate in the lease's window, and how many it spent. */
+  allowance: number;
+  spent: number;
+  /** Units nobody held at the guard's latest answer. */
+  available: number;
+  lastGrant: number;
+}
+
+interface Lease {
+  principal: Principal;
+  windowStart: number;
+  /** Local clock; measured from when the request left, so never later than the guard's. */
+  windowEndsAt: number;
+  expiresAt: number;
+  version: number;
+  buckets: Record<LimitBucket, Slice>;
+  renewing: boolean;
+  bookmark: string | null;
+}
+
+/**
+ * The isolate's side of the token leases. A call spends a unit of the lease in memory
+ * (no await between the check and the spend, so concurrent calls never overspend); the
+ * guard is called on the critical path only without a usable lease or when the slice is
+ * empty, and in the background when it runs low or is about to expire.
+ */
+export class TokenLeases {
+  private readonly leases = new Map<string, Lease>();
+  private readonly revoked = new Set<string>();
+  private readonly written = new Map<string, string>();
+
+  async admit(tokenHash: string, request: AdmitRequest, guard: GuardLink): Promise<Verdict> {
+    const now = Date.now();
+    const lease = this.leases.get(tokenHash);
+    if (lease && now < lease.expiresAt) {
+      const verdict = this.spend(lease, request, now, false);
+      if (verdict) {
+        this.topUp(tokenHash, lease, request, now, guard);
+        return verdict;
+      }
+    }
+    guard.onCriticalCall();
+    const need: Units = {};
+    for (const bucket of request.buckets) {
+      const slice = lease && now < lease.expiresAt ? lease.buckets[bucket] : undefined;
+      need[bucket] = slice && slice.allowance - slice.spent >= 1 ? 0 : 1;
+    }
+    // The units asked for are taken inside renew(), before any other call can spend them.
+    return this.renew(tokenHash, need, guard, (fresh) => (fresh ? this.spend(fresh, request, Date.now(), true)! : { outcome: "invalid_token" }));
+  }
+
+  /** The token was revoked through this isolate: refuse it here at once. */
+  forget(tokenHash: string): void {
+    this.revoked.add(tokenHash);
+    this.leases.delete(tokenHash);
+  }
+
+  /** The newest bookmark known for the token's writes: this isolate's, or another's via the guard. */
+  bookmarkFor(tokenHash: string): string | null {
+    return newerBookmark(this.written.get(tokenHash), this.leases.get(tokenHash)?.bookmark);
+  }
+
+  noteWrite(tokenHash: string, bookmark: string): void {
+    this.written.set(tokenHash, newerBookmark(this.written.get(tokenHash), bookmark)!);
+  }
+
+  /** Spends one unit of every bucket, or says why not; null when only a renewal can tell. */
+  private spend(lease: Lease, request: AdmitRequest, now: number, final: boolean): Verdict | null {
+    const { principal } = lease;
+    if (request.needsWrite && principal.permission !== "write") return { outcome: "read_only", principal, rate: rateOf(lease, now) };
+    const lacking = request.buckets.filter((bucket) => lease.buckets[bucket].allowance - lease.buckets[bucket].spent < 1);
+    if (lacking.length === 0) {
+      for (const bucket of request.buckets) lease.buckets[bucket].spent++;
+      return { outcome: "allowed", principal, rate: rateOf(lease, now) };
+    }
+    if (final || lacking.some((bucket) => lease.buckets[bucket].available === 0)) {
+      const rate = rateOf(lease, now);
+      return { outcome: "rate_limited", principal, rate, retryAfter: rate.reset };
+    }
+    return null;
+  }
+
+  private topUp(tokenHash: string, lease: Lease, request: AdmitRequest, now: number, guard: GuardLink): void {
+    if (lease.renewing) return;
+    const need: Units = {};
+    for (const bucket of request.buckets) {
+      const slice = lease.buckets[bucket];
+      if (slice.available > 0 && slice.allowance - slice.spent <= Math.ceil(slice.lastGrant / 2)) need[bucket] = 0;
+    }
+    const expiring = lease.expiresAt - now < LEASE_MS / 2;
+    if (Object.keys(need).length === 0 && !expiring) return;
+    lease.renewing = true;
+    guard.background(
+      this.renew(tokenHash, need, guard, () => null)
+        .catch((error) => log("warn", "lease renewal failed", { error: String(error) }))
+        .finally(() => {
+          lease.renewing = false;
+        }),
+    );
+  }
+
+  private async renew<T>(tokenHash: string, need: Units, guard: GuardLink, then: (lease: Lease | null) => T): Promise<T> {
+    const sentAt = Date.now();
+    const old = this.leases.get(tokenHash);
+    let release: LeaseRequest["release"];
+    if (old && sentAt >= old.expiresAt) {
+      // An expired lease is never spent again: give its unspent units back to the window.
+      const units: Units = {};
+      for (const bucket of limitBuckets) {
+        const slice = old.buckets[bucket];
+        units[bucket] = Math.max(0, slice.allowance - slice.spent);
+        slice.allowance = slice.spent;
+      }
+      release = { windowStart: old.windowStart, units };
+    }
+    const answer = await guard.lease({ need, release, bookmark: this.written.get(tokenHash) ?? null });
+    if (!answer.valid || this.revoked.has(tokenHash)) {
+      this.leases.delete(tokenHash);
+      return then(null);
+    }
+    let lease = this.leases.get(tokenHash);
+    if (!lease || lease.windowStart < answer.windowStart) {
+      lease = {
+        principal: answer.principal,
+        windowStart: answer.windowStart,
+        windowEndsAt: sentAt + answer.windowEndsInMs,
+        expiresAt: sentAt + answer.ttlMs,
+        version: answer.version,
+        buckets: {} as Record<LimitBucket, Slice>,
+        renewing: false,
+        bookmark: answer.bookmark,
+      };
+      for (const bucket of limitBuckets) {
+        const grant = answer.buckets[bucket];
+        lease.buckets[bucket] = { limit: grant.limit, allowance: grant.granted, spent: 0, available: grant.available, lastGrant: grant.granted };
+      }
+      this.leases.set(tokenHash, lease);
+    } else if (lease.windowStart === answer.windowStart) {
+      const newer = answer.version > lease.version;
+      for (const bucket of limitBuckets) {
+        const slice = lease.buckets[bucket];
+        const grant = answer.buckets[bucket];
+        slice.allowance += grant.granted;
+        if (grant.granted > 0) slice.lastGrant = grant.granted;
+        if (newer) slice.available = grant.available;
+      }
+      if (newer) {
+        lease.version = answer.version;
+        lease.principal = answer.principal;
+        lease.expiresAt = Math.max(lease.expiresAt, sentAt + answer.ttlMs);
+        lease.bookmark = newerBookmark(lease.bookmark, answer.bookmark);
+      }
+    }
+    // An answer for a window that already ended grants nothing usable; the current lease stands.
+    return then(lease);
+  }
+}
+
+function rateOf(lease: Lease, now: number): RateState {
+  const api = lease.buckets.api;
+  return {
+    limit: api.limit,
+    remaining: Math.max(0, api.available + api.allowance - api.spent),
+    reset: Math.max(1, Math.ceil((lease.windowEndsAt - now) / 1000)),
+  };
+}
+
+/** The leases of this isolate (module scope lives as long as the isolate). */
+export const tokenLeases = new TokenLeases();
