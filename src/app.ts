@@ -7,6 +7,7 @@ import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
+import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
@@ -46,6 +47,7 @@ export function createApp() {
   registerEmbedRoutes(app);
   registerDeliveryRoutes(app);
   registerScheduleRoutes(app);
+  registerWebhookRoutes(app);
 
   app.get("/health", (c) => c.json({ success: 1, status: "ok" }));
   const openApiDocument = () => documentedPaths(app.getOpenAPI31Document(openApiInfo));

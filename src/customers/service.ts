@@ -164,7 +164,7 @@ export async function createCustomer(
 
   const token = await newCustomerToken(scope.tokenKey);
   const isDemo = input.is_demo_group ?? false;
-  const [, , created, ownerAfter] = await db.batch([
+  const [, , created, ownerAfter] = await parentMayVanish(parentProvidedId, db.batch([
     repo.insertCustomer(
       db,
       {
@@ -185,7 +185,7 @@ export async function createCustomer(
     repo.insertCustomerTags(db, token.hash, tagIds),
     repo.customerChain(db, repo.visibleByProvidedId(input.provided_id, scope.accessGroupId)),
     repo.customerOwner(db, input.provided_id),
-  ]);
+  ]));
 
   if (created.length > 0) {
     // A concurrent call may have created it first: then this call reports the winner.
@@ -193,6 +193,21 @@ export async function createCustomer(
   }
   if (ownerAfter.length > 0) throw providedIdTaken(input.provided_id);
   throw paidLimitReached(scope.paidCustomerLimit);
+}
+
+/**
+ * The parent was looked up, then deleted by a concurrent call before this write: the
+ * foreign key refuses the write (nothing is stored) and the caller gets 404, not 500.
+ */
+async function parentMayVanish<T>(parentProvidedId: string | undefined, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (parentProvidedId !== undefined && String(error).includes("FOREIGN KEY constraint failed")) {
+      throw new ApiError("parent_not_found", `Parent customer '${parentProvidedId}' does not exist.`, "parent_provided_id");
+    }
+    throw error;
+  }
 }
 
 function providedIdTaken(providedId: string, field = "provided_id"): ApiError {
@@ -281,10 +296,10 @@ export async function updateCustomer(scope: CustomerScope, input: UpdateCustomer
     ...(tagIds ? repo.replaceCustomerTags(db, current.id, tagIds) : []),
   ];
   try {
-    const results = await db.batch([...writes, repo.customerChain(db, repo.byId(current.id))] as unknown as [
+    const results = await parentMayVanish(newParent, db.batch([...writes, repo.customerChain(db, repo.byId(current.id))] as unknown as [
       ReturnType<typeof repo.updateCustomer>,
       ReturnType<typeof repo.customerChain>,
-    ]);
+    ]));
     return { customer: await view(scope, results[results.length - 1] as CustomerRow[]), id: current.id };
   } catch (error) {
     if (String(error).includes("UNIQUE constraint failed: customers.provided_id")) {

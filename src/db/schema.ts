@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { JOB_KINDS, JOB_STATUSES } from "../delivery/job-state";
 
 // Timestamps are ISO 8601 UTC text; names that must be unique case-insensitively keep
 // a lower-cased `*_key` column next to the name as given.
@@ -206,13 +207,13 @@ export const jobs = sqliteTable(
   "jobs",
   {
     id: text("id").primaryKey(),
-    kind: text("kind", { enum: ["screenshot", "report"] }).notNull(),
-    status: text("status", { enum: ["queued", "rendering", "sending", "done", "failed"] }).notNull().default("queued"),
+    kind: text("kind", { enum: JOB_KINDS }).notNull(),
+    // Moved only by the guarded transitions of src/delivery/job-state.ts.
+    status: text("status", { enum: JOB_STATUSES }).notNull().default("queued"),
     attempts: integer("attempts").notNull().default(0),
     error: text("error"),
-    customerId: integer("customer_id")
-      .notNull()
-      .references(() => customers.id, { onDelete: "cascade" }),
+    // NULL once the customer is deleted: the job stays, to end `failed` with a reason.
+    customerId: integer("customer_id").references(() => customers.id, { onDelete: "set null" }),
     accessGroupId: integer("access_group_id").notNull(),
     dashboardEmbedId: text("dashboard_embed_id").notNull(),
     // What was asked: recipient, file name, export type, subject, variables, width, link target.
@@ -225,8 +226,17 @@ export const jobs = sqliteTable(
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
   },
-  (t) => [index("jobs_customer").on(t.customerId)],
+  (t) => [index("jobs_customer").on(t.customerId), index("jobs_status_updated").on(t.status, t.updatedAt)],
 );
+
+/** Per access group, the secret that signs delivery webhooks (HMAC-SHA256 needs it in clear). */
+export const webhookSecrets = sqliteTable("webhook_secrets", {
+  accessGroupId: integer("access_group_id")
+    .primaryKey()
+    .references(() => accessGroups.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  createdAt: createdAt(),
+});
 
 /**
  * Scheduled reports: one customer (`customer_id`) or every customer with a group tag

@@ -1,4 +1,13 @@
-import puppeteer, { type Browser } from "@cloudflare/puppeteer";
+import puppeteer, { type Browser, type Page } from "@cloudflare/puppeteer";
+import { JobFailure } from "./job-state";
+
+export interface CaptureOptions {
+  width: number;
+  format: "png" | "jpeg" | "pdf";
+}
+
+/** How long a page may take to mark itself rendered before the attempt fails. */
+const RENDER_TIMEOUT_MS = 20_000;
 
 export interface Capture {
   bytes: Uint8Array;
@@ -41,31 +50,58 @@ async function acquire(binding: Fetcher): Promise<Browser> {
 
 /**
  * Loads the rendered dashboard with setContent (no round trip back to the Worker), waits
- * for `data-render-complete`, and captures the full page at `width` CSS pixels (device
- * scale factor 1) as PNG/JPEG, or prints it as a PDF with backgrounds.
+ * (bounded) for `data-render-complete`, refuses anything that is not a complete dashboard,
+ * and captures the full page at `width` CSS pixels (device scale factor 1) as PNG/JPEG,
+ * or prints it as a PDF with backgrounds.
  */
-export async function capture(binding: Fetcher, html: string, options: { width: number; format: "png" | "jpeg" | "pdf" }): Promise<Capture> {
+export async function capture(binding: Fetcher, html: string, options: CaptureOptions): Promise<Capture> {
   const browser = await acquire(binding);
   try {
     // The session keeps its tab between jobs: reusing it saves opening a new one each time.
     const page = (await browser.pages())[0] ?? (await browser.newPage());
-    {
-      await page.setViewport({ width: options.width, height: 800, deviceScaleFactor: 1 });
-      await page.setContent(html, { waitUntil: "load" });
-      await page.waitForSelector('body[data-render-complete="true"]', { timeout: 30_000 });
-      if (options.format === "pdf") {
-        const pdf = await page.pdf({
-          printBackground: true,
-          width: `${options.width}px`,
-          height: `${Math.round(options.width * 1.414)}px`,
-          margin: { top: "16px", bottom: "16px", left: "0", right: "0" },
-        });
-        return { bytes: new Uint8Array(pdf), contentType: "application/pdf" };
-      }
-      const image = await page.screenshot({ fullPage: true, type: options.format });
-      return { bytes: new Uint8Array(image as Uint8Array), contentType: options.format === "jpeg" ? "image/jpeg" : "image/png" };
+    await page.setViewport({ width: options.width, height: 800, deviceScaleFactor: 1 });
+    await page.setContent(html, { waitUntil: "load" });
+    await assertCompleteDashboard(page);
+    if (options.format === "pdf") {
+      const pdf = await page.pdf({
+        printBackground: true,
+        width: `${options.width}px`,
+        height: `${Math.round(options.width * 1.414)}px`,
+        margin: { top: "16px", bottom: "16px", left: "0", right: "0" },
+      });
+      return { bytes: new Uint8Array(pdf), contentType: "application/pdf" };
     }
+    const image = await page.screenshot({ fullPage: true, type: options.format });
+    return { bytes: new Uint8Array(image as Uint8Array), contentType: options.format === "jpeg" ? "image/jpeg" : "image/png" };
   } finally {
     browser.disconnect();
+  }
+}
+
+/**
+ * Only a finished dashboard is delivered: the body says it is complete, a dashboard is on
+ * the page (an error page is not), and not every data panel failed to load (an empty
+ * report that looks like success is worse than a failed job).
+ */
+async function assertCompleteDashboard(page: Page): Promise<void> {
+  try {
+    await page.waitForSelector('body[data-render-complete="true"]', { timeout: RENDER_TIMEOUT_MS });
+  } catch (error) {
+    const isErrorPage = (await page.evaluate(`document.querySelector("main.dashboard") === null`).catch(() => false)) as boolean;
+    if (isErrorPage) throw new JobFailure("not_a_dashboard", true, "no data-render-complete and no dashboard on the page");
+    throw new JobFailure("incomplete_capture", false, error instanceof Error ? error.message : String(error));
+  }
+  // A string, so it runs in the page as written (this Worker has no DOM types).
+  const panels = (await page.evaluate(`(() => {
+    const data = [...document.querySelectorAll("main.dashboard section.panel:not(.panel-text)")];
+    return {
+      dashboard: document.querySelector("main.dashboard") !== null,
+      data: data.length,
+      failed: data.filter((panel) => panel.querySelector(".message-failed") !== null).length,
+    };
+  })()`)) as { dashboard: boolean; data: number; failed: number };
+  if (!panels.dashboard) throw new JobFailure("not_a_dashboard", true, "the page has no dashboard");
+  if (panels.data > 0 && panels.failed === panels.data) {
+    throw new JobFailure("all_panels_failed", false, `${panels.failed} of ${panels.data} data panels failed`);
   }
 }

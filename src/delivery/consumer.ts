@@ -1,33 +1,80 @@
 import { createDatabase } from "../db/client";
 import type { Env } from "../env";
 import { log } from "../lib/log";
-import { recordFailure, runJob } from "./service";
+import { retryDelaySeconds } from "../webhooks/service";
+import { deliveryEffects } from "./effects";
+import { announceEnd, MAX_ATTEMPTS, recordFailure, runJob, sendJobWebhook, sweepStuckJobs, type DeliveryMessage } from "./service";
 
-export interface DeliveryMessage {
-  jobId: string;
-}
+export type { DeliveryMessage } from "./service";
+
+/** The sweep runs at most this often per isolate, so it stays off the hot path. */
+const SWEEP_EVERY_MS = 60_000;
+let lastSweep = 0;
 
 /**
  * The delivery queue's consumer. Messages of a batch run one after the other so they share
  * one browser session. A failed attempt is retried with backoff (5 s, 10 s); after the
  * third attempt the job is `failed` and the queue moves the message to the dead-letter
- * queue (`max_retries = 2` in wrangler.toml).
+ * queue (`max_retries = 2` in wrangler.toml). A failure that no retry can fix (customer
+ * deleted, not a dashboard) fails the job at once. Webhook messages ride the same queue.
  */
-export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, env: Env): Promise<void> {
+export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, env: Env, ctx?: ExecutionContext): Promise<void> {
   const db = createDatabase(env.DB);
+  const effects = deliveryEffects(env);
+  if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
+    lastSweep = Date.now();
+    const sweep = sweepStuck(db, env);
+    if (ctx) ctx.waitUntil(sweep);
+    else await sweep;
+  }
   for (const message of batch.messages) {
-    const jobId = message.body?.jobId;
-    if (typeof jobId !== "string") {
+    const body = message.body as Partial<{ jobId: unknown; after: unknown; webhook: unknown; attempt: unknown }> | null;
+    if (typeof body?.webhook === "string") {
+      await webhook(db, env, { webhook: body.webhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
+      message.ack();
+      continue;
+    }
+    if (typeof body?.jobId !== "string") {
       log("warn", "delivery message without a job id", { message_id: message.id });
       message.ack();
       continue;
     }
+    const jobId = body.jobId;
+    const attempt = (typeof body.after === "number" ? body.after : 0) + message.attempts;
     try {
-      await runJob(db, env, jobId, message.attempts);
+      const done = await runJob(db, env, effects, jobId, attempt);
+      if (done) await announceEnd(env, done);
       message.ack();
     } catch (error) {
-      const outcome = await recordFailure(db, jobId, message.attempts, error);
-      message.retry({ delaySeconds: outcome === "retry" ? 5 * 2 ** (message.attempts - 1) : 0 });
+      const failure = await recordFailure(db, jobId, attempt, error);
+      if (failure.outcome === "retry") {
+        message.retry({ delaySeconds: 5 * 2 ** (message.attempts - 1) });
+      } else if (failure.outcome === "failed") {
+        await announceEnd(env, failure.job);
+        // Failed after every attempt: the message goes on to the dead-letter queue.
+        if (message.attempts >= MAX_ATTEMPTS) message.retry({ delaySeconds: 0 });
+        else message.ack();
+      } else {
+        message.ack();
+      }
     }
   }
+}
+
+async function sweepStuck(db: ReturnType<typeof createDatabase>, env: Env): Promise<void> {
+  try {
+    const { ended } = await sweepStuckJobs(db, env);
+    for (const job of ended) await announceEnd(env, job);
+  } catch (error) {
+    log("error", "stuck-job sweep failed", { detail: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** A webhook attempt; a refused one is sent again later with backoff, never blocking a job. */
+async function webhook(db: ReturnType<typeof createDatabase>, env: Env, message: { webhook: string; attempt: number }): Promise<void> {
+  const outcome = await sendJobWebhook(db, message);
+  if (outcome !== "retry") return;
+  await env.DELIVERY_QUEUE.send({ webhook: message.webhook, attempt: message.attempt + 1 } satisfies DeliveryMessage, {
+    delaySeconds: retryDelaySeconds(message.attempt),
+  });
 }

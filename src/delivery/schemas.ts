@@ -1,9 +1,18 @@
 import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { plainText } from "../http/fields";
+import { JOB_KINDS, JOB_STATUSES } from "./job-state";
 
 const EmbedId = z.string().min(1).max(64).openapi({ description: "The dashboard's embed id." });
 const Email = z.email().max(320);
+const CallbackUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .optional()
+  .openapi({
+    description:
+      "Webhook: when the job ends the service POSTs `{job_id, status, error, url?}` here, signed with the access group's webhook secret (`X-Signature: sha256=<hex>`). https only (http on localhost in development).",
+  });
 const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Like embed variables; values may be nested objects." });
 
 export const ScreenshotBody = z
@@ -16,6 +25,7 @@ export const ScreenshotBody = z
     subject: plainText(1, 300).optional(),
     variables: Variables.optional(),
     width: z.number().int().min(1).max(4096).default(1280).openapi({ description: "Pixels, 1–4096." }),
+    callback_url: CallbackUrl,
   })
   .openapi("ScreenshotRequest");
 
@@ -31,6 +41,7 @@ export const ReportBody = z
       .max(2048)
       .optional()
       .openapi({ description: "Link target of the screenshot; default: the service's share link." }),
+    callback_url: CallbackUrl,
   })
   .openapi("ReportRequest");
 
@@ -39,10 +50,10 @@ export const JobStatusBody = z.object({ job_id: z.string().min(1).max(64) }).ope
 export const JobSchema = z
   .object({
     id: z.string(),
-    kind: z.enum(["screenshot", "report"]),
-    status: z.enum(["queued", "rendering", "sending", "done", "failed"]),
+    kind: z.enum(JOB_KINDS),
+    status: z.enum(JOB_STATUSES),
     attempts: z.number().int(),
-    error: z.string().nullable(),
+    error: z.string().nullable().openapi({ description: "A short, stable reason when the job failed (details are logged with the job id)." }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -61,4 +72,7 @@ export interface JobRequest {
   width: number;
   linkUrl: string | null;
   versionTags: string[];
+  /** Webhook target, and the download link it reports (kept only when a webhook asks for it). */
+  callbackUrl?: string | null;
+  downloadUrl?: string | null;
 }

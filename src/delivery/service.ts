@@ -9,8 +9,9 @@ import { escapeHtml } from "../lib/html";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
 import { sanitizeHtml } from "../lib/sanitize-html";
-import { capture } from "./browser";
-import { sendMail } from "./email";
+import { checkCallbackUrl, deliverWebhook, requireSecret, type WebhookBody, type WebhookMessage } from "../webhooks/service";
+import type { DeliveryEffects } from "./effects";
+import { FAILURE_REASONS, JobFailure, now, transition, transitionWhere, type FailureReason, type JobRow } from "./job-state";
 import * as repo from "./repository";
 import type { JobRequest, ReportInput, ScreenshotInput } from "./schemas";
 
@@ -46,21 +47,34 @@ async function checkRenderable(scope: DeliveryScope, providedId: string, embedId
   return chain[0].id;
 }
 
-/** Inserts the job, stores its link token and enqueues it; a failure to enqueue fails the job. */
-async function startJob(scope: DeliveryScope, kind: "screenshot" | "report", customerId: number, embedId: string, request: JobRequest) {
-  const id = `job_${randomAlphanumeric(24)}`;
+/** Inserts the job and enqueues it; a failure to enqueue fails the job. */
+async function startJob(scope: DeliveryScope, kind: "screenshot" | "report", customerId: number, embedId: string, request: JobRequest, id = newJobId()) {
   await repo.insertJob(scope.db, { id, kind, customerId, accessGroupId: scope.accessGroupId, embedId, request: JSON.stringify(request) });
   try {
-    await scope.env.DELIVERY_QUEUE.send({ jobId: id });
+    await scope.env.DELIVERY_QUEUE.send({ jobId: id } satisfies DeliveryMessage);
   } catch (error) {
-    await repo.setStatus(scope.db, id, "failed", "could not be queued");
+    await transition(scope.db, id, ["queued"], "failed", { error: FAILURE_REASONS.not_queued });
     throw error;
   }
   return id;
 }
 
+const newJobId = () => `job_${randomAlphanumeric(24)}`;
+
+/** A callback URL is checked (scheme, and a secret to sign with) before any job exists. */
+async function checkCallback(scope: DeliveryScope, callbackUrl: string | undefined): Promise<void> {
+  if (callbackUrl === undefined) return;
+  checkCallbackUrl(scope.env, callbackUrl);
+  await requireSecret(scope.db, scope.accessGroupId);
+}
+
+/**
+ * Creates and enqueues a screenshot job (plain objects in and out: callable from any
+ * module, e.g. scheduled reports).
+ */
 export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput): Promise<{ job_id: string; url?: string }> {
   const customerId = await checkRenderable(scope, input.provided_id, input.dashboard_embed_id, newest);
+  await checkCallback(scope, input.callback_url);
   const fileName = downloadFileName(input.download_file_name, input.export_type);
   const request: JobRequest = {
     email: input.email ?? null,
@@ -71,20 +85,20 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
     width: input.width,
     linkUrl: null,
     versionTags: [],
+    callbackUrl: input.callback_url ?? null,
   };
   // The download token exists before the job runs, so the link answers 202 at once.
+  const jobId = newJobId();
   let url: string | undefined;
-  let tokenHash: string | undefined;
   if (!input.email) {
     const token = randomHex(32);
-    tokenHash = await sha256Hex(token);
     url = `${scope.baseUrl}/api/downloads/${token}`;
-  }
-  const jobId = await startJob(scope, "screenshot", customerId, input.dashboard_embed_id, request);
-  if (tokenHash) {
+    // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
+    if (request.callbackUrl) request.downloadUrl = url;
     const ttl = Math.max(60, numberVar(scope.env.DOWNLOAD_TTL_SECONDS, 900));
-    await scope.env.DOWNLOADS.put(`download:${tokenHash}`, jobId, { expirationTtl: ttl });
+    await scope.env.DOWNLOADS.put(`download:${await sha256Hex(token)}`, jobId, { expirationTtl: ttl });
   }
+  await startJob(scope, "screenshot", customerId, input.dashboard_embed_id, request, jobId);
   return { job_id: jobId, ...(url ? { url } : {}) };
 }
 
@@ -94,8 +108,10 @@ export interface ShareLink {
   variables: Record<string, unknown>;
 }
 
+/** Creates and enqueues a report job (plain objects in and out, like requestScreenshot). */
 export async function requestReport(scope: DeliveryScope, input: ReportInput): Promise<{ job_id: string }> {
   const customerId = await checkRenderable(scope, input.provided_id, input.dashboard_embed_id, REPORT_VERSIONS);
+  await checkCallback(scope, input.callback_url);
   let linkUrl = input.custom_url ?? null;
   if (!linkUrl) {
     const token = randomHex(32);
@@ -113,6 +129,7 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput): P
     width: 1280,
     linkUrl,
     versionTags: REPORT_VERSIONS.tags,
+    callbackUrl: input.callback_url ?? null,
   };
   return { job_id: await startJob(scope, "report", customerId, input.dashboard_embed_id, request) };
 }
@@ -159,82 +176,108 @@ export async function renderShare(db: Database, env: Env, token: string): Promis
 
 // ---- the queue consumer's work ------------------------------------------------------------
 
-/** Test hook outside production: `fault:browser` in KV makes that many browser attempts fail. */
-async function injectedFault(env: Env): Promise<void> {
-  if (env.ENVIRONMENT === "production") return;
-  const remaining = Number((await env.DOWNLOADS.get("fault:browser")) ?? "0");
-  if (remaining > 0) {
-    await env.DOWNLOADS.put("fault:browser", String(remaining - 1));
-    throw new Error("injected browser failure");
-  }
-}
+/** A job to run (`after`: attempts already used before this message) or a webhook to send. */
+export type DeliveryMessage = { jobId: string; after?: number } | WebhookMessage;
+
+/** How long a job may sit in `rendering` or `sending` before the sweep takes it over. */
+export const STUCK_AFTER_SECONDS = 300;
+
+/** An error from rendering that no retry can fix: the job fails at once with its reason. */
+const permanentRenderErrors: Partial<Record<string, FailureReason>> = {
+  customer_not_found: "customer_deleted",
+  dashboard_not_found: "dashboard_deleted",
+  no_dashboard_version: "no_dashboard_version",
+};
 
 /**
- * Runs one attempt of a job. Returns normally when the job is finished (done, or already
- * finished by an earlier delivery); throws when the attempt failed and may be retried.
+ * Runs one attempt of a job. Returns the job when this attempt finished it (done), or
+ * nothing when there was nothing to do (already finished, or another delivery holds it);
+ * throws when the attempt failed (see `recordFailure`).
+ *
+ * D1 round trips: start, render, finish — plus, for an e-mail, the mail's lookups and the
+ * claim. Every status change is one guarded transition (src/delivery/job-state.ts).
  */
-export async function runJob(db: Database, env: Env, jobId: string, attempt: number): Promise<void> {
-  const t0 = Date.now();
-  const [job] = await repo.startAttempt(db, jobId, attempt);
-  const t1 = Date.now();
-  if (!job) return; // unknown (customer deleted) or already finished: nothing to do
+export async function runJob(db: Database, env: Env, effects: DeliveryEffects, jobId: string, attempt: number): Promise<JobRow | undefined> {
+  const [job] = await transition(db, jobId, ["queued", "rendering"], "rendering", { set: [sql`attempts = max(attempts, ${attempt})`], error: null });
+  if (!job) return undefined; // finished, being sent by another delivery, or gone
+  if (job.customer_id === null) throw new JobFailure("customer_deleted", true);
   const request = JSON.parse(job.request) as JobRequest;
-  const html = await renderForCustomer(db, env, {
-    embedId: job.dashboard_embed_id,
-    customer: sql`c0.id = ${job.customer_id}`,
-    versions: { tags: request.versionTags, fallBackToNewest: true },
-    variables: request.variables,
-  });
-  const t2 = Date.now();
-  // Bytes captured by this attempt are sent from memory; a retry that finds the file already
-  // stored (an earlier attempt failed while sending) reads it back from R2.
-  let bytes: Uint8Array | undefined;
-  if (!job.file_key) {
-    await injectedFault(env);
+
+  // A retry after a failed send finds the file stored by the earlier attempt.
+  let file: { bytes: Uint8Array; contentType: string; key: string };
+  if (job.file_key) {
+    const object = await env.FILES.get(job.file_key);
+    if (!object) throw new JobFailure("render_failed", false, "stored file missing");
+    file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.content_type ?? "image/png", key: job.file_key };
+  } else {
+    const html = await renderJobPage(db, env, job, request);
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
-    const file = await capture(env.BROWSER, html, { width: request.width, format });
-    const t3 = Date.now();
+    const captured = await effects.capture(html, { width: request.width, format });
     const key = `jobs/${job.id}/${request.fileName}`;
-    await env.FILES.put(key, file.bytes, { httpMetadata: { contentType: file.contentType } });
-    await repo.setFile(db, job.id, key, file.contentType, !request.email);
-    log("debug", "delivery timing", { job_id: job.id, start_ms: t1 - t0, render_ms: t2 - t1, capture_ms: t3 - t2, store_ms: Date.now() - t3 });
-    job.file_key = key;
-    job.content_type = file.contentType;
-    bytes = file.bytes;
-  } else if (!request.email) {
-    await repo.setStatus(db, job.id, "done");
+    await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType } });
+    file = { ...captured, key };
   }
-  if (!request.email) return;
-  const [claimed] = await repo.claimEmail(db, job.id);
-  if (!claimed) return; // another delivery of this message is sending (or sent) it
+  const fileColumns = [sql`file_key = ${file.key}`, sql`content_type = ${file.contentType}`];
+
+  if (!request.email) {
+    const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
+    return done;
+  }
+
+  const mail = job.kind === "report" ? await reportMail(db, job, request, file) : screenshotMail(request, file);
+  // The claim: of all deliveries of this job, exactly one moves it to `sending`.
+  const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: [...fileColumns, sql`email_claimed_at = ${now}`] });
+  if (!claimed) return undefined;
   try {
-    if (!bytes) {
-      const object = await env.FILES.get(job.file_key);
-      if (!object) throw new Error("rendered file missing");
-      bytes = new Uint8Array(await object.arrayBuffer());
-    }
-    await sendMail(env, job.kind === "report" ? await reportMail(db, job, request, bytes) : screenshotMail(job, request, bytes), job.id);
-    await repo.markSent(db, job.id);
+    await effects.send(mail, job.id);
   } catch (error) {
-    await repo.releaseEmail(db, job.id);
+    // The send is known to have failed: the only way back from `sending`.
+    throw new JobFailure("send_failed", false, error instanceof Error ? error.message : String(error));
+  }
+  // The e-mail left. Whatever happens now, this job never sends again: if the outcome
+  // cannot be recorded, the job stays `sending` until the sweep marks it outcome unknown.
+  for (let tries = 1; tries <= 2; tries++) {
+    try {
+      await effects.afterSend(job.id);
+      const [sent] = await transition(db, job.id, ["sending"], "done", { set: [sql`sent_at = ${now}`], error: null });
+      return sent;
+    } catch (error) {
+      log("error", "e-mail sent but not recorded", { job_id: job.id, try: tries, detail: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return undefined;
+}
+
+/** The dashboard as the job asked for it; a customer or dashboard gone meanwhile is final. */
+async function renderJobPage(db: Database, env: Env, job: JobRow, request: JobRequest): Promise<string> {
+  try {
+    return await renderForCustomer(db, env, {
+      embedId: job.dashboard_embed_id,
+      customer: sql`c0.id = ${job.customer_id}`,
+      versions: { tags: request.versionTags, fallBackToNewest: true },
+      variables: request.variables,
+    });
+  } catch (error) {
+    const reason = error instanceof ApiError ? permanentRenderErrors[error.code] : undefined;
+    if (reason) throw new JobFailure(reason, true, error instanceof Error ? error.message : undefined);
     throw error;
   }
 }
 
-function screenshotMail(job: repo.JobRow, request: JobRequest, bytes: Uint8Array) {
+type StoredFile = { bytes: Uint8Array; contentType: string };
+
+function screenshotMail(request: JobRequest, file: StoredFile) {
   return {
     to: request.email as string,
     subject: request.subject,
     text: `The dashboard export you requested is attached (${request.fileName}).`,
-    attachments: [{ filename: request.fileName, contentType: job.content_type ?? "image/png", bytes }],
+    attachments: [{ filename: request.fileName, contentType: file.contentType, bytes: file.bytes }],
   };
 }
 
-async function reportMail(db: Database, job: repo.JobRow, request: JobRequest, bytes: Uint8Array) {
-  const [[endUser], [customer]] = await db.batch([
-    repo.endUserByEmail(db, job.customer_id, request.email as string),
-    repo.customerName(db, job.customer_id),
-  ]);
+async function reportMail(db: Database, job: JobRow, request: JobRequest, file: StoredFile) {
+  const customerId = job.customer_id ?? 0;
+  const [[endUser], [customer]] = await db.batch([repo.endUserByEmail(db, customerId, request.email as string), repo.customerName(db, customerId)]);
   const attributes = endUser ? (JSON.parse(endUser.attributes) as Record<string, unknown>) : {};
   const header = typeof attributes.header === "string" ? sanitizeHtml(attributes.header) : "";
   const footer = typeof attributes.footer === "string" ? sanitizeHtml(attributes.footer) : "";
@@ -247,21 +290,72 @@ ${header ? `<div class="report-header">${header}</div>` : ""}
 <p style="font-size:13px;color:#64748b">Open the live dashboard: <a href="${link}">${link}</a></p>
 ${footer ? `<div class="report-footer">${footer}</div>` : ""}
 </div></body></html>`;
-  const extension = job.content_type === "image/jpeg" ? "jpg" : "png";
+  const extension = file.contentType === "image/jpeg" ? "jpg" : "png";
   return {
     to: request.email as string,
     subject: request.subject,
     text: `Your dashboard report for ${customer?.name ?? "your account"}.\n\nOpen the live dashboard: ${request.linkUrl}\n`,
     html,
-    attachments: [{ filename: `dashboard.${extension}`, contentType: job.content_type ?? "image/png", bytes, contentId: "dashboard" }],
+    attachments: [{ filename: `dashboard.${extension}`, contentType: file.contentType, bytes: file.bytes, contentId: "dashboard" }],
   };
 }
 
-/** Records a failed attempt: back to queued while attempts remain, else failed for good. */
-export async function recordFailure(db: Database, jobId: string, attempt: number, error: unknown): Promise<"retry" | "failed"> {
-  const reason = error instanceof Error ? error.message : String(error);
-  log("warn", "delivery attempt failed", { job_id: jobId, attempt, error: reason });
-  const final = attempt >= MAX_ATTEMPTS;
-  await repo.setStatus(db, jobId, final ? "failed" : "queued", reason.slice(0, 500));
-  return final ? "failed" : "retry";
+export type FailureOutcome = { outcome: "retry" | "failed"; job: JobRow } | { outcome: "moved_on" };
+
+/**
+ * Records a failed attempt: back to `queued` while attempts remain and the failure may
+ * pass, else `failed` for good. The client sees the short reason; the detail is logged.
+ * A failed send leaves `sending`; any other failure leaves `rendering` — if the job is no
+ * longer there (another delivery moved it on), nothing changes.
+ */
+export async function recordFailure(db: Database, jobId: string, attempt: number, error: unknown): Promise<FailureOutcome> {
+  const failure = error instanceof JobFailure ? error : new JobFailure("render_failed", false, error instanceof Error ? error.message : String(error));
+  const final = failure.final || attempt >= MAX_ATTEMPTS;
+  log("warn", "delivery attempt failed", { job_id: jobId, attempt, reason: failure.reason, final, detail: failure.message });
+  const from = failure.reason === "send_failed" ? (["sending"] as const) : (["rendering"] as const);
+  const [job] = await transition(db, jobId, from, final ? "failed" : "queued", { error: FAILURE_REASONS[failure.reason] });
+  if (!job) return { outcome: "moved_on" };
+  return { outcome: final ? "failed" : "retry", job };
+}
+
+/**
+ * Finds jobs stuck beyond the bound (a consumer that died mid-attempt): `sending` ones
+ * end `failed` with "delivery outcome unknown" (the e-mail may have left: never resent);
+ * `rendering` ones go back to the queue, or fail when their attempts are used up.
+ * Returns the jobs it ended and the ones it re-enqueued.
+ */
+export async function sweepStuckJobs(db: Database, env: Env, olderThanSeconds = STUCK_AFTER_SECONDS): Promise<{ ended: JobRow[]; requeued: JobRow[] }> {
+  const stale = sql`updated_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${Math.max(0, Math.floor(olderThanSeconds))} seconds`})`;
+  const [unknown, exhausted, requeued] = await db.batch([
+    transitionWhere(db, stale, ["sending"], "failed", { error: FAILURE_REASONS.outcome_unknown }),
+    transitionWhere(db, sql`${stale} AND attempts >= ${MAX_ATTEMPTS}`, ["rendering"], "failed", { error: FAILURE_REASONS.render_failed }),
+    transitionWhere(db, sql`${stale} AND attempts < ${MAX_ATTEMPTS}`, ["rendering"], "queued", { error: null }),
+  ]);
+  for (const job of unknown) log("error", "delivery outcome unknown: job stuck while sending", { job_id: job.id, since: job.updated_at });
+  for (const job of requeued) {
+    log("warn", "job stuck while rendering: queued again", { job_id: job.id, attempts: job.attempts });
+    await env.DELIVERY_QUEUE.send({ jobId: job.id, after: job.attempts } satisfies DeliveryMessage);
+  }
+  return { ended: [...unknown, ...exhausted], requeued };
+}
+
+/** Enqueues the completion webhook of a job that just ended, if it asked for one; never throws. */
+export async function announceEnd(env: Env, job: JobRow): Promise<void> {
+  const request = JSON.parse(job.request) as JobRequest;
+  if (!request.callbackUrl) return;
+  try {
+    await env.DELIVERY_QUEUE.send({ webhook: job.id, attempt: 1 } satisfies DeliveryMessage);
+  } catch (error) {
+    log("error", "webhook could not be queued", { job_id: job.id, detail: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** One attempt of a job's webhook: `{job_id, status, error, url?}` to its callback URL. */
+export async function sendJobWebhook(db: Database, message: WebhookMessage): Promise<"delivered" | "retry" | "gave_up"> {
+  const [job] = await repo.jobById(db, message.webhook);
+  if (!job || (job.status !== "done" && job.status !== "failed")) return "gave_up";
+  const request = JSON.parse(job.request) as JobRequest;
+  if (!request.callbackUrl) return "gave_up";
+  const body: WebhookBody = { job_id: job.id, status: job.status, error: job.error, ...(job.status === "done" && request.downloadUrl ? { url: request.downloadUrl } : {}) };
+  return deliverWebhook(db, { url: request.callbackUrl, accessGroupId: job.access_group_id, body }, message.attempt);
 }

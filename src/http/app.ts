@@ -44,7 +44,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   log("info", "request", {
     request_id: requestId,
     method: c.req.method,
-    path: c.req.path,
+    path: redactCapabilities(c.req.path),
     status: c.res.status,
     duration_ms: Date.now() - started,
     d1_round_trips: roundTrips.count,
@@ -52,6 +52,11 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     token_id: c.get("principal")?.tokenId,
   });
 };
+
+/** Download and share links are capabilities: their token never reaches a log line. */
+export function redactCapabilities(path: string): string {
+  return path.replace(/^(\/api\/downloads|\/share)\/[^/]+/, "$1/[redacted]");
+}
 
 export function handleError(err: Error, c: AppContext): Response {
   const requestId = c.get("requestId") ?? crypto.randomUUID();

@@ -39,6 +39,7 @@ export const errorStatus = {
   unknown_schema: 422,
   unknown_data_source: 422,
   no_dashboard_version: 422,
+  webhook_secret_missing: 422,
   rate_limited: 429,
   internal_error: 500,
   render_failed: 500,

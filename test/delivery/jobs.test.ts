@@ -22,7 +22,7 @@ async function unqueuedJob(email: string | null): Promise<string> {
 async function deliverByHand(jobId: string, attempts: number, copies = 1) {
   const batch = createMessageBatch("customer-dashboard-delivery", Array.from({ length: copies }, (_, i) => ({ id: `${jobId}-${attempts}-${i}`, timestamp: new Date(), attempts, body: { jobId } })));
   const executionContext = createExecutionContext();
-  await worker.queue(batch as MessageBatch<{ jobId: string }>, bindings as never);
+  await worker.queue(batch as MessageBatch<{ jobId: string }>, bindings as never, executionContext);
   return getQueueResult(batch, executionContext);
 }
 
@@ -42,13 +42,13 @@ describe("delivery jobs (DESIGN.md section 7)", () => {
       const result = await deliverByHand(jobId, attempt);
       expect(result.retryMessages).toHaveLength(1);
       const job = await bindings.DB.prepare("SELECT status, attempts, error FROM jobs WHERE id = ?").bind(jobId).first();
-      expect(job).toMatchObject({ status: "queued", attempts: attempt, error: "injected browser failure" });
+      expect(job).toMatchObject({ status: "queued", attempts: attempt, error: "The dashboard could not be captured." });
     }
     const last = await deliverByHand(jobId, 3);
     // retry() on the last attempt hands the message to the dead-letter queue (max_retries = 2).
     expect(last.retryMessages).toHaveLength(1);
     const job = await call("POST", "/api/dashboard/job_status/", { token: ctx.read, body: { job_id: jobId } });
-    expect(job.body.job).toMatchObject({ status: "failed", attempts: 3, error: "injected browser failure" });
+    expect(job.body.job).toMatchObject({ status: "failed", attempts: 3, error: "The dashboard could not be captured." });
 
     // A download link of a failed job answers 500 render_failed.
     const token = "c".repeat(64);

@@ -1,0 +1,54 @@
+import type { Env } from "../env";
+import { capture, type Capture, type CaptureOptions } from "./browser";
+import { sendMail, type Mail } from "./email";
+
+/**
+ * What a job does to the world outside the database: capture a page, send an e-mail.
+ * The job logic calls these and nothing else, so tests can inject faults here (outside
+ * production) without the job logic knowing.
+ */
+export interface DeliveryEffects {
+  capture(html: string, options: CaptureOptions): Promise<Capture>;
+  send(mail: Mail, jobId: string): Promise<void>;
+  /** Runs right after a send succeeded, before it is recorded (a fault point only). */
+  afterSend(jobId: string): Promise<void>;
+}
+
+export function deliveryEffects(env: Env): DeliveryEffects {
+  const real: DeliveryEffects = {
+    capture: (html, options) => capture(env.BROWSER, html, options),
+    send: (mail, jobId) => sendMail(env, mail, jobId),
+    afterSend: async () => {},
+  };
+  return env.ENVIRONMENT === "production" ? real : withInjectedFaults(env, real);
+}
+
+/**
+ * Test hook outside production: KV `fault:<point>` holding a number makes that many calls
+ * at that point fail (`browser`: the capture, `send`: the e-mail, `after_send`: the step
+ * between a successful send and recording it).
+ */
+function withInjectedFaults(env: Env, real: DeliveryEffects): DeliveryEffects {
+  return {
+    capture: async (html, options) => {
+      await fault(env, "browser");
+      return real.capture(html, options);
+    },
+    send: async (mail, jobId) => {
+      await fault(env, "send");
+      return real.send(mail, jobId);
+    },
+    afterSend: async (jobId) => {
+      await fault(env, "after_send");
+      return real.afterSend(jobId);
+    },
+  };
+}
+
+async function fault(env: Env, point: string): Promise<void> {
+  const remaining = Number((await env.DOWNLOADS.get(`fault:${point}`)) ?? "0");
+  if (remaining > 0) {
+    await env.DOWNLOADS.put(`fault:${point}`, String(remaining - 1));
+    throw new Error(`injected ${point} failure`);
+  }
+}

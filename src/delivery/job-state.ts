@@ -1,0 +1,123 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Database } from "../db/client";
+
+/**
+ * The delivery job state machine: every status a job can have, every move between them,
+ * and the one guarded compare-and-set that performs a move. Nothing else writes `status`.
+ *
+ *   queued ──▶ rendering ──▶ done                 (download: file stored)
+ *     ▲            │  ╲
+ *     └── retry ───┘   ╲──▶ sending ──▶ done       (e-mail: claimed, then sent)
+ *                  │            │
+ *                  ▼            ▼
+ *                failed ◀───────┘                 (final failure, or outcome unknown)
+ *
+ * Once a job is `sending` an e-mail may have left: it goes back to `queued` only when the
+ * send is known to have failed, and is never claimed again otherwise (at most one e-mail).
+ */
+export const JOB_STATUSES = ["queued", "rendering", "sending", "done", "failed"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const JOB_KINDS = ["screenshot", "report"] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+/** Allowed moves, `from → [to]`. `rendering → rendering` is a redelivered message taking over. */
+export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  queued: ["rendering", "failed"],
+  rendering: ["rendering", "queued", "sending", "done", "failed"],
+  sending: ["queued", "done", "failed"],
+  done: [],
+  failed: [],
+};
+
+export const FINAL_STATUSES: readonly JobStatus[] = ["done", "failed"];
+
+export function canTransition(from: JobStatus, to: JobStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export class TransitionNotAllowed extends Error {
+  constructor(from: readonly JobStatus[], to: JobStatus) {
+    super(`job transition ${from.join("|")} → ${to} is not in the table`);
+  }
+}
+
+/** The reasons a client may see in `job.error`: short and stable. Details go to the log. */
+export const FAILURE_REASONS = {
+  render_failed: "The dashboard could not be captured.",
+  incomplete_capture: "The dashboard did not render completely.",
+  not_a_dashboard: "The page to capture was not a rendered dashboard.",
+  all_panels_failed: "Every data panel of the dashboard failed to load.",
+  customer_deleted: "The customer was deleted before the job ran.",
+  dashboard_deleted: "The dashboard was deleted before the job ran.",
+  no_dashboard_version: "The dashboard has no version to render.",
+  send_failed: "The e-mail could not be sent.",
+  outcome_unknown: "delivery outcome unknown",
+  not_queued: "The job could not be queued.",
+} as const;
+export type FailureReason = keyof typeof FAILURE_REASONS;
+
+/** A failure of an attempt with its client-facing reason; `final` failures are not retried. */
+export class JobFailure extends Error {
+  constructor(
+    readonly reason: FailureReason,
+    readonly final: boolean,
+    readonly detail?: string,
+  ) {
+    super(detail ?? FAILURE_REASONS[reason]);
+  }
+}
+
+export interface JobRow {
+  id: string;
+  kind: JobKind;
+  status: JobStatus;
+  attempts: number;
+  error: string | null;
+  customer_id: number | null;
+  access_group_id: number;
+  dashboard_embed_id: string;
+  request: string;
+  file_key: string | null;
+  content_type: string | null;
+  email_claimed_at: string | null;
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const now = sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+
+export interface TransitionOptions {
+  /** Extra `column = value` assignments made in the same statement. */
+  set?: SQL[];
+  /** Extra condition, e.g. on `updated_at` for the stuck-job sweep. */
+  where?: SQL;
+  /** `error` column; omitted leaves it, null clears it. */
+  error?: string | null;
+}
+
+/**
+ * Moves job `id` to `to` if and only if its status is one of `from` — one
+ * `UPDATE … WHERE status IN (…) RETURNING *`, so of two racing callers exactly one wins.
+ * An empty result means the job was elsewhere (or gone): the caller lost the race.
+ */
+export function transition(db: Database, id: string, from: readonly JobStatus[], to: JobStatus, options: TransitionOptions = {}) {
+  return db.all<JobRow>(transitionSql(sql`id = ${id}`, from, to, options));
+}
+
+/** The same guarded move for every job matching `where` (the sweep). */
+export function transitionWhere(db: Database, where: SQL, from: readonly JobStatus[], to: JobStatus, options: TransitionOptions = {}) {
+  return db.all<JobRow>(transitionSql(where, from, to, options));
+}
+
+function transitionSql(target: SQL, from: readonly JobStatus[], to: JobStatus, options: TransitionOptions): SQL {
+  if (from.length === 0 || from.some((status) => !canTransition(status, to))) throw new TransitionNotAllowed(from, to);
+  const sets = [sql`status = ${to}`, sql`updated_at = ${now}`, ...(options.set ?? [])];
+  if (options.error !== undefined) sets.push(sql`error = ${options.error}`);
+  const fromList = sql.join(
+    from.map((status) => sql`${status}`),
+    sql`, `,
+  );
+  return sql`UPDATE jobs SET ${sql.join(sets, sql`, `)} WHERE ${target} AND status IN (${fromList})${options.where ? sql` AND ${options.where}` : sql``} RETURNING *`;
+}

@@ -1,0 +1,95 @@
+import type { Database } from "../db/client";
+import type { Env } from "../env";
+import { ApiError } from "../http/errors";
+import { hmacSha256Hex, importHmacKey, randomHex } from "../lib/crypto";
+import { log } from "../lib/log";
+import * as repo from "./repository";
+
+/** Attempts per webhook, and the first retry delay (doubled each time: 5, 10, 20, 40 s). */
+export const WEBHOOK_MAX_ATTEMPTS = 5;
+const FIRST_RETRY_SECONDS = 5;
+const TIMEOUT_MS = 10_000;
+
+export interface WebhookMessage {
+  webhook: string; // the job id
+  attempt: number;
+}
+
+export interface WebhookBody {
+  job_id: string;
+  status: "done" | "failed";
+  error: string | null;
+  url?: string;
+}
+
+/** Creates (or replaces) an access group's webhook secret; the secret is shown only here. */
+export async function createWebhookSecret(db: Database, accessGroup: string): Promise<{ access_group: string; created_at: string; secret: string }> {
+  const secret = `whsec_${randomHex(32)}`;
+  const [row] = await repo.putWebhookSecret(db, accessGroup, secret);
+  if (!row) throw new ApiError("access_group_not_found", `Access group '${accessGroup}' does not exist.`, "access_group");
+  return { access_group: accessGroup, created_at: row.created_at, secret };
+}
+
+/** `sha256=<hex>`: HMAC-SHA256 of the exact body bytes with the access group's secret. */
+export async function signature(secret: string, body: string): Promise<string> {
+  return `sha256=${await hmacSha256Hex(await importHmacKey(secret), body)}`;
+}
+
+/**
+ * https anywhere; plain http only to this machine in development (a receiver on the
+ * developer's laptop). Anything else is refused before a job exists.
+ */
+export function checkCallbackUrl(env: Env, callbackUrl: string): void {
+  const url = new URL(callbackUrl);
+  if (url.protocol === "https:") return;
+  const local = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  if (url.protocol === "http:" && local && env.ENVIRONMENT === "development") return;
+  throw new ApiError("validation_error", "callback_url must be https (http only on localhost in development).", "callback_url");
+}
+
+/** A callback needs the access group's secret to be signed: refused before a job exists. */
+export async function requireSecret(db: Database, accessGroupId: number): Promise<void> {
+  const [row] = await repo.webhookSecret(db, accessGroupId);
+  if (!row) {
+    throw new ApiError("webhook_secret_missing", "callback_url needs a webhook secret for this access group (POST /admin/webhook_secrets/).", "callback_url");
+  }
+}
+
+/**
+ * One delivery attempt. Answers "retry" when the receiver did not take it (network error,
+ * timeout, non-2xx) and attempts remain; never throws, so it never holds up a job.
+ */
+export async function deliverWebhook(
+  db: Database,
+  target: { url: string; accessGroupId: number; body: WebhookBody },
+  attempt: number,
+): Promise<"delivered" | "retry" | "gave_up"> {
+  const [row] = await repo.webhookSecret(db, target.accessGroupId);
+  if (!row) {
+    log("warn", "webhook not sent: the access group has no secret any more", { job_id: target.body.job_id });
+    return "gave_up";
+  }
+  const body = JSON.stringify(target.body);
+  let outcome: string;
+  try {
+    const response = await fetch(target.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Signature": await signature(row.secret, body), "X-Webhook-Attempt": String(attempt) },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    if (response.ok) return "delivered";
+    outcome = `HTTP ${response.status}`;
+  } catch (error) {
+    outcome = error instanceof Error ? error.name : "error";
+  }
+  const final = attempt >= WEBHOOK_MAX_ATTEMPTS;
+  log("warn", "webhook attempt failed", { job_id: target.body.job_id, attempt, outcome, final });
+  return final ? "gave_up" : "retry";
+}
+
+export function retryDelaySeconds(attempt: number): number {
+  return FIRST_RETRY_SECONDS * 2 ** (attempt - 1);
+}
