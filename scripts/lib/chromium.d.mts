@@ -1,0 +1,4 @@
+import type { Browser } from "puppeteer-core";
+export function findChromium(): string | null;
+export function chromiumArgs(): string[];
+export function launchBrowser(): Promise<Browser>;

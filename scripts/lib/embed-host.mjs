@@ -1,0 +1,52 @@
+import { createServer } from "node:http";
+
+/**
+ * A vendor's web app in miniature, on its own origin: a page that loads `embed.js` from the
+ * service, and the `token-url` endpoint a vendor writes (it checks its own session cookie,
+ * then mints a signed embed token through the API with its secret API token).
+ *
+ *   GET /                       the host page (sets the session cookie)
+ *   GET /token?customer=…&dashboard=…&expires_in=…   {"token": "…"}; 401 without the cookie
+ *   GET /bad-token              {"token": "not-a-token"}
+ */
+export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
+  const tokenCalls = [];
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, "http://host");
+    if (url.pathname === "/") {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Set-Cookie": "vendor_session=signed-in; Path=/; SameSite=Lax" });
+      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Vendor app</title>
+<style>body{margin:0;font:14px system-ui}main{max-width:1100px;margin:0 auto;padding:16px}</style>
+<script src="${apiBase}/embed.js"></script></head><body><main id="app"><h1>Vendor app</h1></main></body></html>`);
+      return;
+    }
+    if (url.pathname === "/token") {
+      if (!(req.headers.cookie ?? "").includes("vendor_session=signed-in")) {
+        res.writeHead(401, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ error: "not signed in" }));
+        return;
+      }
+      const body = { provided_id: url.searchParams.get("customer"), dashboard_embed_id: url.searchParams.get("dashboard") };
+      if (url.searchParams.has("expires_in")) body.expires_in = Number(url.searchParams.get("expires_in"));
+      const minted = await fetch(`${apiBase}/api/generate_embed_token/`, {
+        method: "POST",
+        headers: { "Service-Authorization": `Token ${apiToken}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const answer = await minted.json();
+      tokenCalls.push({ at: Date.now(), token: answer.token, expires_at: answer.expires_at });
+      res.writeHead(minted.ok ? 200 : minted.status, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+      res.end(JSON.stringify(minted.ok ? { token: answer.token } : answer));
+      return;
+    }
+    if (url.pathname === "/bad-token") {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ token: "not-a-token" }));
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return { origin, tokenCalls, stop: () => new Promise((resolve) => server.close(resolve)) };
+}

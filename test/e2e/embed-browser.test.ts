@@ -1,0 +1,169 @@
+// <dashboard-embed> in a real browser (puppeteer-core on the local Chromium): a vendor page on
+// its own origin with its own token-url endpoint, the service from the real `npm start`.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Frame, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../scripts/lib/chromium.mjs";
+import { startEmbedHost } from "../../scripts/lib/embed-host.mjs";
+import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+
+// These callbacks run in the browser (page.evaluate); the project's types are the Workers'.
+declare const document: any;
+declare const window: any;
+
+const screenshots = join(import.meta.dirname, "..", "..", "test-results");
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let host: Awaited<ReturnType<typeof startEmbedHost>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startLocalServer({ port: 20787 + Math.floor(Math.random() * 1000) });
+  host = await startEmbedHost({ apiBase: server.base, apiToken: server.vars.DEV_API_TOKEN });
+  browser = await launchBrowser();
+  mkdirSync(screenshots, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.stop();
+  await server?.stop();
+});
+
+/** Opens the vendor page and inserts an element; resolves with the first event it fires. */
+async function mount(attributes: Record<string, string>): Promise<{ page: Page; event: { type: string; detail: any; ms: number } }> {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 900 });
+  await page.goto(`${host.origin}/`);
+  const event = await page.evaluate((attrs) => {
+    return new Promise<{ type: string; detail: any; ms: number }>((resolve) => {
+      const element = document.createElement("dashboard-embed");
+      for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, value);
+      const started = performance.now();
+      for (const type of ["dashboard-load", "dashboard-error"]) {
+        element.addEventListener(type, (e: any) => resolve({ type, detail: (e as CustomEvent).detail, ms: performance.now() - started }), { once: true });
+      }
+      document.getElementById("app")!.appendChild(element);
+    });
+  }, attributes);
+  return { page, event };
+}
+
+function dashboardFrame(page: Page): Frame {
+  const frame = page.frames().find((f) => f.url().includes("/embed/"));
+  if (!frame) throw new Error("no dashboard frame");
+  return frame;
+}
+
+/** Resolves with the element's next event (after `action`). */
+async function nextEvent(page: Page, action: string): Promise<{ type: string; detail: any }> {
+  return page.evaluate((code) => {
+    return new Promise<{ type: string; detail: any }>((resolve) => {
+      const element = document.querySelector("dashboard-embed")!;
+      for (const type of ["dashboard-load", "dashboard-error"]) {
+        element.addEventListener(type, (e: any) => resolve({ type, detail: (e as CustomEvent).detail }), { once: true });
+      }
+      new Function("element", code)(element);
+    });
+  }, action);
+}
+
+const tokenUrl = (expiresIn = 900) => `/token?customer=acme-berlin&dashboard=sales-overview&expires_in=${expiresIn}`;
+
+describe("<dashboard-embed> in a browser", () => {
+  it("mounts with token-url, shows the customer's data and takes the content's height", async () => {
+    const { page, event } = await mount({ "embed-id": "sales-overview", "token-url": tokenUrl() });
+    expect(event.type).toBe("dashboard-load");
+    const frame = dashboardFrame(page);
+    expect(frame.url()).toContain("token=");
+    expect(frame.url()).not.toContain("customer_token");
+    const text = await frame.evaluate(() => document.body.innerText);
+    expect(text).toContain("Acme Berlin");
+    expect(await frame.evaluate(() => document.body.dataset.renderComplete)).toBe("true");
+
+    // The iframe is exactly as tall as the dashboard's content (not a fixed default).
+    const contentHeight = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+    const frameHeight = await page.evaluate(() => document.querySelector("dashboard-embed iframe")!.getBoundingClientRect().height);
+    expect(contentHeight).toBeGreaterThan(400);
+    expect(Math.abs(frameHeight - contentHeight)).toBeLessThanOrEqual(1);
+    expect(event.detail.height).toBe(contentHeight);
+    expect(await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight + 1)).toBe(true);
+    await page.screenshot({ path: join(screenshots, "embed-host.png"), fullPage: true });
+    await page.close();
+  });
+
+  it("follows the content when it changes height", async () => {
+    const { page } = await mount({ "embed-id": "sales-overview", "token-url": tokenUrl() });
+    const frame = dashboardFrame(page);
+    const before = await page.evaluate(() => document.querySelector("dashboard-embed iframe")!.getBoundingClientRect().height);
+    await frame.evaluate(() => {
+      const extra = document.createElement("div");
+      extra.style.height = "300px";
+      document.querySelector("main")!.appendChild(extra);
+    });
+    await page.waitForFunction((h) => document.querySelector("dashboard-embed iframe")!.getBoundingClientRect().height >= h + 299, {}, before);
+    await page.close();
+  });
+
+  it("shows new values when the variables attribute changes", async () => {
+    const { page } = await mount({ "embed-id": "sales-overview", "token-url": tokenUrl(), variables: '{"since":"2026-01-01"}' });
+    expect(await dashboardFrame(page).evaluate(() => document.body.innerText)).toContain("since 2026-01-01");
+    const event = await nextEvent(page, `element.setAttribute("variables", '{"since":"2026-03-01"}')`);
+    expect(event.type).toBe("dashboard-load");
+    expect(await dashboardFrame(page).evaluate(() => document.body.innerText)).toContain("since 2026-03-01");
+    await page.close();
+  });
+
+  it("refreshes an expiring token through token-url without replacing the document", async () => {
+    const calls = host.tokenCalls.length;
+    const { page, event } = await mount({ "embed-id": "sales-overview", "token-url": tokenUrl(10) });
+    expect(event.type).toBe("dashboard-load");
+    const frame = dashboardFrame(page);
+    await frame.evaluate(() => ((window as any).sameDocument = "yes"));
+    const first = host.tokenCalls[calls].token;
+
+    // The component asks for a new token before the 10 s one expires …
+    const deadline = Date.now() + 15_000;
+    while (host.tokenCalls.length < calls + 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(host.tokenCalls.length).toBeGreaterThanOrEqual(calls + 2);
+    expect(host.tokenCalls[calls + 1].at).toBeLessThan(Date.parse(host.tokenCalls[calls].expires_at));
+    expect(host.tokenCalls[calls + 1].token).not.toBe(first);
+    // … and the dashboard document stayed where it was.
+    expect(await frame.evaluate(() => (window as any).sameDocument)).toBe("yes");
+
+    // Once the first token has expired, a variables change loads with the fresh one.
+    const wait = Date.parse(host.tokenCalls[calls].expires_at) - Date.now() + 500;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const next = await nextEvent(page, `element.setAttribute("variables", '{"since":"2026-02-01"}')`);
+    expect(next.type).toBe("dashboard-load");
+    const url = dashboardFrame(page).url();
+    expect(url).not.toContain(first);
+    expect(await dashboardFrame(page).evaluate(() => document.body.innerText)).toContain("since 2026-02-01");
+    await page.close();
+  }, 60_000);
+
+  it("fires dashboard-error with status 401 for a bad token", async () => {
+    const { page, event } = await mount({ "embed-id": "sales-overview", "token-url": "/bad-token" });
+    expect(event).toMatchObject({ type: "dashboard-error", detail: { status: 401 } });
+    expect(await dashboardFrame(page).evaluate(() => document.body.dataset.renderComplete)).toBeUndefined();
+    await page.close();
+  });
+
+  it("fires dashboard-error with the endpoint's status when token-url refuses", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${host.origin}/`);
+    await page.deleteCookie({ name: "vendor_session", url: host.origin });
+    const event = await page.evaluate((url) => {
+      return new Promise<{ type: string; detail: any }>((resolve) => {
+        const element = document.createElement("dashboard-embed");
+        element.setAttribute("embed-id", "sales-overview");
+        element.setAttribute("token-url", url);
+        element.addEventListener("dashboard-error", (e: any) => resolve({ type: "dashboard-error", detail: (e as CustomEvent).detail }));
+        element.addEventListener("dashboard-load", (e: any) => resolve({ type: "dashboard-load", detail: (e as CustomEvent).detail }));
+        document.body.appendChild(element);
+      });
+    }, tokenUrl());
+    expect(event).toMatchObject({ type: "dashboard-error", detail: { status: 401 } });
+    await page.close();
+  });
+});
