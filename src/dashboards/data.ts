@@ -1,92 +1,96 @@
-import { countedD1, type RoundTripCounter } from "../db/client";
+import type { RoundTripCounter } from "../db/client";
+import { numberVar } from "../env";
 import { log } from "../lib/log";
-import type { Definition, PanelDefinition } from "./definition";
+import type { Definition } from "./definition";
+import { runD1 } from "./sources/d1";
+import { runPostgres } from "./sources/postgres";
+import { bindingOfKind, dialectOf, type DataSourceKind } from "./sources/kinds";
+import type { PanelQuery, PanelResult, RunLimits, SourceTrips } from "./sources/types";
 import { bindPlaceholders, readOnlyProblem, type PlaceholderContext } from "./sql";
 
-export type Row = Record<string, unknown>;
-export type PanelResult =
-  | { status: "ok"; rows: Row[]; truncated: boolean }
-  | { status: "no_mapping"; schemaId: number }
-  | { status: "failed" };
+export type { PanelResult, Row } from "./sources/types";
+export type { DataSourceKind };
 
-const MAX_ROWS = 5000;
-
-interface PreparedPanel {
-  panel: PanelDefinition;
-  statement: D1PreparedStatement;
+export interface DataSource {
+  id: number;
+  binding: string;
+  /** Absent on rows read before the kind existed: D1. */
+  kind?: DataSourceKind;
 }
 
 /**
- * Runs every data panel on the D1 data source that the customer's computed mapping
- * assigns to the panel's schema: one `batch` per data source, all sources in parallel.
- * A failing batch is retried statement by statement so one bad panel cannot blank the rest.
+ * The round trips of one render, in total (`count`, like D1's counter) and per data source
+ * id, with the connections each opened.
+ */
+export class DataRoundTrips {
+  count = 0;
+  readonly bySource = new Map<number, SourceTrips>();
+}
+
+/** Runs one data source's panels; one small runner per kind of database. */
+type Runner = (binding: never, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips) => Promise<Map<string, PanelResult>>;
+
+const runners: Record<DataSourceKind, Runner> = { d1: runD1, postgres: runPostgres };
+
+/** QUERY_TIMEOUT_MS (default 10 s) and QUERY_ROW_LIMIT (default 10000 rows). */
+export function runLimits(env: object): RunLimits {
+  const vars = env as { QUERY_TIMEOUT_MS?: string; QUERY_ROW_LIMIT?: string };
+  return {
+    timeoutMs: Math.max(1, Math.floor(numberVar(vars.QUERY_TIMEOUT_MS, 10_000))),
+    rowLimit: Math.max(1, Math.floor(numberVar(vars.QUERY_ROW_LIMIT, 10_000))),
+  };
+}
+
+/**
+ * Runs every data panel on the data source that the customer's computed mapping assigns
+ * to the panel's schema: each data source gets its panels in one go (D1: one batch;
+ * PostgreSQL: one connection, one read-only transaction), all sources in parallel.
  */
 export async function runPanels(
   env: object,
   definition: Definition,
   mapping: Record<string, string>,
-  sources: { id: number; binding: string }[],
+  sources: DataSource[],
   context: PlaceholderContext,
-  roundTrips?: RoundTripCounter,
+  roundTrips?: RoundTripCounter | DataRoundTrips,
 ): Promise<Map<string, PanelResult>> {
   const results = new Map<string, PanelResult>();
-  const groups = new Map<string, PreparedPanel[]>();
-  const bindingOf = new Map(sources.map((s) => [String(s.id), s.binding]));
+  const groups = new Map<DataSource, PanelQuery[]>();
+  const sourceOf = new Map(sources.map((s) => [String(s.id), s]));
 
   for (const panel of definition.panels) {
     if (panel.type === "text") continue;
     const schemaId = panel.schema_id as number;
-    const binding = bindingOf.get(mapping[String(schemaId)] ?? "");
-    if (!binding) {
+    const source = sourceOf.get(mapping[String(schemaId)] ?? "");
+    if (!source) {
       results.set(panel.id, { status: "no_mapping", schemaId });
       continue;
     }
-    const database = (env as Record<string, unknown>)[binding] as D1Database | undefined;
+    const kind = source.kind ?? "d1";
     // Checked when the version was saved; checked again right before running.
     const problem = readOnlyProblem(panel.sql ?? "");
-    if (!database || typeof database.prepare !== "function" || problem) {
-      log("error", "panel cannot run", { panel: panel.id, binding, problem: problem ?? "binding is not a D1 database" });
+    if (!bindingOfKind(env, kind, source.binding) || problem) {
+      log("error", "panel cannot run", { panel: panel.id, binding: source.binding, problem: problem ?? `binding is not a ${kind} binding` });
       results.set(panel.id, { status: "failed" });
       continue;
     }
-    const bound = bindPlaceholders(panel.sql ?? "", context);
-    let statement: D1PreparedStatement;
-    try {
-      statement = database.prepare(bound.sql).bind(...bound.params);
-    } catch (error) {
-      log("warn", "panel query failed", { panel: panel.id, error: String(error) });
-      results.set(panel.id, { status: "failed" });
-      continue;
-    }
-    groups.set(binding, [...(groups.get(binding) ?? []), { panel, statement }]);
+    const bound = bindPlaceholders(panel.sql ?? "", context, dialectOf(kind));
+    groups.set(source, [...(groups.get(source) ?? []), { panelId: panel.id, ...bound }]);
   }
 
-  // Statements were prepared on the raw binding; batch() takes them as they are.
+  const limits = runLimits(env);
   await Promise.all(
-    [...groups.entries()].map(async ([binding, prepared]) => {
-      const raw = (env as Record<string, D1Database>)[binding];
-      const database = roundTrips ? countedD1(raw, roundTrips) : raw;
+    [...groups.entries()].map(async ([source, queries]) => {
+      const kind = source.kind ?? "d1";
+      const trips: SourceTrips = { kind, trips: 0, connections: 0 };
+      const binding = (env as Record<string, never>)[source.binding];
       try {
-        const batch = await database.batch(prepared.map((p) => p.statement));
-        batch.forEach((result, i) => results.set(prepared[i].panel.id, asRows(result.results as Row[])));
-      } catch {
-        await Promise.all(
-          prepared.map(async ({ panel, statement }) => {
-            try {
-              if (roundTrips) roundTrips.count++;
-              results.set(panel.id, asRows((await statement.all()).results as Row[]));
-            } catch (error) {
-              log("warn", "panel query failed", { panel: panel.id, binding, error: String(error) });
-              results.set(panel.id, { status: "failed" });
-            }
-          }),
-        );
+        for (const [panelId, result] of await runners[kind](binding, queries, limits, trips)) results.set(panelId, result);
+      } finally {
+        if (roundTrips) roundTrips.count += trips.trips;
+        if (roundTrips instanceof DataRoundTrips) roundTrips.bySource.set(source.id, trips);
       }
     }),
   );
   return results;
-}
-
-function asRows(rows: Row[]): PanelResult {
-  return { status: "ok", rows: rows.slice(0, MAX_ROWS), truncated: rows.length > MAX_ROWS };
 }

@@ -1,8 +1,12 @@
 /**
  * Panel SQL: read-only checks and placeholder binding. Placeholders (`{{customer.name}}`,
  * `{{customer.provided_id}}`, `{{customer.properties.<key>}}`, `{{variables.<name>[.<sub>…]}}`)
- * become `?` parameters — their values are never spliced into the SQL text.
+ * become parameters (`?` for SQLite/D1, `$1`, `$2`… for PostgreSQL) — their values are never
+ * spliced into the SQL text.
  */
+
+/** The SQL dialect of a data source: SQLite for D1, PostgreSQL behind Hyperdrive. */
+export type Dialect = "sqlite" | "postgres";
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}/g;
 
@@ -74,20 +78,22 @@ export function resolvePlaceholder(path: string, context: PlaceholderContext): u
   return value;
 }
 
-/** A D1-bindable value: objects become JSON text, booleans 1/0, missing values NULL. */
-function bindable(value: unknown): string | number | null {
+export type Param = string | number | boolean | null;
+
+/** A bindable value: objects become JSON text, missing values NULL; SQLite has no booleans (1/0). */
+function bindable(value: unknown, dialect: Dialect): Param {
   if (value === undefined || value === null) return null;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "boolean") return dialect === "sqlite" ? (value ? 1 : 0) : value;
   if (typeof value === "string") return value;
   return JSON.stringify(value);
 }
 
-export function bindPlaceholders(sql: string, context: PlaceholderContext): { sql: string; params: (string | number | null)[] } {
-  const params: (string | number | null)[] = [];
+export function bindPlaceholders(sql: string, context: PlaceholderContext, dialect: Dialect = "sqlite"): { sql: string; params: Param[] } {
+  const params: Param[] = [];
   const text = sql.replace(PLACEHOLDER, (_match, path: string) => {
-    params.push(bindable(resolvePlaceholder(path, context)));
-    return "?";
+    params.push(bindable(resolvePlaceholder(path, context), dialect));
+    return dialect === "postgres" ? `$${params.length}` : "?";
   });
   return { sql: text.trim().replace(/;\s*$/, ""), params };
 }

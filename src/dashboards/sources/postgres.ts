@@ -1,0 +1,183 @@
+import pg from "pg";
+import { CloudflareSocket } from "pg-cloudflare";
+import { log } from "../../lib/log";
+import type { PanelQuery, PanelResult, Row, RunLimits, SourceTrips } from "./types";
+
+/**
+ * PostgreSQL through Hyperdrive. Safety comes from the database, not from parsing: one
+ * connection per data source per render, every panel inside one `READ ONLY` transaction
+ * with `statement_timeout`, so PostgreSQL refuses any write (a writing function,
+ * `nextval`, a write hidden in a CTE) and stops any slow statement, whatever the SQL.
+ * Panels run one after another on that connection (a connection runs one statement at a
+ * time); different data sources still run in parallel.
+ */
+export async function runPostgres(
+  hyperdrive: Hyperdrive,
+  queries: PanelQuery[],
+  limits: RunLimits,
+  trips: SourceTrips,
+): Promise<Map<string, PanelResult>> {
+  const results = new Map<string, PanelResult>();
+  const secrets = [hyperdrive.connectionString, hyperdrive.password].filter((s) => typeof s === "string" && s.length > 0);
+  const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
+  const client = new pg.Client({
+    connectionString: hyperdrive.connectionString,
+    connectionTimeoutMillis: timeoutMs,
+    // A backstop in case the server-side timeout was lifted by the query itself.
+    query_timeout: timeoutMs + 1000,
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+    // The Workers socket, given explicitly: pg's own lookup of it fails under the test runner.
+    stream: (config: { ssl?: boolean }) => new CloudflareSocket(config.ssl ?? false),
+  } as pg.ClientConfig);
+  let ending = false;
+  // An error on an idle connection is reported through its pending query; never let it go unhandled.
+  client.on("error", (error) => {
+    if (!ending) log("warn", "postgres connection error", { error: redact(error, secrets) });
+  });
+  const end = () => {
+    ending = true;
+    void client.end().catch(() => {});
+  };
+
+  const failAll = (message: string) => {
+    for (const query of queries) if (!results.has(query.panelId)) results.set(query.panelId, { status: "failed", message });
+  };
+  // Values are our own integers, never user input.
+  const begin = `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}`;
+
+  try {
+    trips.connections++;
+    await client.connect();
+  } catch (error) {
+    log("warn", "postgres connection failed", { error: redact(error, secrets) });
+    failAll(connectionMessage(error));
+    end();
+    return results;
+  }
+  try {
+    trips.trips++;
+    await client.query(begin);
+    for (const query of queries) {
+      try {
+        trips.trips++;
+        const answer = await client.query({ text: limited(query.sql, limits.rowLimit), values: query.params });
+        results.set(query.panelId, {
+          status: "ok",
+          rows: (answer.rows as Row[]).slice(0, limits.rowLimit),
+          truncated: answer.rows.length > limits.rowLimit,
+        });
+      } catch (error) {
+        log("warn", "panel query failed", { panel: query.panelId, error: redact(error, secrets) });
+        results.set(query.panelId, { status: "failed", message: panelMessage(error, timeoutMs) });
+        if (isConnectionLost(error)) throw error;
+        // The failed statement aborted the transaction; the remaining panels get a fresh one.
+        trips.trips++;
+        await client.query(`ROLLBACK; ${begin}`);
+      }
+    }
+  } catch (error) {
+    log("warn", "postgres connection failed", { error: redact(error, secrets) });
+    failAll(connectionMessage(error));
+  } finally {
+    // Read only: ending the connection discards the transaction, so no COMMIT trip is needed.
+    end();
+  }
+  return results;
+}
+
+/** At most `rowLimit + 1` rows leave the database; the extra one tells that the panel was cut. */
+function limited(sql: string, rowLimit: number): string {
+  // Newlines keep a trailing `--` comment in the panel's SQL from swallowing the wrapper.
+  return `SELECT * FROM (\n${sql}\n) AS panel_rows LIMIT ${Math.floor(rowLimit) + 1}`;
+}
+
+// ---- messages: what a viewer sees; the details (redacted) go to the log --------------------
+interface PgError {
+  code?: string;
+  message?: string;
+}
+
+/** The connection cannot carry the next panel: lost, refused, or still busy after our own deadline. */
+function isConnectionLost(error: unknown): boolean {
+  const { code, message = "" } = (error ?? {}) as PgError;
+  if (code !== undefined) return /^(08|28|3D|57P0[1-3])/.test(code);
+  return /terminated|closed|refused|reset|timeout|connect|network/i.test(message);
+}
+
+function connectionMessage(error: unknown): string {
+  const { code } = (error ?? {}) as PgError;
+  if (code !== undefined && code.startsWith("28")) return "The database refused this data source's credentials; the panel could not be loaded.";
+  if (code === "3D000") return "The database of this data source does not exist; the panel could not be loaded.";
+  return "The database of this data source could not be reached; the panel could not be loaded.";
+}
+
+function panelMessage(error: unknown, timeoutMs: number): string {
+  const { code, message = "" } = (error ?? {}) as PgError;
+  if (code === "57014" || (code === undefined && /Query read timeout/i.test(message))) {
+    return `The query took longer than ${formatSeconds(timeoutMs)} and was stopped.`;
+  }
+  if (isConnectionLost(error)) return connectionMessage(error);
+  // PostgreSQL's own message (e.g. "cannot execute nextval() in a read-only transaction").
+  if (code !== undefined) return `The query failed: ${message}`;
+  return "This panel's data could not be loaded.";
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** An error's text without the connection string or password. */
+function redact(error: unknown, secrets: string[]): string {
+  let text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  for (const secret of secrets) text = text.split(secret).join("[redacted]");
+  return text.replace(/postgres(?:ql)?:\/\/[^\s"']+/gi, "postgres://[redacted]");
+}
+
+// ---- types: numbers as numbers where exact, dates as ISO 8601 ------------------------------
+const OID = { int8: 20, int2: 21, int4: 23, float4: 700, float8: 701, numeric: 1700, date: 1082, timestamp: 1114, timestamptz: 1184, interval: 1186, bytea: 17, time: 1083, timetz: 1266 } as const;
+
+function typeParser(oid: number, format?: string): (text: string) => unknown {
+  switch (oid) {
+    case OID.int8:
+    case OID.numeric:
+      return exactNumber;
+    case OID.float4:
+    case OID.float8:
+      return (text) => {
+        const value = Number(text);
+        return Number.isFinite(value) ? value : text;
+      };
+    case OID.timestamptz:
+      return (text) => {
+        const date = new Date(text.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"));
+        return Number.isNaN(date.getTime()) ? text : date.toISOString();
+      };
+    case OID.timestamp:
+      return (text) => (/^\d{4}-\d\d-\d\d \d/.test(text) ? text.replace(" ", "T") : text);
+    case OID.date:
+    case OID.interval:
+    case OID.bytea:
+    case OID.time:
+    case OID.timetz:
+      return (text) => text;
+    default:
+      return pg.types.getTypeParser(oid, format as "text");
+  }
+}
+
+/** A number when the JSON number means exactly the same decimal, else the text (e.g. big bigints). */
+export function exactNumber(text: string): number | string {
+  const value = Number(text);
+  if (!Number.isFinite(value)) return text;
+  return canonicalDecimal(text) === canonicalDecimal(String(value)) ? value : text;
+}
+
+/** "-012.50" → "-12.5"; exponent forms are left as they are (then never equal a plain decimal). */
+function canonicalDecimal(text: string): string {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!match) return text;
+  const integer = match[2].replace(/^0+(?=\d)/, "") || "0";
+  const fraction = (match[3] ?? "").replace(/0+$/, "");
+  const sign = match[1] === "-" && (integer !== "0" || fraction !== "") ? "-" : "";
+  return `${sign}${integer}${fraction ? `.${fraction}` : ""}`;
+}
