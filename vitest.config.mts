@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { webhookReceiver } from "./test/delivery/webhook-receiver.ts";
 
 // Tests run inside workerd with the real local bindings of wrangler.toml (D1, KV, R2,
 // Queues, Durable Objects, send_email, Browser Rendering): nothing of ours is mocked.
@@ -8,6 +9,15 @@ import { defineConfig } from "vitest/config";
 //   limits  — the same Worker with small limits (paid customers, rate limits) and
 //             EMBED_REQUIRE_SIGNED=true (signed embed tokens only)
 //   e2e     — Node.js tests that run `npm start` itself (restart keeps data)
+// PostgreSQL data sources that cannot work, for the tests of their messages: nothing listens on
+// the port (a stopped server), and the right server with a wrong password. WAREHOUSE itself is
+// the local database of wrangler.toml (or CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE).
+const warehouse = new URL(process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE || "postgresql://warehouse:warehouse_local@localhost:5432/warehouse");
+const stopped = new URL(warehouse);
+stopped.port = "1";
+const wrongPassword = new URL(warehouse);
+wrongPassword.password = "not-the-password";
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   const worker = (name: string, include: string[], vars: Record<string, string> = {}) => ({
@@ -17,6 +27,9 @@ export default defineConfig(async () => {
         miniflare: {
           // A second data-source database, so tests can tell data sources apart.
           d1Databases: { OTHER_DATA: "other-data" },
+          hyperdrives: { WAREHOUSE_STOPPED: stopped.href, WAREHOUSE_WRONG_PASSWORD: wrongPassword.href },
+          // Outbound fetches reach a stand-in webhook receiver (other hosts pass through).
+          outboundService: webhookReceiver,
           bindings: {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",
