@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
 import { ensureDevVars } from "./lib/dev-vars.mjs";
+import { startLocalCron } from "./lib/local-cron.mjs";
 import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
