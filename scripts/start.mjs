@@ -81,6 +81,9 @@ for (let attempt = 0; attempt < 240; attempt++) {
   await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
+// The Cron Trigger of wrangler.toml, played locally: report schedules run every minute.
+startLocalCron(`http://127.0.0.1:${port}`);
+
 // Demo dashboards go in through the admin API, so they pass the same validation as yours.
 const request = adminClient(`http://127.0.0.1:${port}`, vars.ADMIN_TOKEN);
 const dashboardsMarker = join(stateDir, "demo-dashboards-seeded");
