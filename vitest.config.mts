@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { webhookReceiver } from "./test/delivery/webhook-receiver";
 
 // Tests run inside workerd with the real local bindings of wrangler.toml (D1, KV, R2,
 // Queues, Durable Objects, send_email, Browser Rendering): nothing of ours is mocked.
@@ -27,6 +28,8 @@ export default defineConfig(async () => {
           // A second data-source database, so tests can tell data sources apart.
           d1Databases: { OTHER_DATA: "other-data" },
           hyperdrives: { WAREHOUSE_STOPPED: stopped.href, WAREHOUSE_WRONG_PASSWORD: wrongPassword.href },
+          // Outbound fetches reach a stand-in webhook receiver (other hosts pass through).
+          outboundService: webhookReceiver,
           bindings: {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",

@@ -79,29 +79,35 @@ export async function capture(binding: Fetcher, html: string, options: CaptureOp
 }
 
 /**
- * Only a finished dashboard is delivered: the body says it is complete, a dashboard is on
- * the page (an error page is not), and not every data panel failed to load (an empty
- * report that looks like success is worse than a failed job).
+ * Only a finished dashboard is delivered: a dashboard is on the page (an error page is
+ * not), the body says it is complete (waited for, bounded), and not every data panel
+ * failed to load (an empty report that looks like success is worse than a failed job).
  */
 async function assertCompleteDashboard(page: Page): Promise<void> {
-  try {
-    await page.waitForSelector('body[data-render-complete="true"]', { timeout: RENDER_TIMEOUT_MS });
-  } catch (error) {
-    const isErrorPage = (await page.evaluate(`document.querySelector("main.dashboard") === null`).catch(() => false)) as boolean;
-    if (isErrorPage) throw new JobFailure("not_a_dashboard", true, "no data-render-complete and no dashboard on the page");
-    throw new JobFailure("incomplete_capture", false, error instanceof Error ? error.message : String(error));
+  let state = await pageState(page);
+  if (!state.dashboard) throw new JobFailure("not_a_dashboard", true, "the page has no dashboard");
+  if (!state.complete) {
+    try {
+      await page.waitForSelector('body[data-render-complete="true"]', { timeout: RENDER_TIMEOUT_MS });
+    } catch (error) {
+      throw new JobFailure("incomplete_capture", false, error instanceof Error ? error.message : String(error));
+    }
+    state = await pageState(page);
   }
-  // A string, so it runs in the page as written (this Worker has no DOM types).
-  const panels = (await page.evaluate(`(() => {
+  if (state.data > 0 && state.failed === state.data) {
+    throw new JobFailure("all_panels_failed", false, `${state.failed} of ${state.data} data panels failed`);
+  }
+}
+
+/** One look at the page; a string so it runs in the page as written (no DOM types here). */
+async function pageState(page: Page): Promise<{ dashboard: boolean; complete: boolean; data: number; failed: number }> {
+  return (await page.evaluate(`(() => {
     const data = [...document.querySelectorAll("main.dashboard section.panel:not(.panel-text)")];
     return {
       dashboard: document.querySelector("main.dashboard") !== null,
+      complete: document.body !== null && document.body.getAttribute("data-render-complete") === "true",
       data: data.length,
       failed: data.filter((panel) => panel.querySelector(".message-failed") !== null).length,
     };
-  })()`)) as { dashboard: boolean; data: number; failed: number };
-  if (!panels.dashboard) throw new JobFailure("not_a_dashboard", true, "the page has no dashboard");
-  if (panels.data > 0 && panels.failed === panels.data) {
-    throw new JobFailure("all_panels_failed", false, `${panels.failed} of ${panels.data} data panels failed`);
-  }
+  })()`)) as { dashboard: boolean; complete: boolean; data: number; failed: number };
 }

@@ -2,12 +2,12 @@ import { env } from "cloudflare:test";
 import { admin, call, createCustomer, sha256, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 
-export const bindings = env as unknown as { DB: D1Database; DOWNLOADS: KVNamespace; FILES: R2Bucket };
+export const bindings = env as unknown as { DB: D1Database; DOWNLOADS: KVNamespace; FILES: R2Bucket; BROWSER: Fetcher };
 
 /** A workspace with a customer mapped to the demo data and a dashboard with a chart. */
 export async function deliverySetup() {
   await seedOrders();
-  const { write, read } = await workspace();
+  const { group, write, read } = await workspace();
   const { schema, demo } = await sources();
   const customer = await createCustomer(write, { provided_id: unique("alpha-d"), name: "Alpha GmbH", mapping: { [schema]: demo } });
   const q = "SELECT month, SUM(amount) AS revenue FROM orders GROUP BY month ORDER BY month";
@@ -18,7 +18,7 @@ export async function deliverySetup() {
       { id: "chart", type: "bar", title: "By month", schema_id: schema, sql: q, x_column: "month", y_columns: ["revenue"], layout: { x: 3, y: 0, w: 9, h: 4 } },
     ],
   }, ["production"]);
-  return { write, read, customer, embedId, schema, demo };
+  return { group, write, read, customer, embedId, schema, demo };
 }
 
 export async function waitForJob(token: string, jobId: string, until: (status: string) => boolean, timeoutMs = 60_000) {
@@ -47,9 +47,14 @@ export const isPdf = (b: Uint8Array) => new TextDecoder().decode(b.slice(0, 5)) 
 
 /** Every e-mail sent for a job (kept in R2 under outbox/ in development). */
 export async function sentMails(jobId: string): Promise<string[]> {
-  const listed = await bindings.FILES.list({ prefix: "outbox/", include: ["customMetadata"] });
-  const mine = listed.objects.filter((o) => o.customMetadata?.job_id === jobId);
-  return Promise.all(mine.map(async (o) => (await bindings.FILES.get(o.key))!.text()));
+  const mine: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const listed = await bindings.FILES.list({ prefix: "outbox/", include: ["customMetadata"], cursor });
+    mine.push(...listed.objects.filter((o) => o.customMetadata?.job_id === jobId).map((o) => o.key));
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+  return Promise.all(mine.map(async (key) => (await bindings.FILES.get(key))!.text()));
 }
 
 export async function jobCount(): Promise<number> {
@@ -57,3 +62,43 @@ export async function jobCount(): Promise<number> {
 }
 
 export { admin, call, createCustomer, dashboard, kpi, sha256, unique, workspace };
+
+/** A job row as the API creates it, but not enqueued: the test delivers it by hand. */
+export async function unqueuedJob(providedId: string, embedId: string, email: string | null, status = "queued"): Promise<string> {
+  const id = `job_${unique("manual").replace(/[^a-z0-9]/g, "")}`;
+  const customer = await bindings.DB.prepare("SELECT id, access_group_id FROM customers WHERE provided_id = ?").bind(providedId).first<{ id: number; access_group_id: number }>();
+  const request = { email, fileName: "manual.png", exportType: "image", subject: "Manual", variables: {}, width: 640, linkUrl: null, versionTags: [] };
+  await bindings.DB.prepare("INSERT INTO jobs (id, kind, status, customer_id, access_group_id, dashboard_embed_id, request) VALUES (?, 'screenshot', ?, ?, ?, ?, ?)")
+    .bind(id, status, customer!.id, customer!.access_group_id, embedId, JSON.stringify(request))
+    .run();
+  return id;
+}
+
+/** Hands the queue consumer a batch with `copies` deliveries of the job's message. */
+export async function deliverByHand(jobId: string, attempts: number, copies = 1, body: Record<string, unknown> = { jobId }) {
+  const { createExecutionContext, createMessageBatch, getQueueResult } = await import("cloudflare:test");
+  const { default: worker } = await import("../../src/index");
+  const batch = createMessageBatch(
+    "customer-dashboard-delivery",
+    Array.from({ length: copies }, (_, i) => ({ id: `${jobId}-${attempts}-${i}-${Math.random()}`, timestamp: new Date(), attempts, body })),
+  );
+  const executionContext = createExecutionContext();
+  await worker.queue(batch as MessageBatch<never>, bindings as never);
+  return getQueueResult(batch, executionContext);
+}
+
+export async function jobRow(jobId: string) {
+  return bindings.DB.prepare("SELECT status, attempts, error, customer_id, email_claimed_at, sent_at FROM jobs WHERE id = ?").bind(jobId).first<{
+    status: string;
+    attempts: number;
+    error: string | null;
+    customer_id: number | null;
+    email_claimed_at: string | null;
+    sent_at: string | null;
+  }>();
+}
+
+/** Moves a job's last update into the past, as if its consumer had died that long ago. */
+export async function age(jobId: string, seconds: number) {
+  await bindings.DB.prepare("UPDATE jobs SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE id = ?").bind(`-${seconds} seconds`, jobId).run();
+}

@@ -1,0 +1,138 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { admin, call, createCustomer, deliverySetup, jobCount, sentMails, unique, waitForJob } from "./helpers";
+
+let ctx: Awaited<ReturnType<typeof deliverySetup>>;
+let secret: string;
+beforeAll(async () => {
+  ctx = await deliverySetup();
+  const created = await admin("POST", "/admin/webhook_secrets/", { access_group: ctx.group });
+  expect(created.status).toBe(200);
+  secret = created.body.secret;
+});
+
+interface Received {
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+/** What the stand-in receiver got for `name`, waiting until there are at least `count`. */
+async function received(name: string, count: number, timeoutMs = 30_000): Promise<Received[]> {
+  const started = Date.now();
+  for (;;) {
+    const calls = (await (await fetch(`https://webhook.test/_received/${name}`)).json()) as Received[];
+    if (calls.length >= count || Date.now() - started > timeoutMs) return calls;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function hmacHex(key: string, body: string): Promise<string> {
+  const cryptoKey = await crypto.subtle.importKey("raw", new TextEncoder().encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, new TextEncoder().encode(body)));
+  return [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+describe("completion webhooks", () => {
+  it("shows the secret once, with the access group", async () => {
+    const other = await deliverySetup();
+    const res = await admin("POST", "/admin/webhook_secrets/", { access_group: other.group });
+    expect(res.status).toBe(200);
+    expect(res.body.webhook_secret).toEqual({ access_group: other.group, created_at: expect.any(String) });
+    expect(res.body.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+  });
+
+  it("refuses an unknown access group (404 access_group_not_found) and a missing one (400)", async () => {
+    const unknown = await admin("POST", "/admin/webhook_secrets/", { access_group: unique("nobody") });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ code: "access_group_not_found", field: "access_group" });
+    const missing = await admin("POST", "/admin/webhook_secrets/", {});
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: "validation_error", field: "access_group" });
+  });
+
+  it("posts {job_id, status, error, url} once when a download job is done, signed with the group's secret", async () => {
+    const name = unique("done");
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, callback_url: `https://webhook.test/${name}` },
+    });
+    expect(res.status).toBe(200);
+    await waitForJob(ctx.read, res.body.job_id, (s) => s === "done");
+    const [hook] = await received(name, 1);
+    expect(JSON.parse(hook.body)).toEqual({ job_id: res.body.job_id, status: "done", error: null, url: res.body.url });
+    expect(hook.headers["content-type"]).toBe("application/json");
+    expect(hook.headers["x-signature"]).toBe(`sha256=${await hmacHex(secret, hook.body)}`);
+    // Delivered once: nothing more arrives.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await received(name, 2, 0)).toHaveLength(1);
+  }, 60_000);
+
+  it("reports a failed job with its short reason (customer deleted before the job ran)", async () => {
+    const name = unique("failed");
+    const doomed = await createCustomer(ctx.write, { provided_id: unique("doomed"), mapping: { [ctx.schema]: ctx.demo } });
+    const res = await call("POST", "/api/dashboard/report", {
+      token: ctx.write,
+      body: { provided_id: doomed.provided_id, dashboard_embed_id: ctx.embedId, email: "hook@alpha.example", callback_url: `https://webhook.test/${name}` },
+    });
+    expect(res.status).toBe(200);
+    const deleted = await call("DELETE", "/api/delete_customer/", { token: ctx.write, body: { current_token: doomed.token } });
+    expect(deleted.status).toBe(200);
+    const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
+    expect(job).toMatchObject({ status: "failed", error: "The customer was deleted before the job ran." });
+    const [hook] = await received(name, 1);
+    expect(JSON.parse(hook.body)).toEqual({ job_id: res.body.job_id, status: "failed", error: "The customer was deleted before the job ran." });
+    expect(await sentMails(res.body.job_id)).toHaveLength(0);
+  }, 60_000);
+
+  it("retries with backoff when the receiver answers 500", async () => {
+    const name = unique("retry");
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, callback_url: `https://webhook.test/fail-1/${name}` },
+    });
+    await waitForJob(ctx.read, res.body.job_id, (s) => s === "done");
+    const calls = await received(name, 2, 45_000);
+    expect(calls).toHaveLength(2);
+    expect(calls[1].at - calls[0].at).toBeGreaterThanOrEqual(4_000);
+    expect(calls[1].body).toBe(calls[0].body);
+    expect(calls[1].headers["x-signature"]).toBe(`sha256=${await hmacHex(secret, calls[1].body)}`);
+  }, 90_000);
+
+  it.each([
+    ["ftp", "ftp://webhook.test/hook"],
+    ["javascript", "javascript:alert(1)"],
+    ["plain http to another host", "http://webhook.test/hook"],
+    ["not a URL", "hook"],
+  ])("refuses a callback_url with scheme %s (400, no job)", async (_name, callbackUrl) => {
+    const before = await jobCount();
+    for (const path of ["/api/dashboard/screenshot", "/api/dashboard/report"]) {
+      const res = await call("POST", path, {
+        token: ctx.write,
+        body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email: "a@b.example", callback_url: callbackUrl },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "validation_error", field: "callback_url" });
+    }
+    expect(await jobCount()).toBe(before);
+  });
+
+  it("accepts plain http on localhost in development", async () => {
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, callback_url: "http://localhost:9/hook" },
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it("refuses a callback_url when the access group has no webhook secret (422 webhook_secret_missing, no job)", async () => {
+    const other = await deliverySetup();
+    const before = await jobCount();
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: other.write,
+      body: { provided_id: other.customer.provided_id, dashboard_embed_id: other.embedId, callback_url: "https://webhook.test/never" },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: "webhook_secret_missing", field: "callback_url" });
+    expect(await jobCount()).toBe(before);
+  });
+});
