@@ -23,6 +23,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   dashboards list
   dashboards push <file.json> [--tag production[,email]] [--draft]
   dashboards tag <embed id> <tag> <version number>
+  schedules list
+  schedules run <schedule id>
 
 Options: --url <base url>  --admin-token <token>  --json (print the raw response)`;
 
@@ -73,6 +75,8 @@ function requestFor(positional, flags) {
     case "dashboards tag":
       return ["POST", "/admin/dashboard_tags/", { embed_id: need(rest[0], "<embed id>"), tag: need(rest[1], "<tag>"), version_number: Number(need(rest[2], "<version number>")) }];
     case "dashboards push": return ["PUSH", need(rest[0], "<file.json>")];
+    case "schedules list": return ["GET", "/admin/report_schedules/"];
+    case "schedules run": return ["POST", "/admin/run_report_schedule/", { id: need(rest[0], "<schedule id>") }];
     default:
       throw new Error(usage);
   }
