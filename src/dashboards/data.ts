@@ -1,4 +1,4 @@
-import type { RoundTripCounter } from "../db/client";
+import { RoundTripCounter } from "../db/client";
 import { numberVar } from "../env";
 import { log } from "../lib/log";
 import type { Definition } from "./definition";
@@ -19,12 +19,23 @@ export interface DataSource {
 }
 
 /**
- * The round trips of one render, in total (`count`, like D1's counter) and per data source
- * id, with the connections each opened.
+ * The round trips of one render to the data sources: in total (`count`) and per data source
+ * id, with the connections each opened (reported outside production, like D1's).
  */
-export class DataRoundTrips {
-  count = 0;
+export class DataRoundTrips extends RoundTripCounter {
   readonly bySource = new Map<number, SourceTrips>();
+
+  get connections(): number {
+    return [...this.bySource.values()].reduce((sum, source) => sum + source.connections, 0);
+  }
+
+  /** `<data source id>=<round trips>`, comma-separated, by id. */
+  describe(): string {
+    return [...this.bySource.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([id, source]) => `${id}=${source.trips}`)
+      .join(",");
+  }
 }
 
 /** Runs one data source's panels; one small runner per kind of database. */
@@ -52,7 +63,7 @@ export async function runPanels(
   mapping: Record<string, string>,
   sources: DataSource[],
   context: PlaceholderContext,
-  roundTrips?: RoundTripCounter | DataRoundTrips,
+  roundTrips?: RoundTripCounter,
 ): Promise<Map<string, PanelResult>> {
   const results = new Map<string, PanelResult>();
   const groups = new Map<DataSource, PanelQuery[]>();

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { sql, type SQL } from "drizzle-orm";
 import type { CustomerRow } from "../customers/repository";
 import { hashCustomerToken } from "../customers/tokens";
-import { RoundTripCounter } from "../db/client";
+import { DataRoundTrips } from "./data";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { plainText } from "../http/fields";
@@ -221,10 +221,15 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
       return c.html(errorPage("Not authorised", viewer.refused, 401), 401);
     }
     await pageSecurityHeaders(c, viewer.frameAncestors);
-    const dataRoundTrips = new RoundTripCounter();
+    const dataRoundTrips = new DataRoundTrips();
     try {
       const page = await renderForCustomer(c.get("db"), c.env, { embedId, ...viewer, dataRoundTrips });
-      if (c.env.ENVIRONMENT !== "production") c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
+      if (c.env.ENVIRONMENT !== "production") {
+        c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
+        // Per data source (`<id>=<trips>`) and the PostgreSQL connections opened.
+        c.header("X-Data-Round-Trips-By-Source", dataRoundTrips.describe());
+        c.header("X-Data-Connections", String(dataRoundTrips.connections));
+      }
       return c.html(page, 200);
     } catch (error) {
       const page = error instanceof ApiError ? errorPageFor(error) : null;

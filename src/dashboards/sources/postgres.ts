@@ -1,7 +1,10 @@
 import pg from "pg";
-import { CloudflareSocket } from "pg-cloudflare";
+import * as pgCloudflare from "pg-cloudflare";
 import { log } from "../../lib/log";
 import type { PanelQuery, PanelResult, Row, RunLimits, SourceTrips } from "./types";
+
+// The package's typed entry is its stub for other runtimes; the `workerd` build has the socket.
+const { CloudflareSocket } = pgCloudflare as unknown as { CloudflareSocket: new (ssl: boolean) => unknown };
 
 /**
  * PostgreSQL through Hyperdrive. Safety comes from the database, not from parsing: one
