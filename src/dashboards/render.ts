@@ -66,7 +66,7 @@ function panelBody(panel: PanelDefinition, input: RenderInput): string {
   }
   const result = input.results.get(panel.id) ?? { status: "failed" as const };
   if (result.status === "no_mapping") return message(`No data source is set up for this customer (schema ${result.schemaId}).`, "no-mapping");
-  if (result.status === "failed") return message("This panel's data could not be loaded.", "failed");
+  if (result.status === "failed") return message(result.message ?? "This panel's data could not be loaded.", "failed");
   if (result.rows.length === 0) return message("No data for this selection.", "empty");
 
   const rows = result.rows;
