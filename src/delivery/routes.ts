@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
-import { apiOperation, publicOperation, successSchema } from "../http/openapi";
+import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../http/scope";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
@@ -49,7 +49,7 @@ const jobStatus = apiOperation({
   response: successSchema({ job: JobSchema }),
 });
 
-const downloadRoute = publicOperation({
+const downloadOperation = publicOperation({
   method: "get",
   path: "/api/downloads/{token}",
   operationId: "download",
@@ -59,6 +59,17 @@ const downloadRoute = publicOperation({
   params: z.object({ token: z.string() }),
   response: z.string().openapi({ format: "binary" }),
 });
+// A capability URL answers more than the usual envelope: document each state it can be in.
+const fileDownload = z.string().openapi({ format: "binary" });
+const downloadRoute = {
+  ...downloadOperation,
+  responses: {
+    200: { description: "The file (Content-Disposition: attachment).", content: { "image/png": { schema: fileDownload }, "application/pdf": { schema: fileDownload } } },
+    202: { description: "Still rendering; retry after `Retry-After` seconds.", content: { "application/json": { schema: successSchema({ status: z.string() }) } } },
+    404: { description: "`job_not_found`: unknown or expired link.", content: { "application/json": { schema: ErrorSchema } } },
+    500: { description: "`render_failed`: the job failed.", content: { "application/json": { schema: ErrorSchema } } },
+  },
+};
 
 const shareRoute = createRoute({
   method: "get",

@@ -223,3 +223,26 @@ describe("GET /embed/<id>?token=…", () => {
     expect((await open(`/embed/${embedId}?customer_token=${alpha.token}`)).status).toBe(200);
   });
 });
+
+describe("/openapi.json and /docs", () => {
+  it("document the embed page, embed.js, share and download links with their responses", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const expected: Record<string, string[]> = {
+      "/api/generate_embed_token/": ["200", "400", "401", "404"],
+      "/embed/{embedId}": ["200", "401", "404", "422"],
+      "/embed.js": ["200"],
+      "/share/{token}": ["200", "404"],
+      "/api/downloads/{token}": ["200", "202", "404", "500"],
+    };
+    for (const [path, statuses] of Object.entries(expected)) {
+      const operation = doc.paths[path]?.get ?? doc.paths[path]?.post;
+      expect(operation, path).toBeTruthy();
+      expect(Object.keys(operation.responses), path).toEqual(expect.arrayContaining(statuses));
+    }
+    expect(doc.paths["/embed/{embedId}"].get.responses["200"].content).toHaveProperty("text/html");
+    const docs = (await call("GET", "/docs")).body as string;
+    for (const path of ["/api/generate_embed_token/", "/embed/{embedId}", "/embed.js", "/share/{token}", "/api/downloads/{token}"]) {
+      expect(docs).toContain(path);
+    }
+  });
+});
