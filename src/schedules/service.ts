@@ -322,6 +322,6 @@ export async function runDueSchedules(env: Env, scheduledTime: number): Promise<
   const deliveries = await fanOut(db, env, claimed);
 
   const summary = { tick: slotString(tick), due: due.length, claimed: claimed.length, deliveries, round_trips: counter.count, ms: Date.now() - started };
-  if (due.length > 0) log("info", "scheduler tick", { ...summary });
+  log(due.length > 0 ? "info" : "debug", "scheduler tick", { ...summary });
   return summary;
 }
