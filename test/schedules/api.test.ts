@@ -255,6 +255,25 @@ describe("delete_report_schedule", () => {
   });
 });
 
+describe("targets follow renames; a deleted group tag takes its schedules along", () => {
+  it("shows the renamed tag and customer, and deletes the tag's schedules with the tag", async () => {
+    const own = unique("renamed");
+    await createTag(ws.write, own);
+    const c = await createCustomer(ws.write, { provided_id: unique("old-id") });
+    const byTag = await create({ ...base(), provided_id: undefined, group_tag: own });
+    const byCustomer = await create({ ...base(), provided_id: c.provided_id });
+    const newTag = unique("renamed-to");
+    const newId = unique("new-id");
+    await post(ws.write, "/api/rename_group_tag/", { name: own, new_name: newTag });
+    await post(ws.write, "/api/update_customer/", { provided_id: c.provided_id, new_provided_id: newId });
+    expect((await post(ws.read, "/api/get_report_schedule/", { id: byTag.id })).body.schedule.group_tag).toBe(newTag);
+    expect((await post(ws.read, "/api/get_report_schedule/", { id: byCustomer.id })).body.schedule.provided_id).toBe(newId);
+    await post(ws.write, "/api/delete_group_tag/", { name: newTag });
+    expect((await post(ws.read, "/api/get_report_schedule/", { id: byTag.id })).body.error.code).toBe("schedule_not_found");
+    expect((await post(ws.read, "/api/get_report_schedule/", { id: byCustomer.id })).status).toBe(200);
+  });
+});
+
 describe("run_report_schedule", () => {
   it("starts a manual run in the current minute; a customer without e-mails is skipped", async () => {
     const schedule = await create(base());
