@@ -4,7 +4,18 @@ import { log } from "../../lib/log";
 import type { PanelQuery, PanelResult, Row, RunLimits, SourceTrips } from "./types";
 
 // The package's typed entry is its stub for other runtimes; the `workerd` build has the socket.
-const { CloudflareSocket } = pgCloudflare as unknown as { CloudflareSocket: new (ssl: boolean) => unknown };
+const { CloudflareSocket } = pgCloudflare as unknown as { CloudflareSocket: new (ssl: boolean) => { on(event: "error", listener: () => void): unknown } };
+
+/**
+ * The Workers socket, given to pg explicitly (its own lookup fails under the test runner). The
+ * socket reports a read on a socket we already closed as an `error` event after pg has stopped
+ * listening; this listener keeps that from becoming an unhandled error.
+ */
+export function workersSocket(config: { ssl?: boolean }) {
+  const socket = new CloudflareSocket(config.ssl ?? false);
+  socket.on("error", () => {});
+  return socket;
+}
 
 /**
  * PostgreSQL through Hyperdrive. Safety comes from the database, not from parsing: one
@@ -29,8 +40,7 @@ export async function runPostgres(
     // A backstop in case the server-side timeout was lifted by the query itself.
     query_timeout: timeoutMs + 1000,
     types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
-    // The Workers socket, given explicitly: pg's own lookup of it fails under the test runner.
-    stream: (config: { ssl?: boolean }) => new CloudflareSocket(config.ssl ?? false),
+    stream: workersSocket,
   } as pg.ClientConfig);
   let ending = false;
   // An error on an idle connection is reported through its pending query; never let it go unhandled.
@@ -109,7 +119,7 @@ function isConnectionLost(error: unknown): boolean {
 
 function connectionMessage(error: unknown): string {
   const { code } = (error ?? {}) as PgError;
-  if (code !== undefined && code.startsWith("28")) return "The database refused this data source's credentials; the panel could not be loaded.";
+  if (code !== undefined && code.startsWith("28")) return "The database refused the credentials of this data source; the panel could not be loaded.";
   if (code === "3D000") return "The database of this data source does not exist; the panel could not be loaded.";
   return "The database of this data source could not be reached; the panel could not be loaded.";
 }

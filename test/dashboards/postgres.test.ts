@@ -1,0 +1,258 @@
+import { env } from "cloudflare:test";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { runPostgres } from "../../src/dashboards/sources/postgres";
+import type { PanelResult } from "../../src/dashboards/sources/types";
+import { admin, call, createCustomer, dashboard, embed, kpi, panelText, seedOrders, unique, workspace } from "./helpers";
+import { onWarehouse, warehouse } from "./warehouse";
+
+// Every test here runs against the real local PostgreSQL behind the WAREHOUSE Hyperdrive
+// binding (wrangler.toml's local connection string, or
+// CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE). Test data lives in its own schema.
+const S = "dashboard_tests";
+const timeoutMs = Number((env as unknown as { QUERY_TIMEOUT_MS: string }).QUERY_TIMEOUT_MS);
+
+let ctx: { write: string; read: string; schema: number; pg: number; d1: number; alpha: string; beta: string };
+
+beforeAll(async () => {
+  const alpha = unique("pg-alpha");
+  const beta = unique("pg-beta");
+  await onWarehouse(`
+    DROP SCHEMA IF EXISTS ${S} CASCADE;
+    CREATE SCHEMA ${S};
+    CREATE TABLE ${S}.orders (id bigserial PRIMARY KEY, customer_id text NOT NULL, day date NOT NULL, month text NOT NULL, amount numeric(12,2) NOT NULL, region text);
+    CREATE SEQUENCE ${S}.s;
+    CREATE FUNCTION ${S}.add_order() RETURNS bigint LANGUAGE sql VOLATILE AS
+      $$ INSERT INTO ${S}.orders (customer_id, day, month, amount) VALUES ('intruder', '2026-01-01', '2026-01', 1) RETURNING id $$;
+    CREATE TABLE ${S}.kinds (n numeric, precise numeric, big bigint, huge bigint, d date, ts timestamptz, local_ts timestamp, f double precision, nothing text);
+    INSERT INTO ${S}.kinds VALUES (12.50, 123456789012345678901234.5, 42, 9007199254740993, '2026-03-01', '2026-03-01 12:34:56.789+02', '2026-03-01 12:34:56', 0.1, NULL);`);
+  await onWarehouse(
+    `INSERT INTO ${S}.orders (customer_id, day, month, amount, region) VALUES
+       ($1, '2026-01-05', '2026-01', 100, 'EU'), ($1, '2026-02-05', '2026-02', 250, 'EU'), ($2, '2026-01-07', '2026-01', 7, 'US')`,
+    [alpha, beta],
+  );
+  await seedOrders();
+  const { write, read } = await workspace();
+  const schema = (await admin("POST", "/admin/schemas/", { name: unique("warehouse") })).body.schema.id as number;
+  const pgSource = (await admin("POST", "/admin/data_sources/", { name: "Warehouse", binding: "WAREHOUSE", kind: "postgres" })).body.data_source.id as number;
+  const d1Source = (await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA" })).body.data_source.id as number;
+  ctx = { write, read, schema, pg: pgSource, d1: d1Source, alpha, beta };
+});
+
+/** A customer whose `schema` maps to the given data source (PostgreSQL by default). */
+async function customer(providedId = unique("pg-customer"), source = ctx.pg, extra: Record<string, unknown> = {}) {
+  return createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: source }, ...extra });
+}
+
+async function ordersState() {
+  const [orders] = await onWarehouse<{ n: string; total: string }>(`SELECT count(*) AS n, sum(amount) AS total FROM ${S}.orders`);
+  const [sequence] = await onWarehouse<{ last_value: string; is_called: boolean }>(`SELECT last_value, is_called FROM ${S}.s`);
+  const [table] = await onWarehouse<{ exists: boolean }>(`SELECT to_regclass('${S}.orders') IS NOT NULL AS exists`);
+  return { orders, sequence, table };
+}
+
+const run = (queries: { sql: string; params?: unknown[] }[], limits = { timeoutMs, rowLimit: 10_000 }) => {
+  const trips = { kind: "postgres" as const, trips: 0, connections: 0 };
+  const panels = queries.map((q, i) => ({ panelId: `p${i}`, sql: q.sql, params: (q.params ?? []) as (string | number | null)[] }));
+  return runPostgres(warehouse, panels, limits, trips).then((results) => ({ results, trips }));
+};
+
+describe("postgres data source: data per customer", () => {
+  it("shows each customer its own rows through the same dashboard", async () => {
+    const alpha = await customer(ctx.alpha);
+    const beta = await customer(ctx.beta);
+    const embedId = await dashboard({ panels: [kpi("revenue", ctx.schema, `SELECT SUM(amount) AS value FROM ${S}.orders WHERE customer_id = {{customer.provided_id}}`)] });
+    const a = await embed(embedId, alpha.token);
+    const b = await embed(embedId, beta.token);
+    expect(a.status).toBe(200);
+    expect(panelText(a.body, "revenue")).toBe("revenue 350");
+    expect(panelText(b.body, "revenue")).toBe("revenue 7");
+    expect(a.body).toContain('data-render-complete="true"');
+    // One connection; one trip opens the read-only transaction, one runs the panel.
+    expect(a.headers.get("X-Data-Connections")).toBe("1");
+    expect(a.headers.get("X-Data-Round-Trips")).toBe("2");
+    expect(a.headers.get("X-Data-Round-Trips-By-Source")).toBe(`${ctx.pg}=2`);
+  });
+
+  it("binds placeholders as $n parameters: a property holding '; DROP TABLE orders; -- is data", async () => {
+    const before = await ordersState();
+    const sneaky = await customer(unique("pg-sneaky"), ctx.pg, { properties: { region: "'; DROP TABLE orders; --" } });
+    const embedId = await dashboard({
+      panels: [kpi("rows", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders WHERE region = {{customer.properties.region}} OR customer_id = {{customer.properties.region}}`)],
+    });
+    const page = await embed(embedId, sneaky.token);
+    expect(panelText(page.body, "rows")).toBe("rows 0");
+    expect(await ordersState()).toEqual(before);
+    expect(before.table.exists).toBe(true);
+  });
+
+  it("runs all panels of one data source on one connection in one read-only transaction, next to D1", async () => {
+    const viewer = await customer();
+    const d1Schema = (await admin("POST", "/admin/schemas/", { name: unique("d1") })).body.schema.id as number;
+    await call("POST", "/api/update_customer/", { token: ctx.write, body: { provided_id: viewer.provided_id, mapping: { [ctx.schema]: ctx.pg, [d1Schema]: ctx.d1 } } });
+    const embedId = await dashboard({
+      panels: [
+        kpi("pid1", ctx.schema, "SELECT pg_backend_pid()::text AS value", 0, 0),
+        kpi("pid2", ctx.schema, "SELECT pg_backend_pid()::text AS value", 3, 0),
+        kpi("started1", ctx.schema, "SELECT now()::text AS value", 6, 0),
+        kpi("started2", ctx.schema, "SELECT now()::text AS value", 9, 0),
+        kpi("mode", ctx.schema, "SELECT current_setting('transaction_read_only') || ' ' || current_setting('statement_timeout') AS value", 0, 2),
+        kpi("d1", d1Schema, "SELECT COUNT(*) AS value FROM orders", 3, 2),
+      ],
+    });
+    const page = await embed(embedId, viewer.token);
+    const text = (id: string) => panelText(page.body, id).replace(/^\S+ /, "");
+    expect(text("pid1")).toMatch(/^[\d,.]+$/);
+    expect(text("pid2")).toBe(text("pid1"));
+    expect(text("started2")).toBe(text("started1"));
+    expect(text("mode")).toBe(`on ${timeoutMs / 1000}s`);
+    expect(text("d1")).toBe("4");
+    expect(page.headers.get("X-Data-Connections")).toBe("1");
+    expect(page.headers.get("X-Data-Round-Trips-By-Source")).toBe([`${ctx.pg}=6`, `${ctx.d1}=1`].sort().join(","));
+    expect(page.headers.get("X-Data-Round-Trips")).toBe("7");
+  });
+});
+
+describe("postgres data source: the database refuses writes", () => {
+  it("refuses SELECT nextval(…), a VOLATILE function that writes, and set_config of read-write mode, saved through the API", async () => {
+    const before = await ordersState();
+    const viewer = await customer();
+    const embedId = await dashboard({
+      panels: [
+        kpi("next", ctx.schema, `SELECT nextval('${S}.s') AS value`, 0),
+        kpi("writer", ctx.schema, `SELECT ${S}.add_order() AS value`, 3),
+        kpi("unlock", ctx.schema, "SELECT set_config('transaction_read_only', 'off', true) AS value", 6),
+        kpi("after", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders`, 9),
+      ],
+    });
+    const page = await embed(embedId, viewer.token);
+    expect(page.status).toBe(200);
+    expect(panelText(page.body, "next")).toContain("cannot execute nextval() in a read-only transaction");
+    expect(panelText(page.body, "writer")).toContain("cannot execute INSERT in a read-only transaction");
+    expect(panelText(page.body, "unlock")).toContain("transaction read-write mode must be set before any query");
+    expect(panelText(page.body, "after")).toBe(`after ${before.orders.n}`);
+    expect(await ordersState()).toEqual(before);
+  });
+
+  it("refuses an INSERT hidden in a CTE and SET even when they get past the read-only check", async () => {
+    const before = await ordersState();
+    const hidden = `WITH added AS (INSERT INTO ${S}.orders (customer_id, day, month, amount) VALUES ('intruder', '2026-01-01', '2026-01', 1) RETURNING id) SELECT count(*) AS value FROM added`;
+    // The API refuses to save them: the read-only check comes first …
+    for (const sql of [hidden, "SET transaction_read_only = off", "SET statement_timeout = 0"]) {
+      const res = await admin("POST", "/admin/dashboards/", { embed_id: unique("refused"), name: "x" });
+      expect(res.status).toBe(200);
+      const saved = await admin("POST", "/admin/dashboard_versions/", { embed_id: res.body.dashboard.embed_id, definition: { panels: [kpi("x", ctx.schema, sql)] } });
+      expect(saved.status).toBe(400);
+    }
+    // … and the database refuses them when they reach it anyway.
+    const { results } = await run([{ sql: hidden }, { sql: "SET transaction_read_only = off" }, { sql: "SET statement_timeout = 0" }, { sql: `SELECT count(*) AS value FROM ${S}.orders` }]);
+    for (const id of ["p0", "p1", "p2"]) expect(results.get(id)).toMatchObject({ status: "failed", message: expect.stringMatching(/^The query failed: /) });
+    expect(results.get("p3")).toEqual({ status: "ok", rows: [{ value: Number(before.orders.n) }], truncated: false });
+    expect(await ordersState()).toEqual(before);
+  });
+});
+
+describe("postgres data source: limits", () => {
+  it("stops a slow panel at QUERY_TIMEOUT_MS with a message; the rest of the dashboard renders", async () => {
+    const viewer = await customer();
+    const embedId = await dashboard({
+      panels: [kpi("slow", ctx.schema, "SELECT pg_sleep(30) AS value", 0), kpi("fast", ctx.schema, "SELECT 41 + 1 AS value", 3)],
+    });
+    const started = Date.now();
+    const page = await embed(embedId, viewer.token);
+    const elapsed = Date.now() - started;
+    expect(page.status).toBe(200);
+    expect(elapsed).toBeLessThan(timeoutMs + 1000);
+    expect(panelText(page.body, "slow")).toBe(`slow The query took longer than ${timeoutMs / 1000} s and was stopped.`);
+    expect(panelText(page.body, "fast")).toBe("fast 42");
+    expect(page.body).toContain('data-render-complete="true"');
+  });
+
+  it("keeps QUERY_ROW_LIMIT rows and marks the panel as cut", async () => {
+    const { results } = await run(
+      [{ sql: "SELECT n FROM generate_series(1, 5) AS n ORDER BY n" }, { sql: "SELECT n FROM generate_series(1, 3) AS n -- a trailing comment" }],
+      { timeoutMs, rowLimit: 3 },
+    );
+    expect(results.get("p0")).toEqual({ status: "ok", rows: [{ n: 1 }, { n: 2 }, { n: 3 }], truncated: true });
+    expect(results.get("p1")).toEqual({ status: "ok", rows: [{ n: 1 }, { n: 2 }, { n: 3 }], truncated: false });
+  });
+
+  it("cuts a panel at the default QUERY_ROW_LIMIT on the page", async () => {
+    const viewer = await customer();
+    const embedId = await dashboard({
+      panels: [{ id: "many", type: "table", title: "Many", schema_id: ctx.schema, sql: "SELECT n FROM generate_series(1, 10005) AS n", layout: { x: 0, y: 0, w: 12, h: 6 } }],
+    });
+    const page = await embed(embedId, viewer.token);
+    expect(page.status).toBe(200);
+    expect(panelText(page.body, "many")).toContain("Showing the first");
+    const { results } = await run([{ sql: "SELECT n FROM generate_series(1, 10005) AS n" }]);
+    const many = results.get("p0") as Extract<PanelResult, { status: "ok" }>;
+    expect(many.rows).toHaveLength(10_000);
+    expect(many.truncated).toBe(true);
+  });
+});
+
+describe("postgres data source: types", () => {
+  it("maps numeric and bigint to numbers where exact (else strings), dates to ISO 8601, NULL to null", async () => {
+    const { results } = await run([{ sql: `SELECT * FROM ${S}.kinds` }]);
+    expect(results.get("p0")).toEqual({
+      status: "ok",
+      truncated: false,
+      rows: [
+        {
+          n: 12.5,
+          precise: "123456789012345678901234.5",
+          big: 42,
+          huge: "9007199254740993",
+          d: "2026-03-01",
+          ts: "2026-03-01T10:34:56.789Z",
+          local_ts: "2026-03-01T12:34:56",
+          f: 0.1,
+          nothing: null,
+        },
+      ],
+    });
+  });
+
+  it("shows the mapped values on the page", async () => {
+    const viewer = await customer();
+    const embedId = await dashboard({
+      panels: [{ id: "kinds", type: "table", title: "Kinds", schema_id: ctx.schema, sql: `SELECT big, huge, d, ts FROM ${S}.kinds`, layout: { x: 0, y: 0, w: 12, h: 4 } }],
+    });
+    const text = panelText((await embed(embedId, viewer.token)).body, "kinds");
+    expect(text).toContain("9007199254740993");
+    expect(text).toContain("2026-03-01T10:34:56.789Z");
+  });
+});
+
+describe("postgres data source: unreachable database", () => {
+  const secrets = () => {
+    const bindings = env as unknown as Record<string, Hyperdrive>;
+    return [warehouse.connectionString, warehouse.password, bindings.WAREHOUSE_STOPPED.connectionString, bindings.WAREHOUSE_WRONG_PASSWORD.connectionString, bindings.WAREHOUSE_WRONG_PASSWORD.password, "warehouse_local", "not-the-password"];
+  };
+  afterEach(() => vi.restoreAllMocks());
+
+  it.each([
+    ["a stopped server", "WAREHOUSE_STOPPED", "could not be reached"],
+    ["a wrong password", "WAREHOUSE_WRONG_PASSWORD", "refused the credentials of this data source"],
+  ])("%s: the panel says so, the page is not a 500, and no secret is in the page or the logs", async (_case, binding, says) => {
+    const logged: string[] = [];
+    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
+    }
+    const source = (await admin("POST", "/admin/data_sources/", { name: binding, binding, kind: "postgres" })).body.data_source.id as number;
+    const viewer = await customer(unique("pg-down"), source);
+    const embedId = await dashboard({
+      panels: [kpi("revenue", ctx.schema, `SELECT SUM(amount) AS value FROM ${S}.orders`, 0), kpi("count", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders`, 3)],
+    });
+    const page = await embed(embedId, viewer.token);
+    expect(page.status).toBe(200);
+    expect(panelText(page.body, "revenue")).toContain(says);
+    expect(panelText(page.body, "count")).toContain(says);
+    expect(page.body).toContain('data-render-complete="true"');
+    expect(logged.join("\n")).toContain("postgres connection failed");
+    for (const secret of secrets()) {
+      expect(page.body).not.toContain(secret);
+      expect(logged.join("\n")).not.toContain(secret);
+    }
+  });
+});
