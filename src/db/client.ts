@@ -118,6 +118,12 @@ export class RequestSession {
     return this.session;
   }
 
+  /** How the session was opened (a bookmark is reported as "bookmark"); null before the first query. */
+  get constraint(): "first-primary" | "first-unconstrained" | "bookmark" | null {
+    if (!this.session) return null;
+    return this.primary ? "first-primary" : this.bookmark ? "bookmark" : "first-unconstrained";
+  }
+
   /** The newest bookmark this request's queries saw; null when it made none. */
   latestBookmark(): string | null {
     return this.session?.getBookmark() ?? null;

@@ -11,6 +11,8 @@ export type Units = Partial<Record<LimitBucket, number>>;
 export interface LeaseRequest {
   /** Units the caller needs right now, per bucket (0 for a background top-up). */
   need: Units;
+  /** Also take a slice of what is left (else exactly `need`): false while another call of the isolate already asks. */
+  prefetch?: boolean;
   /** Units of this window the caller was granted earlier and will never spend (its lease ran out). */
   release?: { windowStart: number; units: Units };
   /** The newest D1 bookmark the caller's isolate saw this token write. */
@@ -98,7 +100,8 @@ export class ApiTokenGuard extends DurableObject<Env> {
       const limit = this.limitOf(bucket);
       const free = Math.max(0, limit - window.committed[bucket]);
       const need = Math.max(0, Math.floor(request.need[bucket] ?? 0));
-      const granted = bucket in request.need ? Math.min(free, Math.max(need, Math.ceil(free / SLICE_DIVISOR))) : 0;
+      const slice = request.prefetch === false ? need : Math.max(need, Math.ceil(free / SLICE_DIVISOR));
+      const granted = bucket in request.need ? Math.min(free, slice) : 0;
       if (granted > 0) {
         window.committed[bucket] += granted;
         changed.add(bucket);

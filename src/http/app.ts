@@ -40,6 +40,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.res.headers.set("X-D1-Round-Trips", String(roundTrips.count));
     c.res.headers.set("X-D1-Primary-Round-Trips", String(roundTrips.primary));
     c.res.headers.set("X-DO-Round-Trips", String(state.doTrips));
+    if (state.session.constraint) c.res.headers.set("X-D1-Session", state.session.constraint);
   }
   log("info", "request", {
     request_id: requestId,

@@ -62,6 +62,8 @@ export class TokenLeases {
   private readonly leases = new Map<string, Lease>();
   private readonly revoked = new Set<string>();
   private readonly written = new Map<string, string>();
+  /** Calls waiting for the guard, per token: only the first takes a slice, the others exactly their unit. */
+  private readonly waiting = new Map<string, number>();
 
   async admit(tokenHash: string, request: AdmitRequest, guard: GuardLink): Promise<Verdict> {
     const now = Date.now();
@@ -79,8 +81,18 @@ export class TokenLeases {
       const slice = lease && now < lease.expiresAt ? lease.buckets[bucket] : undefined;
       need[bucket] = slice && slice.allowance - slice.spent >= 1 ? 0 : 1;
     }
-    // The units asked for are taken inside renew(), before any other call can spend them.
-    return this.renew(tokenHash, need, guard, (fresh) => (fresh ? this.spend(fresh, request, Date.now(), true)! : { outcome: "invalid_token" }));
+    const waiting = this.waiting.get(tokenHash) ?? 0;
+    this.waiting.set(tokenHash, waiting + 1);
+    try {
+      // The units asked for are taken inside renew(), before any other call can spend them.
+      return await this.renew(tokenHash, need, waiting === 0, guard, (fresh) =>
+        fresh ? this.spend(fresh, request, Date.now(), true)! : { outcome: "invalid_token" },
+      );
+    } finally {
+      const left = (this.waiting.get(tokenHash) ?? 1) - 1;
+      if (left > 0) this.waiting.set(tokenHash, left);
+      else this.waiting.delete(tokenHash);
+    }
   }
 
   /** The token was revoked through this isolate: refuse it here at once. */
@@ -125,7 +137,7 @@ export class TokenLeases {
     if (Object.keys(need).length === 0 && !expiring) return;
     lease.renewing = true;
     guard.background(
-      this.renew(tokenHash, need, guard, () => null)
+      this.renew(tokenHash, need, true, guard, () => null)
         .catch((error) => log("warn", "lease renewal failed", { error: String(error) }))
         .finally(() => {
           lease.renewing = false;
@@ -133,7 +145,7 @@ export class TokenLeases {
     );
   }
 
-  private async renew<T>(tokenHash: string, need: Units, guard: GuardLink, then: (lease: Lease | null) => T): Promise<T> {
+  private async renew<T>(tokenHash: string, need: Units, prefetch: boolean, guard: GuardLink, then: (lease: Lease | null) => T): Promise<T> {
     const sentAt = Date.now();
     const old = this.leases.get(tokenHash);
     let release: LeaseRequest["release"];
@@ -147,7 +159,7 @@ export class TokenLeases {
       }
       release = { windowStart: old.windowStart, units };
     }
-    const answer = await guard.lease({ need, release, bookmark: this.written.get(tokenHash) ?? null });
+    const answer = await guard.lease({ need, prefetch, release, bookmark: this.written.get(tokenHash) ?? null });
     if (!answer.valid || this.revoked.has(tokenHash)) {
       this.leases.delete(tokenHash);
       return then(null);

@@ -1,0 +1,126 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { LEASE_MS, type ApiTokenGuard } from "../../src/http/api-token-guard";
+import { TokenLeases, type GuardLink } from "../../src/http/token-lease";
+import { call, sha256, workspace } from "../helpers/api";
+
+// This project runs with RATE_LIMIT_PER_MINUTE=40 (vitest.config.mts). Isolates spend leased
+// slices of the budget in memory; across all of them no more than the limit is accepted.
+const LIMIT = 40;
+const guards = (env as unknown as { API_TOKEN_GUARD: DurableObjectNamespace<ApiTokenGuard> }).API_TOKEN_GUARD;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Another isolate: its own lease cache, talking to the token's guard. */
+function isolate(tokenHash: string) {
+  const leases = new TokenLeases();
+  const pending: Promise<unknown>[] = [];
+  const counts = { critical: 0 };
+  const link: GuardLink = {
+    lease: (request) => guards.get(guards.idFromName(tokenHash)).lease(tokenHash, request),
+    background: (work) => void pending.push(work),
+    onCriticalCall: () => void counts.critical++,
+  };
+  return {
+    counts,
+    admit: () => leases.admit(tokenHash, { needsWrite: false, buckets: ["api"] }, link),
+    settle: () => Promise.all(pending.splice(0)),
+  };
+}
+
+/** Seconds left in the current window (windows are whole minutes of the clock). */
+const secondsLeft = () => 60 - (Math.floor(Date.now() / 1000) % 60);
+
+/** Waits for a window with at least `seconds` left, so a burst fits in one. */
+async function windowWith(seconds: number): Promise<void> {
+  if (secondsLeft() < seconds) await sleep(secondsLeft() * 1000 + 200);
+}
+
+describe("exact rate limits with leased budgets (RATE_LIMIT_PER_MINUTE=40)", () => {
+  it("accepts exactly 40 of 100 concurrent calls, with truthful RateLimit headers", async () => {
+    const { read } = await workspace();
+    await windowWith(15);
+    const responses = await Promise.all(Array.from({ length: 100 }, () => call("GET", "/api/group_tags/", { token: read })));
+    const accepted = responses.filter((r) => r.status === 200);
+    const refused = responses.filter((r) => r.status !== 200);
+    expect(accepted.length).toBe(LIMIT);
+    expect(refused.every((r) => r.status === 429 && r.body.error.code === "rate_limited")).toBe(true);
+    // Each accepted call saw one unit fewer left: 39, 38, … 0 — each exactly once.
+    const remaining = accepted.map((r) => Number(r.headers.get("RateLimit-Remaining"))).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+    for (const r of refused) {
+      expect(r.headers.get("RateLimit-Remaining")).toBe("0");
+      expect(Number(r.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+      expect(Number(r.headers.get("Retry-After"))).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it("accepts exactly 40 across several isolates calling in concurrent bursts across the window", async () => {
+    const { read } = await workspace();
+    const hash = await sha256(read);
+    await windowWith(20);
+    const isolates = [isolate(hash), isolate(hash), isolate(hash)];
+    let accepted = 0;
+    for (let round = 0; round < 10; round++) {
+      const [local, ...others] = await Promise.all([
+        Promise.all(Array.from({ length: 10 }, () => call("GET", "/api/group_tags/", { token: read }))),
+        ...isolates.map((i) => Promise.all(Array.from({ length: 10 }, () => i.admit()))),
+      ]);
+      await Promise.all(isolates.map((i) => i.settle()));
+      const acceptedNow = local.filter((r) => r.status === 200).length + others.flat().filter((v) => v.outcome === "allowed").length;
+      accepted += acceptedNow;
+      expect(accepted).toBeLessThanOrEqual(LIMIT);
+      if (acceptedNow === 0) break;
+    }
+    expect(accepted).toBe(LIMIT);
+    // Nobody gets another unit in this window.
+    for (const i of isolates) expect((await i.admit()).outcome).toBe("rate_limited");
+    expect((await call("GET", "/api/group_tags/", { token: read })).status).toBe(429);
+  });
+
+  it("gives an idle isolate's unspent slice back when its lease expires, so the window still yields exactly 40", async () => {
+    const { read } = await workspace();
+    const hash = await sha256(read);
+    await windowWith(LEASE_MS / 1000 + 12);
+    const idle = isolate(hash);
+    const busy = isolate(hash);
+    expect((await idle.admit()).outcome).toBe("allowed"); // holds a slice and spends one unit of it
+
+    let accepted = 1;
+    for (let outcome = (await busy.admit()).outcome; outcome === "allowed"; outcome = (await busy.admit()).outcome) {
+      accepted++;
+      await busy.settle();
+    }
+    expect(accepted).toBeLessThan(LIMIT); // the idle isolate still holds unspent units
+
+    await sleep(LEASE_MS + 200);
+    // Its next call releases the unspent units of the expired lease; the guard re-grants them.
+    for (let outcome = (await idle.admit()).outcome; outcome === "allowed"; outcome = (await idle.admit()).outcome) {
+      accepted++;
+      await idle.settle();
+    }
+    expect(accepted).toBe(LIMIT);
+    expect((await busy.admit()).outcome).toBe("rate_limited");
+  }, 30_000);
+
+  it("ends every lease with its window: the next window starts with a new lease and the whole budget", async () => {
+    const { read } = await workspace();
+    const hash = await sha256(read);
+    const other = isolate(hash);
+    // Use the window up to its last seconds.
+    if (secondsLeft() > 4) await sleep((secondsLeft() - 3) * 1000);
+    const answer = await guards.get(guards.idFromName(hash)).lease(hash, { need: { api: 1 } });
+    if (!answer.valid) throw new Error("invalid");
+    expect(answer.ttlMs).toBeLessThanOrEqual(answer.windowEndsInMs);
+    expect(answer.windowEndsInMs).toBeLessThanOrEqual(4_000);
+
+    for (let i = 0; i < 50 && (await other.admit()).outcome === "allowed"; i++) await other.settle();
+    expect((await other.admit()).outcome).toBe("rate_limited");
+    const criticalBefore = other.counts.critical;
+
+    await sleep(secondsLeft() * 1000 + 200);
+    const fresh = await other.admit();
+    expect(fresh.outcome).toBe("allowed");
+    expect(other.counts.critical).toBe(criticalBefore + 1); // the old lease was not used past its window
+    if (fresh.outcome === "allowed") expect(fresh.rate.remaining).toBe(LIMIT - 1);
+  }, 90_000);
+});
