@@ -40,23 +40,29 @@ export function workspaceSeedSql({ devApiToken, customerTokenSecret }) {
   return lines.join("\n");
 }
 
-/** Deterministic sample orders for the demo customers (DEMO_DATA database). */
-export function demoDataSql() {
+/** Deterministic sample orders for the demo customers (the same rows in D1 and in PostgreSQL). */
+export function demoOrders() {
   const products = ["Analytics", "Storage", "Support", "Seats"];
   const scale = { acme: 1.0, "acme-berlin": 0.45, "acme-paris": 0.35, globex: 0.6 };
   let seed = 42;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const rows = [];
+  const orders = [];
   for (const [customer, factor] of Object.entries(scale)) {
     for (let month = 1; month <= 12; month++) {
       for (let i = 0; i < 6; i++) {
         const day = `2026-${String(month).padStart(2, "0")}-${String(1 + Math.floor(random() * 28)).padStart(2, "0")}`;
         const product = products[Math.floor(random() * products.length)];
         const amount = Math.round((200 + random() * 1800) * factor * (1 + month / 24) * 100) / 100;
-        rows.push(`(${q(customer)}, ${q(day)}, ${q(day.slice(0, 7))}, ${q(product)}, ${amount})`);
+        orders.push({ customer_id: customer, day, month: day.slice(0, 7), product, amount });
       }
     }
   }
+  return orders;
+}
+
+/** The demo orders for the DEMO_DATA database (SQLite). */
+export function demoDataSql() {
+  const rows = demoOrders().map((o) => `(${q(o.customer_id)}, ${q(o.day)}, ${q(o.month)}, ${q(o.product)}, ${o.amount})`);
   return [
     `CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY, customer_id TEXT NOT NULL, day TEXT NOT NULL, month TEXT NOT NULL, product TEXT NOT NULL, amount REAL NOT NULL);`,
     `CREATE INDEX IF NOT EXISTS orders_customer_day ON orders (customer_id, day);`,
