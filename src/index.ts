@@ -1,5 +1,5 @@
 import { createApp } from "./app";
-import { consumeDeliveries, type DeliveryMessage } from "./delivery/consumer";
+import { consumeDeliveries, sweepStuckDeliveries, type DeliveryMessage } from "./delivery/consumer";
 import type { Env } from "./env";
 import { runDueSchedules } from "./schedules/service";
 import { serveRequest } from "./http/request-state";
@@ -11,8 +11,9 @@ const app = createApp();
 export default {
   fetch: (request: Request, env: Env, ctx: ExecutionContext) => serveRequest(request, env, (r) => app.fetch(r, env, ctx)),
   queue: (batch: MessageBatch<DeliveryMessage>, env: Env) => consumeDeliveries(batch, env),
-  // Cron Trigger, every minute: runs the report schedules that are due.
+  // Cron Trigger, every minute: runs the report schedules that are due, and finds delivery
+  // jobs stuck beyond their bound (neither waits for the other).
   scheduled: async (controller: ScheduledController, env: Env) => {
-    await runDueSchedules(env, controller.scheduledTime);
+    await Promise.all([runDueSchedules(env, controller.scheduledTime), sweepStuckDeliveries(env)]);
   },
 } satisfies ExportedHandler<Env, DeliveryMessage>;

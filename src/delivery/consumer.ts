@@ -61,6 +61,12 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
   }
 }
 
+/** The stuck-job sweep on its own (the every-minute Cron Trigger), so it runs with no traffic too. */
+export function sweepStuckDeliveries(env: Env): Promise<void> {
+  lastSweep = Date.now();
+  return sweepStuck(createDatabase(env.DB), env);
+}
+
 async function sweepStuck(db: ReturnType<typeof createDatabase>, env: Env): Promise<void> {
   try {
     const { ended } = await sweepStuckJobs(db, env);

@@ -129,6 +129,16 @@ describe("at most one e-mail per job, never silently lost", () => {
     expect(await sentMails(id)).toHaveLength(1);
   }, 45_000);
 
+  it("the every-minute Cron Trigger sweeps too, so a stuck job is found without any queue traffic", async () => {
+    const { createScheduledController } = await import("cloudflare:test");
+    const { default: worker } = await import("../../src/index");
+    const id = await job("cron@alpha.example", "sending");
+    await age(id, STUCK_AFTER_SECONDS + 1);
+    await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "* * * * *" }), env as never);
+    expect(await jobRow(id)).toMatchObject({ status: "failed", error: "delivery outcome unknown" });
+    expect(await sentMails(id)).toHaveLength(0);
+  });
+
   it("a job stuck in rendering with every attempt used ends failed", async () => {
     const id = await job(null, "rendering");
     await bindings.DB.prepare("UPDATE jobs SET attempts = 3 WHERE id = ?").bind(id).run();
