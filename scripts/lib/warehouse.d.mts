@@ -1,0 +1,3 @@
+export declare function warehouseConnectionString(root: string): string;
+export declare function describeDatabase(connectionString: string): string;
+export declare function loadDemoOrders(connectionString: string): Promise<number>;
