@@ -132,6 +132,14 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     expect(sent).toHaveLength(2); // one e-mail per recipient per slot
     const claims = await bindings.DB.prepare("SELECT count(*) AS n FROM report_schedule_runs WHERE schedule_id = ?").bind(schedule.id).first<{ n: number }>();
     expect(claims!.n).toBe(2);
+
+    // Even a schedule put back to a slot that already ran (e.g. restored from a backup) does
+    // not run it again: the claim's unique key refuses the slot, and no job is started.
+    const jobsBefore = await bindings.DB.prepare("SELECT count(*) AS n FROM jobs").first<{ n: number }>();
+    await bindings.DB.prepare("UPDATE report_schedules SET next_run_at = ? WHERE id = ?").bind(first, schedule.id).run();
+    await tick(first);
+    expect((await runsOf(schedule.id)).runs.map((r) => r.slot)).toEqual([second, first]);
+    expect(await bindings.DB.prepare("SELECT count(*) AS n FROM jobs").first<{ n: number }>()).toEqual(jobsBefore);
   }, 180_000);
 
   it("after downtime runs only the most recent of three missed slots, once", async () => {
