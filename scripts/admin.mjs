@@ -19,7 +19,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   schemas list
   schemas create <name>
   data-sources list
-  data-sources create --name <name> --binding <D1 binding> [--provided-id <id>]
+  data-sources create --name <name> --binding <binding> [--kind d1|postgres] [--provided-id <id>]
   dashboards list
   dashboards push <file.json> [--tag production[,email]] [--draft]
   dashboards tag <embed id> <tag> <version number>
@@ -69,6 +69,7 @@ function requestFor(positional, flags) {
       return ["POST", "/admin/data_sources/", {
         name: need(flags.name, "--name"),
         binding: need(flags.binding, "--binding"),
+        ...(flags.kind ? { kind: flags.kind } : {}),
         ...(flags["provided-id"] ? { provided_id: flags["provided-id"] } : {}),
       }];
     case "dashboards list": return ["GET", "/admin/dashboards/"];
