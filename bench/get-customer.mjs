@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Benchmark: get_customer against a trivial JSON route (/health) of the same local server,
-// same run, same load (autocannon on loopback), plus the D1 round trips each customer
+// Benchmark: get_customer against a trivial JSON route (/health) and two floor routes
+// (/_dev/floor/d1: one trivial D1 query; /_dev/floor/echo: a JSON body) of the same local
+// server, same run, same load (autocannon on loopback), plus the D1 round trips each customer
 // operation costs (read from the X-D1-Round-Trips header the Worker reports outside
 // production). Usage: npm run bench [-- --duration 10 --connections 20]
 import autocannon from "autocannon";
@@ -57,11 +58,14 @@ try {
   const run = (opts) => autocannon({ connections, duration, ...opts });
   const health = { url: `${base}/health` };
   const get = { url: `${base}/api/get_customer/`, method: "POST", headers, body: JSON.stringify({ provided_id: "bench-user" }) };
-  await run({ ...health, duration: 2 }); // warm-up
-  await run({ ...get, duration: 2 });
-  const results = { health: [], get: [] };
+  // Floors (development-only routes): one trivial D1 query; the JSON body rules and an echo.
+  const floorD1 = { url: `${base}/_dev/floor/d1` };
+  const floorEcho = { url: `${base}/_dev/floor/echo`, method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ provided_id: "bench-user" }) };
+  const routes = [["health", health], ["get", get], ["d1", floorD1], ["echo", floorEcho]];
+  for (const [, opts] of routes) await run({ ...opts, duration: 2 }); // warm-up
+  const results = { health: [], get: [], d1: [], echo: [] };
   for (let r = 0; r < rounds; r++) {
-    for (const [name, opts] of [["health", health], ["get", get]]) {
+    for (const [name, opts] of routes) {
       const result = await run(opts);
       if (result.non2xx > 0) throw new Error(`${name}: ${result.non2xx} non-2xx responses`);
       results[name].push(result);
@@ -74,7 +78,11 @@ try {
   console.log(`\nautocannon, ${connections} connections, ${rounds} × ${duration}s per route, interleaved, loopback via wrangler dev:`);
   console.log(`  GET  /health          ${rps("health").toFixed(0).padStart(6)} req/s   p50 ${p50("health").toFixed(1)} ms   p99 ${p99("health").toFixed(1)} ms`);
   console.log(`  POST /api/get_customer ${rps("get").toFixed(0).padStart(5)} req/s   p50 ${p50("get").toFixed(1)} ms   p99 ${p99("get").toFixed(1)} ms`);
-  console.log(`  ratio get_customer / health: ${(rps("get") / rps("health")).toFixed(2)}`);
+  console.log(`  GET  /_dev/floor/d1    ${rps("d1").toFixed(0).padStart(6)} req/s   p50 ${p50("d1").toFixed(1)} ms   p99 ${p99("d1").toFixed(1)} ms   (one trivial D1 query)`);
+  console.log(`  POST /_dev/floor/echo  ${rps("echo").toFixed(0).padStart(5)} req/s   p50 ${p50("echo").toFixed(1)} ms   p99 ${p99("echo").toFixed(1)} ms   (JSON body rules + echo)`);
+  const ratio = (name) => (rps(name) / rps("health")).toFixed(2);
+  console.log(`  ratios to health: get_customer ${ratio("get")}   floor d1 ${ratio("d1")}   floor echo ${ratio("echo")}`);
+  console.log(`  ratio get_customer / health: ${ratio("get")}`);
 } finally {
   await server.stop();
 }

@@ -9,6 +9,7 @@ import { registerLegacyRoutes } from "./legacy/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
+import { registerDevFloorRoutes } from "./http/dev-floor";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
 
@@ -48,6 +49,8 @@ export function createApp() {
   registerDeliveryRoutes(app);
   registerScheduleRoutes(app);
   registerWebhookRoutes(app);
+
+  registerDevFloorRoutes(app);
 
   app.get("/health", (c) => c.json({ success: 1, status: "ok" }));
   const openApiDocument = () => documentedPaths(app.getOpenAPI31Document(openApiInfo));

@@ -9,7 +9,7 @@ export { ApiTokenGuard } from "./http/api-token-guard";
 const app = createApp();
 
 export default {
-  fetch: (request: Request, env: Env, ctx: ExecutionContext) => serveRequest(request, env, (r) => app.fetch(r, env, ctx)),
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => serveRequest(request, env, (r, e) => app.fetch(r, e, ctx)),
   queue: (batch: MessageBatch<DeliveryMessage>, env: Env) => consumeDeliveries(batch, env),
   // Cron Trigger, every minute: runs the report schedules that are due, and finds delivery
   // jobs stuck beyond their bound (neither waits for the other).

@@ -41,6 +41,8 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.res.headers.set("X-D1-Primary-Round-Trips", String(roundTrips.primary));
     c.res.headers.set("X-DO-Round-Trips", String(state.doTrips));
     if (state.session.constraint) c.res.headers.set("X-D1-Session", state.session.constraint);
+    const { kv, r2, queue } = state.bindingTrips;
+    c.res.headers.set("X-Binding-Round-Trips", `kv=${kv} r2=${r2} queue=${queue}`);
   }
   log("info", "request", {
     request_id: requestId,

@@ -8,6 +8,8 @@ export class RequestState {
   readonly d1 = new RoundTripCounter();
   /** Durable Object calls on the request's critical path (background lease renewals excluded). */
   doTrips = 0;
+  /** Calls to the other bindings, counted outside production for the latency model. */
+  readonly bindingTrips = { kv: 0, r2: 0, queue: 0 };
   session: RequestSession;
   /** This is the second attempt, on the primary. */
   retry = false;
@@ -47,14 +49,40 @@ export function runInRequest<T>(state: RequestState, fn: () => T): T {
  * the authentication and the counters, so the call counts once and its headers report
  * every hop of both attempts.
  */
-export async function serveRequest(request: Request, env: Env, handle: (request: Request) => Response | Promise<Response>): Promise<Response> {
+export async function serveRequest(
+  request: Request,
+  env: Env,
+  handle: (request: Request, env: Env) => Response | Promise<Response>,
+): Promise<Response> {
   const state = new RequestState(env);
+  const served = env.ENVIRONMENT === "production" ? env : countingBindings(env, state);
   const replay = request.body !== null ? request.clone() : request;
-  const first = await runInRequest(state, () => handle(request));
+  const first = await runInRequest(state, () => handle(request, served));
   if (!state.notFound || state.session.primary || state.d1.count === 0 || first.status < 400) return first;
   state.retryOnPrimary(env);
   await first.body?.cancel();
-  return runInRequest(state, () => handle(replay));
+  return runInRequest(state, () => handle(replay, served));
+}
+
+/** The request's view of env with KV, R2 and queue calls counted (never in production). */
+function countingBindings(env: Env, state: RequestState): Env {
+  const counted = <T extends object>(binding: T, methods: string[], kind: keyof RequestState["bindingTrips"]): T => {
+    const wrapper = Object.create(binding) as Record<string, unknown>;
+    for (const method of methods) {
+      const original = (binding as Record<string, unknown>)[method];
+      if (typeof original !== "function") continue;
+      wrapper[method] = (...args: unknown[]) => {
+        state.bindingTrips[kind]++;
+        return (original as (...a: unknown[]) => unknown).apply(binding, args);
+      };
+    }
+    return wrapper as T;
+  };
+  const view = Object.create(env) as Env;
+  view.DOWNLOADS = counted(env.DOWNLOADS, ["get", "getWithMetadata", "put", "delete", "list"], "kv");
+  view.FILES = counted(env.FILES, ["get", "head", "put", "delete", "list", "createMultipartUpload"], "r2");
+  view.DELIVERY_QUEUE = counted(env.DELIVERY_QUEUE, ["send", "sendBatch"], "queue");
+  return view;
 }
 
 /** Notes that the current request produced a `*_not_found` answer. */

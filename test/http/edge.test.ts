@@ -235,6 +235,9 @@ describe("reads near the caller, with read-your-writes", () => {
     expect(d1Trips(got)).toBe(1);
     const page = await call("GET", `/embed/${embedId}?customer_token=${created.body.customer.token}&environment=production`);
     expect(page.status).toBe(200);
+    const minted = await call("POST", "/api/generate_embed_token/", { token: read, body: { provided_id: id, dashboard_embed_id: embedId } });
+    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+    expect([doTrips(minted), primaryTrips(minted)]).toEqual([0, 0]);
 
     // An embed for an unknown customer token is retried on the primary before its 401.
     const unknown = await call("GET", `/embed/${embedId}?customer_token=${"ab".repeat(32)}&environment=production`);
