@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runPostgres } from "../../src/dashboards/sources/postgres";
 import type { PanelResult } from "../../src/dashboards/sources/types";
 import { admin, call, createCustomer, dashboard, embed, kpi, panelText, seedOrders, unique, workspace } from "./helpers";
+import { fetchDownload, isPng, pngWidth, waitForJob } from "../delivery/helpers";
 import { onWarehouse, warehouse } from "./warehouse";
 
 // Every test here runs against the real local PostgreSQL behind the WAREHOUSE Hyperdrive
@@ -23,6 +24,8 @@ beforeAll(async () => {
     CREATE SEQUENCE ${S}.s;
     CREATE FUNCTION ${S}.add_order() RETURNS bigint LANGUAGE sql VOLATILE AS
       $$ INSERT INTO ${S}.orders (customer_id, day, month, amount) VALUES ('intruder', '2026-01-01', '2026-01', 1) RETURNING id $$;
+    CREATE TABLE ${S}.screenshot_only (label text, revenue numeric);
+    INSERT INTO ${S}.screenshot_only VALUES ('EU', 1200.5), ('US', 800);
     CREATE TABLE ${S}.kinds (n numeric, precise numeric, big bigint, huge bigint, d date, ts timestamptz, local_ts timestamp, f double precision, nothing text);
     INSERT INTO ${S}.kinds VALUES (12.50, 123456789012345678901234.5, 42, 9007199254740993, '2026-03-01', '2026-03-01 12:34:56.789+02', '2026-03-01 12:34:56', 0.1, NULL);`);
   await onWarehouse(
@@ -254,5 +257,31 @@ describe("postgres data source: unreachable database", () => {
       expect(page.body).not.toContain(secret);
       expect(logged.join("\n")).not.toContain(secret);
     }
+  });
+});
+
+describe("postgres data source: screenshots", () => {
+  it("captures a PNG of a dashboard whose panels read PostgreSQL", async () => {
+    const scans = async () =>
+      Number((await onWarehouse<{ n: string }>(`SELECT coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE schemaname = '${S}' AND relname = 'screenshot_only'`))[0]?.n ?? 0);
+    const before = await scans();
+    const viewer = await customer();
+    const embedId = await dashboard({
+      panels: [
+        kpi("total", ctx.schema, `SELECT SUM(revenue) AS value FROM ${S}.screenshot_only`),
+        { id: "chart", type: "bar", title: "By region", schema_id: ctx.schema, sql: `SELECT label, revenue FROM ${S}.screenshot_only ORDER BY label`, x_column: "label", y_columns: ["revenue"], layout: { x: 3, y: 0, w: 9, h: 4 } },
+      ],
+    });
+    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: viewer.provided_id, dashboard_embed_id: embedId, width: 800 } });
+    expect(res.status).toBe(200);
+    const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
+    expect(job).toMatchObject({ status: "done", error: null });
+    const file = await fetchDownload(res.body.url);
+    expect(file.headers.get("Content-Type")).toBe("image/png");
+    expect(isPng(file.bytes)).toBe(true);
+    expect(pngWidth(file.bytes)).toBe(800);
+    // The captured page read the table in PostgreSQL (statistics arrive within a second or so).
+    for (let i = 0; i < 40 && (await scans()) <= before; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await scans()).toBeGreaterThan(before);
   });
 });
