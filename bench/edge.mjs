@@ -5,6 +5,8 @@
 //   X-D1-Round-Trips            all D1 trips, of which
 //   X-D1-Primary-Round-Trips    the ones that must reach the primary (the rest may be served by a replica)
 //   X-Binding-Round-Trips       kv=… r2=… queue=…
+//   X-Data-Round-Trips          embed page: panel queries on the data source (its own D1, not a
+//                               session: modelled at the data source's primary, also in Virginia)
 // — and multiplies them with inter-region round-trip times for vendors in Tokyo, Frankfurt,
 // São Paulo and Virginia, with the D1 primary, the Durable Objects, R2 and the queue in
 // Virginia. "before" is the same operations with the hop counts of the code before the edge
@@ -42,7 +44,7 @@ const regions = Object.keys(RTT_TO_VIRGINIA);
 function hopCost(region, hops) {
   const far = RTT_TO_VIRGINIA[region];
   const replica = region === "São Paulo" ? far : REGION_RTT;
-  return EDGE_RTT + hops.do * far + hops.d1Primary * far + hops.d1Replica * replica + hops.kv * REGION_RTT + hops.r2 * far + hops.queue * far;
+  return EDGE_RTT + (hops.do + hops.d1Primary + hops.data + hops.r2 + hops.queue) * far + hops.d1Replica * replica + hops.kv * REGION_RTT;
 }
 
 const server = await startLocalServer({
@@ -69,7 +71,16 @@ try {
     return {
       ms,
       body: text,
-      hops: { do: n("X-DO-Round-Trips"), d1, d1Primary, d1Replica: d1 - d1Primary, kv: Number(bindings.kv ?? 0), r2: Number(bindings.r2 ?? 0), queue: Number(bindings.queue ?? 0) },
+      hops: {
+        do: n("X-DO-Round-Trips"),
+        d1,
+        d1Primary,
+        d1Replica: d1 - d1Primary,
+        data: n("X-Data-Round-Trips"),
+        kv: Number(bindings.kv ?? 0),
+        r2: Number(bindings.r2 ?? 0),
+        queue: Number(bindings.queue ?? 0),
+      },
     };
   }
 
@@ -105,7 +116,7 @@ try {
     const samples = [];
     for (let i = 0; i < calls; i++) samples.push(await run());
     const before = (s) => ({ ...s.hops, do: authenticated ? 1 : 0, d1Primary: s.hops.d1, d1Replica: 0 });
-    const hopsText = (h) => `DO ${h.do}, D1 ${h.d1} (primary ${h.d1Primary}), KV ${h.kv}, R2 ${h.r2}, queue ${h.queue}`;
+    const hopsText = (h) => `DO ${h.do}, D1 ${h.d1} (primary ${h.d1Primary}), data ${h.data}, KV ${h.kv}, R2 ${h.r2}, queue ${h.queue}`;
     rows.push({
       name,
       local: median(samples.map((s) => s.ms)),
