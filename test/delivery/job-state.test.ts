@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { createDatabase } from "../../src/db/client";
+import { createDatabase, RoundTripCounter } from "../../src/db/client";
+import { deliveryEffects } from "../../src/delivery/effects";
 import { capture } from "../../src/delivery/browser";
 import { FAILURE_REASONS, JOB_STATUSES, JobFailure, TRANSITIONS, TransitionNotAllowed, transition, type JobStatus } from "../../src/delivery/job-state";
-import { STUCK_AFTER_SECONDS, sweepStuckJobs } from "../../src/delivery/service";
+import { runJob, STUCK_AFTER_SECONDS, sweepStuckJobs } from "../../src/delivery/service";
 import { errorPage } from "../../src/http/pages";
 import { age, bindings, call, createCustomer, dashboard, deliverByHand, deliverySetup, jobRow, kpi, sentMails, unique, unqueuedJob, waitForJob } from "./helpers";
 
@@ -54,6 +55,20 @@ describe("the job state machine", () => {
     const id = await job(null, from);
     expect(() => transition(db(), id, [from], to)).toThrow(TransitionNotAllowed);
     expect((await jobRow(id))!.status).toBe(from);
+  });
+});
+
+describe("the hot path", () => {
+  // Before the state machine: download 3 (start, render, file), e-mail 5 (+ claim, sent).
+  it.each([
+    ["a download job", 3, null],
+    ["an e-mailed screenshot", 4, "trips@alpha.example"],
+  ] as const)("%s takes %i D1 round trips (start, render, [claim,] finish)", async (_name, trips, email) => {
+    const id = await job(email);
+    const counter = new RoundTripCounter();
+    const done = await runJob(createDatabase(bindings.DB, counter), env as never, deliveryEffects(env as never), id, 1);
+    expect(done).toMatchObject({ id, status: "done" });
+    expect(counter.count).toBe(trips);
   });
 });
 

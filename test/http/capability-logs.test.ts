@@ -38,7 +38,7 @@ describe("capability URLs stay out of the request log", () => {
   it("logs a share link's request without its token", async () => {
     const res = await call("POST", "/api/dashboard/report", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email: "logs@alpha.example" } });
     expect(res.status).toBe(200);
-    const share = (await env.DB.prepare("SELECT request FROM jobs WHERE id = ?").bind(res.body.job_id).first<{ request: string }>())!;
+    const share = (await (env as unknown as { DB: D1Database }).DB.prepare("SELECT request FROM jobs WHERE id = ?").bind(res.body.job_id).first<{ request: string }>())!;
     const token = new URL(JSON.parse(share.request).linkUrl).pathname.split("/").pop()!;
     const { status, lines } = await fetchLogged(`http://api.test/share/${token}`);
     expect(status).toBe(200);
