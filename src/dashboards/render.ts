@@ -76,10 +76,15 @@ function panelBody(panel: PanelDefinition, input: RenderInput): string {
     case "table":
       return table(rows, result.truncated);
     case "pie":
-      return pieChart(rows, panel.label_column as string, panel.value_column as string, panelSize(panel));
+      return pieChart(rows, panel.label_column as string, panel.value_column as string, panelSize(panel)) + cutNote(result);
     default:
-      return cartesianChart(panel.type as "bar" | "line" | "area", rows, panel.x_column as string, panel.y_columns as string[], panelSize(panel));
+      return cartesianChart(panel.type as "bar" | "line" | "area", rows, panel.x_column as string, panel.y_columns as string[], panelSize(panel)) + cutNote(result);
   }
+}
+
+/** A chart over the row limit (QUERY_ROW_LIMIT) says that it shows only the first rows. */
+function cutNote(result: { rows: Row[]; truncated: boolean }): string {
+  return result.truncated ? `<p class="note">Cut at the first ${result.rows.length.toLocaleString("en-US")} rows.</p>` : "";
 }
 
 function kpi(panel: PanelDefinition, row: Row, context: PlaceholderContext): string {

@@ -182,11 +182,15 @@ describe("postgres data source: limits", () => {
   it("cuts a panel at the default QUERY_ROW_LIMIT on the page", async () => {
     const viewer = await customer();
     const embedId = await dashboard({
-      panels: [{ id: "many", type: "table", title: "Many", schema_id: ctx.schema, sql: "SELECT n FROM generate_series(1, 10005) AS n", layout: { x: 0, y: 0, w: 12, h: 6 } }],
+      panels: [
+        { id: "many", type: "table", title: "Many", schema_id: ctx.schema, sql: "SELECT n FROM generate_series(1, 10005) AS n", layout: { x: 0, y: 0, w: 12, h: 6 } },
+        { id: "trend", type: "line", title: "Trend", schema_id: ctx.schema, sql: "SELECT n AS x, n % 7 AS y FROM generate_series(1, 10005) AS n", x_column: "x", y_columns: ["y"], layout: { x: 0, y: 6, w: 12, h: 6 } },
+      ],
     });
     const page = await embed(embedId, viewer.token);
     expect(page.status).toBe(200);
     expect(panelText(page.body, "many")).toContain("Showing the first");
+    expect(panelText(page.body, "trend")).toContain("Cut at the first 10,000 rows.");
     const { results } = await run([{ sql: "SELECT n FROM generate_series(1, 10005) AS n" }]);
     const many = results.get("p0") as Extract<PanelResult, { status: "ok" }>;
     expect(many.rows).toHaveLength(10_000);
