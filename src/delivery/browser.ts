@@ -1,4 +1,5 @@
 import puppeteer, { type Browser, type Page } from "@cloudflare/puppeteer";
+import { stage } from "../lib/stages";
 import { JobFailure } from "./job-state";
 
 export interface CaptureOptions {
@@ -56,6 +57,7 @@ async function acquire(binding: Fetcher): Promise<Browser> {
  */
 export async function capture(binding: Fetcher, html: string, options: CaptureOptions): Promise<Capture> {
   const browser = await acquire(binding);
+  stage("browser_connect");
   try {
     // The session keeps its tab between jobs: reusing it saves opening a new one each time.
     const page = (await browser.pages())[0] ?? (await browser.newPage());
@@ -69,9 +71,11 @@ export async function capture(binding: Fetcher, html: string, options: CaptureOp
         height: `${Math.round(options.width * 1.414)}px`,
         margin: { top: "16px", bottom: "16px", left: "0", right: "0" },
       });
+      stage("capture");
       return { bytes: new Uint8Array(pdf), contentType: "application/pdf" };
     }
     const image = await page.screenshot({ fullPage: true, type: options.format });
+    stage("capture");
     return { bytes: new Uint8Array(image as Uint8Array), contentType: options.format === "jpeg" ? "image/jpeg" : "image/png" };
   } finally {
     browser.disconnect();

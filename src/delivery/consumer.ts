@@ -1,6 +1,7 @@
 import { createDatabase } from "../db/client";
 import type { Env } from "../env";
 import { log } from "../lib/log";
+import { timeStages } from "../lib/stages";
 import { retryDelaySeconds } from "../webhooks/service";
 import { deliveryEffects } from "./effects";
 import { announceEnd, MAX_ATTEMPTS, recordFailure, runJob, sendJobWebhook, sweepStuckJobs, type DeliveryMessage } from "./service";
@@ -42,7 +43,7 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
     const jobId = body.jobId;
     const attempt = (typeof body.after === "number" ? body.after : 0) + message.attempts;
     try {
-      const done = await runJob(db, env, effects, jobId, attempt);
+      const done = await timeStages(jobId, () => runJob(db, env, effects, jobId, attempt));
       if (done) await announceEnd(env, done);
       message.ack();
     } catch (error) {

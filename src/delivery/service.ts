@@ -8,6 +8,7 @@ import { ApiError } from "../http/errors";
 import { escapeHtml } from "../lib/html";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
+import { stage } from "../lib/stages";
 import { sanitizeHtml } from "../lib/sanitize-html";
 import { checkCallbackUrl, deliverWebhook, requireSecret, type WebhookBody, type WebhookMessage } from "../webhooks/service";
 import type { DeliveryEffects } from "./effects";
@@ -199,6 +200,7 @@ const permanentRenderErrors: Partial<Record<string, FailureReason>> = {
  */
 export async function runJob(db: Database, env: Env, effects: DeliveryEffects, jobId: string, attempt: number): Promise<JobRow | undefined> {
   const [job] = await transition(db, jobId, ["queued", "rendering"], "rendering", { set: [sql`attempts = max(attempts, ${attempt})`], error: null });
+  stage("job_update");
   if (!job) return undefined; // finished, being sent by another delivery, or gone
   if (job.customer_id === null) throw new JobFailure("customer_deleted", true);
   const request = JSON.parse(job.request) as JobRequest;
@@ -211,16 +213,19 @@ export async function runJob(db: Database, env: Env, effects: DeliveryEffects, j
     file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.content_type ?? "image/png", key: job.file_key };
   } else {
     const html = await renderJobPage(db, env, job, request);
+    stage("render");
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
     const captured = await effects.capture(html, { width: request.width, format });
     const key = `jobs/${job.id}/${request.fileName}`;
     await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType } });
+    stage("r2");
     file = { ...captured, key };
   }
   const fileColumns = [sql`file_key = ${file.key}`, sql`content_type = ${file.contentType}`];
 
   if (!request.email) {
     const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
+    stage("job_update");
     return done;
   }
 

@@ -1,18 +1,28 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { sql } from "drizzle-orm";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
+import { stageTimings } from "../lib/stages";
 import { jsonBody } from "./json-body";
 
 /**
- * Floor routes for the throughput benchmark (development only, not part of the API): what
- * a request costs with nothing but one trivial D1 query, or nothing but the JSON body
- * rules. `get_customer` is compared with them in the same run.
+ * Benchmark routes (development only, not part of the API). Floors: what a request costs
+ * with nothing but one trivial D1 query, or nothing but the JSON body rules —
+ * `get_customer` is compared with them in the same run. Delivery stages: where a job's time
+ * went, for `npm run bench:delivery`.
  */
 export function registerDevFloorRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.use("/_dev/floor/*", async (c, next) => {
+  const developmentOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", `No route ${c.req.method} ${c.req.path}.`);
     await next();
+  };
+  app.use("/_dev/floor/*", developmentOnly);
+  app.use("/_dev/delivery-stages/*", developmentOnly);
+  app.get("/_dev/delivery-stages/:jobId", (c) => {
+    const timing = stageTimings(c.req.param("jobId"));
+    if (!timing) throw new ApiError("job_not_found", "No stage timings for this job in this isolate.");
+    return c.json({ success: 1, ...timing });
   });
   app.get("/_dev/floor/d1", async (c) => {
     const [row] = await c.get("db").all<{ one: number }>(sql`SELECT 1 AS one`);

@@ -1,0 +1,43 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/**
+ * Where a delivery job's time goes, stage by stage, for `npm run bench:delivery`. The
+ * consumer runs each job inside `timeStages`; code on the way calls `stage(name)` when a
+ * stage ends. Workers' clock advances only across I/O, so computation counts towards the
+ * stage whose I/O follows it. Outside `timeStages` (e.g. in tests) `stage` does nothing.
+ * The last jobs' timings are kept in memory, read through a development-only route.
+ */
+interface Timing {
+  jobId: string;
+  startedAt: number;
+  last: number;
+  stages: Record<string, number>;
+}
+
+const current = new AsyncLocalStorage<Timing>();
+const recent = new Map<string, Timing>();
+const KEEP = 200;
+
+export function timeStages<T>(jobId: string, run: () => Promise<T>): Promise<T> {
+  const now = Date.now();
+  const timing: Timing = { jobId, startedAt: now, last: now, stages: {} };
+  recent.delete(jobId);
+  recent.set(jobId, timing);
+  if (recent.size > KEEP) recent.delete(recent.keys().next().value!);
+  return current.run(timing, run);
+}
+
+/** Ends stage `name` now (a stage seen twice adds up). */
+export function stage(name: string): void {
+  const timing = current.getStore();
+  if (!timing) return;
+  const now = Date.now();
+  timing.stages[name] = (timing.stages[name] ?? 0) + (now - timing.last);
+  timing.last = now;
+}
+
+/** A job's timing: when its consumer started (epoch ms), when it last marked a stage, and the stages in ms. */
+export function stageTimings(jobId: string): { started_at: number; ended_at: number; stages: Record<string, number> } | undefined {
+  const timing = recent.get(jobId);
+  return timing && { started_at: timing.startedAt, ended_at: timing.last, stages: { ...timing.stages } };
+}
