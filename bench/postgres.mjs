@@ -9,7 +9,9 @@
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { warehouseConnectionString } from "../scripts/lib/warehouse.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const runsArg = process.argv.indexOf("--runs");
@@ -48,11 +50,26 @@ try {
     return { median: median(times), headers: last.response.headers, body: last.body };
   }
 
+  /** Sessions PostgreSQL itself counted for the database (each reading is one more session). */
+  async function sessions() {
+    const client = new pg.Client({ connectionString: warehouseConnectionString(root) });
+    await client.connect();
+    try {
+      await client.query("SELECT pg_stat_clear_snapshot()");
+      return Number((await client.query("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")).rows[0].sessions);
+    } finally {
+      await client.end();
+    }
+  }
+
   const floor = await measure(`${base}/health`);
   mapTo("d1");
   const d1 = await measure(page);
   mapTo("postgres");
+  const sessionsBefore = await sessions();
   const postgres = await measure(page);
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // statistics reach the counters within a second
+  const serverSessions = (await sessions()) - sessionsBefore - 1;
   mapTo("d1"); // leave the demo as npm start seeds it
 
   const failed = (body) => (body.match(/class="message message-failed"/g) ?? []).length;
@@ -69,6 +86,7 @@ try {
   console.log(row("embed page on D1", d1));
   console.log(row("embed page on Postgres", postgres));
   console.log(`  PostgreSQL / D1: ${(postgres.median / d1.median).toFixed(2)}×`);
+  console.log(`  PostgreSQL sessions counted by the server: ${serverSessions} for ${runs + 1} renders (${(serverSessions / (runs + 1)).toFixed(2)} per render)`);
 } finally {
   await server.stop();
 }
