@@ -9,7 +9,6 @@ import type { PanelQuery, PanelResult, RunLimits, SourceTrips } from "./sources/
 import { bindPlaceholders, readOnlyProblem, type PlaceholderContext } from "./sql";
 
 export type { PanelResult, Row } from "./sources/types";
-export type { DataSourceKind };
 
 export interface DataSource {
   id: number;
@@ -44,7 +43,7 @@ type Runner = (binding: never, queries: PanelQuery[], limits: RunLimits, trips: 
 const runners: Record<DataSourceKind, Runner> = { d1: runD1, postgres: runPostgres };
 
 /** QUERY_TIMEOUT_MS (default 10 s) and QUERY_ROW_LIMIT (default 10000 rows). */
-export function runLimits(env: object): RunLimits {
+function runLimits(env: object): RunLimits {
   const vars = env as { QUERY_TIMEOUT_MS?: string; QUERY_ROW_LIMIT?: string };
   return {
     timeoutMs: Math.max(1, Math.floor(numberVar(vars.QUERY_TIMEOUT_MS, 10_000))),

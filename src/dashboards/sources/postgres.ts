@@ -1,7 +1,7 @@
 import pg from "pg";
 import * as pgCloudflare from "pg-cloudflare";
 import { log } from "../../lib/log";
-import type { PanelQuery, PanelResult, Row, RunLimits, SourceTrips } from "./types";
+import { limitRows, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
 
 // The package's typed entry is its stub for other runtimes; the `workerd` build has the socket.
 const { CloudflareSocket } = pgCloudflare as unknown as { CloudflareSocket: new (ssl: boolean) => { on(event: "error", listener: () => void): unknown } };
@@ -74,11 +74,7 @@ export async function runPostgres(
       try {
         trips.trips++;
         const answer = await client.query({ text: limited(query.sql, limits.rowLimit), values: query.params });
-        results.set(query.panelId, {
-          status: "ok",
-          rows: (answer.rows as Row[]).slice(0, limits.rowLimit),
-          truncated: answer.rows.length > limits.rowLimit,
-        });
+        results.set(query.panelId, limitRows(answer.rows as Row[], limits.rowLimit));
       } catch (error) {
         log("warn", "panel query failed", { panel: query.panelId, error: redact(error, secrets) });
         results.set(query.panelId, { status: "failed", message: panelMessage(error, timeoutMs) });
@@ -179,7 +175,7 @@ function typeParser(oid: number, format?: string): (text: string) => unknown {
 }
 
 /** A number when the JSON number means exactly the same decimal, else the text (e.g. big bigints). */
-export function exactNumber(text: string): number | string {
+function exactNumber(text: string): number | string {
   const value = Number(text);
   if (!Number.isFinite(value)) return text;
   return canonicalDecimal(text) === canonicalDecimal(String(value)) ? value : text;
