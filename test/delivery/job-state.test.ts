@@ -208,6 +208,17 @@ describe("no blank or error capture is delivered", () => {
     expect(await sentMails(id)).toHaveLength(0);
   });
 
+  it("fails at once, with a reason, a job whose dashboard was removed before it ran", async () => {
+    const embedId = await dashboard({ title: "Short-lived", panels: [kpi("k", ctx.schema, "SELECT 1 AS value")] }, ["production"]);
+    const id = await unqueuedJob(ctx.customer.provided_id, embedId, "dashboard-gone@alpha.example");
+    // There is no API to delete a dashboard; an operator removing it is what this stands for.
+    await bindings.DB.prepare("DELETE FROM dashboards WHERE embed_id = ?").bind(embedId).run();
+    const result = await deliverByHand(id, 1);
+    expect(result.retryMessages).toHaveLength(0);
+    expect(await jobRow(id)).toMatchObject({ status: "failed", error: "The dashboard was deleted before the job ran." });
+    expect(await sentMails(id)).toHaveLength(0);
+  });
+
   it("gives clients a short stable reason and logs the details with the job id", async () => {
     const warn = vi.spyOn(console, "warn");
     const id = await job(null);
