@@ -21,18 +21,19 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const JOB_KINDS = ["screenshot", "report"] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-/** Allowed moves, `from → [to]`. `rendering → rendering` is a redelivered message taking over. */
+/**
+ * Allowed moves, `from → [to]`. `rendering → rendering` is a redelivered message taking
+ * over; `queued → queued` is the sweep enqueueing again a job whose message was lost.
+ */
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
-  queued: ["rendering", "failed"],
+  queued: ["queued", "rendering", "failed"],
   rendering: ["rendering", "queued", "sending", "done", "failed"],
   sending: ["queued", "done", "failed"],
   done: [],
   failed: [],
 };
 
-export const FINAL_STATUSES: readonly JobStatus[] = ["done", "failed"];
-
-export function canTransition(from: JobStatus, to: JobStatus): boolean {
+function canTransition(from: JobStatus, to: JobStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 

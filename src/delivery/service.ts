@@ -324,21 +324,23 @@ export async function recordFailure(db: Database, jobId: string, attempt: number
 }
 
 /**
- * Finds jobs stuck beyond the bound (a consumer that died mid-attempt): `sending` ones
- * end `failed` with "delivery outcome unknown" (the e-mail may have left: never resent);
- * `rendering` ones go back to the queue, or fail when their attempts are used up.
- * Returns the jobs it ended and the ones it re-enqueued.
+ * Finds jobs stuck beyond the bound (a consumer that died mid-attempt, a lost message):
+ * `sending` ones end `failed` with "delivery outcome unknown" (the e-mail may have left:
+ * never resent); `rendering` ones go back to the queue, or fail when their attempts are
+ * used up; `queued` ones are enqueued again. Returns the jobs it ended and re-enqueued.
  */
 export async function sweepStuckJobs(db: Database, env: Env, olderThanSeconds = STUCK_AFTER_SECONDS): Promise<{ ended: JobRow[]; requeued: JobRow[] }> {
   const stale = sql`updated_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${Math.max(0, Math.floor(olderThanSeconds))} seconds`})`;
-  const [unknown, exhausted, requeued] = await db.batch([
+  const [unknown, exhausted, stuck, lost] = await db.batch([
     transitionWhere(db, stale, ["sending"], "failed", { error: FAILURE_REASONS.outcome_unknown }),
     transitionWhere(db, sql`${stale} AND attempts >= ${MAX_ATTEMPTS}`, ["rendering"], "failed", { error: FAILURE_REASONS.render_failed }),
     transitionWhere(db, sql`${stale} AND attempts < ${MAX_ATTEMPTS}`, ["rendering"], "queued", { error: null }),
+    transitionWhere(db, stale, ["queued"], "queued"),
   ]);
   for (const job of unknown) log("error", "delivery outcome unknown: job stuck while sending", { job_id: job.id, since: job.updated_at });
+  const requeued = [...stuck, ...lost];
   for (const job of requeued) {
-    log("warn", "job stuck while rendering: queued again", { job_id: job.id, attempts: job.attempts });
+    log("warn", "stuck job queued again", { job_id: job.id, attempts: job.attempts });
     await env.DELIVERY_QUEUE.send({ jobId: job.id, after: job.attempts } satisfies DeliveryMessage);
   }
   return { ended: [...unknown, ...exhausted], requeued };

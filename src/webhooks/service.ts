@@ -6,7 +6,7 @@ import { log } from "../lib/log";
 import * as repo from "./repository";
 
 /** Attempts per webhook, and the first retry delay (doubled each time: 5, 10, 20, 40 s). */
-export const WEBHOOK_MAX_ATTEMPTS = 5;
+const WEBHOOK_MAX_ATTEMPTS = 5;
 const FIRST_RETRY_SECONDS = 5;
 const TIMEOUT_MS = 10_000;
 
