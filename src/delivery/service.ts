@@ -62,11 +62,15 @@ async function startJob(scope: DeliveryScope, kind: "screenshot" | "report", cus
 
 const newJobId = () => `job_${randomAlphanumeric(24)}`;
 
-/** A callback URL is checked (scheme, and a secret to sign with) before any job exists. */
-async function checkCallback(scope: DeliveryScope, callbackUrl: string | undefined): Promise<void> {
-  if (callbackUrl === undefined) return;
-  checkCallbackUrl(scope.env, callbackUrl);
-  await requireSecret(scope.db, scope.accessGroupId);
+/**
+ * A callback URL is checked before any job exists: its scheme with the other fields (400,
+ * before existence checks), a secret to sign with after them (422).
+ */
+async function checkCallback(scope: DeliveryScope, callbackUrl: string | undefined, renderable: () => Promise<number>): Promise<number> {
+  if (callbackUrl !== undefined) checkCallbackUrl(scope.env, callbackUrl);
+  const customerId = await renderable();
+  if (callbackUrl !== undefined) await requireSecret(scope.db, scope.accessGroupId);
+  return customerId;
 }
 
 /**
@@ -74,8 +78,7 @@ async function checkCallback(scope: DeliveryScope, callbackUrl: string | undefin
  * module, e.g. scheduled reports).
  */
 export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput): Promise<{ job_id: string; url?: string }> {
-  const customerId = await checkRenderable(scope, input.provided_id, input.dashboard_embed_id, newest);
-  await checkCallback(scope, input.callback_url);
+  const customerId = await checkCallback(scope, input.callback_url, () => checkRenderable(scope, input.provided_id, input.dashboard_embed_id, newest));
   const fileName = downloadFileName(input.download_file_name, input.export_type);
   const request: JobRequest = {
     email: input.email ?? null,
@@ -111,8 +114,7 @@ export interface ShareLink {
 
 /** Creates and enqueues a report job (plain objects in and out, like requestScreenshot). */
 export async function requestReport(scope: DeliveryScope, input: ReportInput): Promise<{ job_id: string }> {
-  const customerId = await checkRenderable(scope, input.provided_id, input.dashboard_embed_id, REPORT_VERSIONS);
-  await checkCallback(scope, input.callback_url);
+  const customerId = await checkCallback(scope, input.callback_url, () => checkRenderable(scope, input.provided_id, input.dashboard_embed_id, REPORT_VERSIONS));
   let linkUrl = input.custom_url ?? null;
   if (!linkUrl) {
     const token = randomHex(32);

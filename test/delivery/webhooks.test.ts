@@ -116,6 +116,15 @@ describe("completion webhooks", () => {
     expect(await jobCount()).toBe(before);
   });
 
+  it("reports a refused callback_url (400) before an unknown customer (404), and a missing secret (422) after it", async () => {
+    const other = await deliverySetup();
+    const bad = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: "nobody-here", dashboard_embed_id: ctx.embedId, callback_url: "ftp://x.example/" } });
+    expect(bad.status).toBe(400);
+    const noSecret = await call("POST", "/api/dashboard/screenshot", { token: other.write, body: { provided_id: "nobody-here", dashboard_embed_id: other.embedId, callback_url: "https://webhook.test/x" } });
+    expect(noSecret.status).toBe(404);
+    expect(noSecret.body.error.code).toBe("customer_not_found");
+  });
+
   it("accepts plain http on localhost in development", async () => {
     const res = await call("POST", "/api/dashboard/screenshot", {
       token: ctx.write,
