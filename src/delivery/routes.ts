@@ -10,6 +10,41 @@ import * as delivery from "./service";
 
 const tags = ["Dashboard delivery"];
 
+/** The completion webhook, as OpenAPI describes a callback (the contract: docs/delivery.md). */
+const jobEnded = {
+  jobEnded: {
+    "{$request.body#/callback_url}": {
+      post: {
+        summary: "The job ended (only when callback_url was given)",
+        parameters: [
+          { name: "X-Signature", in: "header", required: true, schema: { type: "string" }, description: "`sha256=<hex>`: HMAC-SHA256 of the raw body with the access group's webhook secret." },
+          { name: "X-Webhook-Attempt", in: "header", required: true, schema: { type: "string" }, description: "1 to 5." },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["job_id", "status", "error"],
+                properties: {
+                  job_id: { type: "string" },
+                  status: { type: "string", enum: ["done", "failed"] },
+                  error: { type: ["string", "null"], description: "The job's short failure reason." },
+                  url: { type: "string", description: "The download link of a finished screenshot without e-mail." },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          "2XX": { description: "Received. Anything else, or no answer within 10 s, is retried 5, 10, 20 and 40 s later." },
+        },
+      },
+    },
+  },
+} as const;
+
 const screenshot = apiOperation({
   method: "post",
   path: "/api/dashboard/screenshot",
@@ -22,6 +57,7 @@ const screenshot = apiOperation({
   delivery: true,
   body: ScreenshotBody,
   response: successSchema({ job_id: z.string(), url: z.string().optional() }),
+  callbacks: jobEnded as never,
 });
 
 const report = apiOperation({
@@ -36,6 +72,7 @@ const report = apiOperation({
   delivery: true,
   body: ReportBody,
   response: successSchema({ job_id: z.string() }),
+  callbacks: jobEnded as never,
 });
 
 const jobStatus = apiOperation({

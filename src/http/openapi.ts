@@ -39,6 +39,8 @@ interface OperationOptions<Body extends z.ZodType | undefined, Query extends z.Z
   query?: Query;
   params?: z.ZodObject;
   response: Response;
+  /** Requests the service makes back to the caller (e.g. a completion webhook). */
+  callbacks?: RouteConfig["callbacks"];
 }
 
 /**
@@ -68,6 +70,7 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
     summary: options.summary,
     description: options.description,
     deprecated: options.deprecated,
+    ...(options.callbacks ? { callbacks: options.callbacks } : {}),
     security,
     middleware,
     request: {

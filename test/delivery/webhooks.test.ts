@@ -33,6 +33,19 @@ async function hmacHex(key: string, body: string): Promise<string> {
 }
 
 describe("completion webhooks", () => {
+  it("is documented in /openapi.json: callback_url, the callback itself, the admin operation", async () => {
+    const document = (await call("GET", "/openapi.json")).body;
+    for (const path of ["/api/dashboard/screenshot", "/api/dashboard/report"]) {
+      const operation = document.paths[path].post;
+      expect(operation.callbacks.jobEnded["{$request.body#/callback_url}"].post.requestBody.content["application/json"].schema.required).toEqual(["job_id", "status", "error"]);
+      const body = operation.requestBody.content["application/json"].schema;
+      const schema = body.$ref ? document.components.schemas[body.$ref.split("/").pop()] : body;
+      expect(schema.properties.callback_url).toMatchObject({ type: "string", format: "uri" });
+    }
+    const admin = document.paths["/admin/webhook_secrets/"].post;
+    expect(Object.keys(admin.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
+  });
+
   it("shows the secret once, with the access group", async () => {
     const other = await deliverySetup();
     const res = await admin("POST", "/admin/webhook_secrets/", { access_group: other.group });
