@@ -10,7 +10,7 @@ const app = createApp();
 
 export default {
   fetch: (request: Request, env: Env, ctx: ExecutionContext) => serveRequest(request, env, (r, e) => app.fetch(r, e, ctx)),
-  queue: (batch: MessageBatch<DeliveryMessage>, env: Env) => consumeDeliveries(batch, env),
+  queue: (batch: MessageBatch<DeliveryMessage>, env: Env, ctx: ExecutionContext) => consumeDeliveries(batch, env, ctx),
   // Cron Trigger, every minute: runs the report schedules that are due, and finds delivery
   // jobs stuck beyond their bound (neither waits for the other).
   scheduled: async (controller: ScheduledController, env: Env) => {

@@ -76,14 +76,15 @@ export async function unqueuedJob(providedId: string, embedId: string, email: st
 
 /** Hands the queue consumer a batch with `copies` deliveries of the job's message. */
 export async function deliverByHand(jobId: string, attempts: number, copies = 1, body: Record<string, unknown> = { jobId }) {
-  const { createExecutionContext, createMessageBatch, getQueueResult } = await import("cloudflare:test");
+  const { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } = await import("cloudflare:test");
   const { default: worker } = await import("../../src/index");
   const batch = createMessageBatch(
     "customer-dashboard-delivery",
     Array.from({ length: copies }, (_, i) => ({ id: `${jobId}-${attempts}-${i}-${Math.random()}`, timestamp: new Date(), attempts, body })),
   );
   const executionContext = createExecutionContext();
-  await worker.queue(batch as MessageBatch<never>, bindings as never);
+  await worker.queue(batch as MessageBatch<never>, bindings as never, executionContext);
+  await waitOnExecutionContext(executionContext);
   return getQueueResult(batch, executionContext);
 }
 

@@ -22,7 +22,7 @@ async function unqueuedJob(email: string | null): Promise<string> {
 async function deliverByHand(jobId: string, attempts: number, copies = 1) {
   const batch = createMessageBatch("customer-dashboard-delivery", Array.from({ length: copies }, (_, i) => ({ id: `${jobId}-${attempts}-${i}`, timestamp: new Date(), attempts, body: { jobId } })));
   const executionContext = createExecutionContext();
-  await worker.queue(batch as MessageBatch<{ jobId: string }>, bindings as never);
+  await worker.queue(batch as MessageBatch<{ jobId: string }>, bindings as never, executionContext);
   return getQueueResult(batch, executionContext);
 }
 
