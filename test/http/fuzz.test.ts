@@ -92,6 +92,7 @@ type Case =
   | { kind: "raw"; raw: string; contentType: string }
   | { kind: "media"; contentType: string }
   | { kind: "auth"; header: [string, string] | null }
+  | { kind: "header"; name: string; value: string }
   | { kind: "path"; suffix: string }
   | { kind: "method"; method: string };
 
@@ -124,6 +125,15 @@ function cases(operation: Operation): fc.Arbitrary<Case> {
         )
         .map((header) => ({ kind: "auth" as const, header: header as [string, string] | null })),
     },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          name: fc.constantFrom("X-Request-Id", "X-D1-Bookmark", "Accept", "Content-Encoding", "Transfer-Encoding", "Origin", "If-None-Match", "Range"),
+          value: fc.oneof(fc.string({ unit: "grapheme-ascii", maxLength: 300 }), fc.constantFrom("", "gzip", "chunked", "bytes=0-1", "*", "0".repeat(200))),
+        })
+        .map((h) => ({ kind: "header" as const, ...h })),
+    },
     { weight: 1, arbitrary: fc.oneof(weirdString.map(pathSafe), fc.constantFrom("/x", "//", "/..", "%2F..", "?a=%ZZ", "?page=-1&page_size=1e9", "/%F0%9F%98%80", "/%ED%A0%80", "/%C2%85")).map((suffix) => ({ kind: "path" as const, suffix })) },
     { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH").filter((m) => m !== operation.method).map((method) => ({ kind: "method" as const, method })) },
   );
@@ -152,6 +162,9 @@ function request(operation: Operation, token: string, input: Case) {
       delete headers.Authorization;
       delete headers["Service-Authorization"];
       if (input.header) headers[input.header[0]] = input.header[1];
+      break;
+    case "header":
+      headers[input.name] = input.value;
       break;
     case "path":
       path = path.replace(/\/$/, "") + input.suffix;
