@@ -225,6 +225,21 @@ describe("reads near the caller, with read-your-writes", () => {
     expect(read.headers.get("X-D1-Bookmark")! >= updated.headers.get("X-D1-Bookmark")!).toBe(true);
   });
 
+  it("passes a token's newest bookmark to other isolates with their lease renewals (no extra hop)", async () => {
+    const { write } = await workspace();
+    const hash = await sha256(write);
+    const created = await call("POST", "/api/create_customer/", { token: write, body: { provided_id: unique("carried") } });
+    const bookmark = created.headers.get("X-D1-Bookmark")!;
+    const guard = guards.get(guards.idFromName(hash));
+    // This isolate reports what it wrote with its next renewal; an older report does not win.
+    await guard.lease(hash, { need: {}, bookmark });
+    await guard.lease(hash, { need: {}, bookmark: "0" });
+    const other = new TokenLeases();
+    const link: GuardLink = { lease: (request) => guard.lease(hash, request), background: () => {}, onCriticalCall: () => {} };
+    expect((await other.admit(hash, { needsWrite: false, buckets: ["api"] }, link)).outcome).toBe("allowed");
+    expect(other.bookmarkFor(hash)).toBe(bookmark);
+  });
+
   it("retries a not-found once on the primary before answering 404, counted once", async () => {
     const { read } = await workspace();
     const before = await call("GET", "/api/group_tags/", { token: read });
