@@ -26,7 +26,7 @@ async function deliverByHand(jobId: string, attempts: number, copies = 1) {
   return getQueueResult(batch, executionContext);
 }
 
-describe("delivery jobs (DESIGN.md section 7)", () => {
+describe("delivery jobs", () => {
   it("retries after a browser failure and then succeeds (real queue)", async () => {
     await bindings.DOWNLOADS.put("fault:browser", "1");
     const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });

@@ -52,7 +52,7 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
   });
 });
 
-describe("download file names (DESIGN.md section 7)", () => {
+describe("download file names", () => {
   it.each([
     [undefined, "image", "dashboard_screenshot_download.png"],
     [undefined, "pdf", "dashboard_screenshot_download.pdf"],
