@@ -31,8 +31,14 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
   for (const message of batch.messages) {
     const body = message.body as Partial<{ jobId: unknown; after: unknown; webhook: unknown; attempt: unknown }> | null;
     if (typeof body?.webhook === "string") {
-      await webhook(db, env, { webhook: body.webhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
-      message.ack();
+      try {
+        await webhook(db, env, { webhook: body.webhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
+        message.ack();
+      } catch (error) {
+        // Our side failed (database, queue): let the queue deliver this attempt again.
+        log("error", "webhook attempt could not run", { job_id: body.webhook, detail: error instanceof Error ? error.message : String(error) });
+        message.retry({ delaySeconds: 5 });
+      }
       continue;
     }
     if (typeof body?.jobId !== "string") {
