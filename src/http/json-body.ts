@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
+import { currentRequest } from "./request-state";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -16,6 +17,9 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (declaredLength > MAX_BODY_BYTES) throw new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
 
   const bytes = c.req.raw.body ? await readLimited(c.req.raw.body) : new Uint8Array();
+  // Kept for a retry of the request on the primary (see serveRequest), instead of a copy of every body.
+  const state = currentRequest();
+  if (state) state.body = bytes;
   const contentType = c.req.header("Content-Type");
   const mediaType = contentType?.split(";")[0].trim() ?? "";
 

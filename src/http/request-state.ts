@@ -17,6 +17,8 @@ export class RequestState {
   notFound = false;
   /** Authentication result kept for the retry on the primary, so it is not counted twice. */
   auth: { principal: Principal; headers: Record<string, string> } | undefined;
+  /** The request body as the JSON body rules read it. */
+  body: Uint8Array | undefined;
   /** The API token's hash, once authenticated (its latest bookmark is kept per isolate). */
   tokenHash: string | undefined;
 
@@ -56,9 +58,16 @@ export async function serveRequest(
 ): Promise<Response> {
   const state = new RequestState(env);
   const served = env.ENVIRONMENT === "production" ? env : countingBindings(env, state);
-  const replay = request.body !== null ? request.clone() : request;
   const first = await runInRequest(state, () => handle(request, served));
   if (!state.notFound || state.session.primary || state.d1.count === 0 || first.status < 400) return first;
+  // The body was read once by the JSON body rules; a route that never read it gets it untouched.
+  const replay =
+    state.body !== undefined && request.method !== "GET" && request.method !== "HEAD"
+      ? new Request(request.url, { method: request.method, headers: request.headers, body: state.body })
+      : request.bodyUsed
+        ? undefined
+        : request;
+  if (!replay) return first;
   state.retryOnPrimary(env);
   await first.body?.cancel();
   return runInRequest(state, () => handle(replay, served));
