@@ -57,6 +57,8 @@ export const visibleByProvidedId = (providedId: string, accessGroupId: number) =
 export const visibleByTokenHash = (tokenHash: string, accessGroupId: number) =>
   sql`c0.token_hash = ${tokenHash} AND c0.access_group_id = ${accessGroupId}`;
 export const byId = (id: number) => sql`c0.id = ${id}`;
+/** Any customer by its token's hash, in any access group (the token itself authorises). */
+export const byTokenHash = (tokenHash: string) => sql`c0.token_hash = ${tokenHash}`;
 
 export interface ListFilter {
   accessGroupId: number;

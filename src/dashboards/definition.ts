@@ -23,6 +23,19 @@ const Format = z
   })
   .optional();
 
+/** A filter control shown above the panels (a `var_<name>` field of a GET form). */
+const Control = z
+  .object({
+    type: z.enum(["date", "text", "select"]),
+    label: z.string().max(100).optional(),
+    options: z.array(z.string().max(200)).min(1).max(200).optional(),
+  })
+  .superRefine((control, ctx) => {
+    if (control.type === "select" && control.options === undefined) {
+      ctx.addIssue({ code: "custom", path: ["options"], message: "a select control needs options" });
+    }
+  });
+
 const Panel = z
   .looseObject({
     id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "panel ids are 1–64 letters, digits, '_' or '-'"),
@@ -73,7 +86,14 @@ export const DashboardDefinition = z
   .looseObject({
     title: z.string().max(200).optional(),
     variables: z
-      .array(z.object({ name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), default: z.unknown().optional(), label: z.string().optional() }))
+      .array(
+        z.object({
+          name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/),
+          default: z.unknown().optional(),
+          label: z.string().max(100).optional(),
+          control: Control.optional(),
+        }),
+      )
       .max(50)
       .default([]),
     panels: z.array(Panel).min(1).max(100),
@@ -89,3 +109,4 @@ export const DashboardDefinition = z
 
 export type Definition = z.infer<typeof DashboardDefinition>;
 export type PanelDefinition = Definition["panels"][number];
+export type VariableDefinition = Definition["variables"][number];

@@ -1,16 +1,18 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { sql, type SQL } from "drizzle-orm";
-import type { CustomerRow } from "../customers/repository";
+import type { SQL } from "drizzle-orm";
+import Papa from "papaparse";
+import { byId, byTokenHash, type CustomerRow } from "../customers/repository";
 import { hashCustomerToken } from "../customers/tokens";
 import { DataRoundTrips } from "./data";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { plainText } from "../http/fields";
-import { apiOperation, successSchema } from "../http/openapi";
+import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { embedScript } from "./embed-script";
 import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
-import { mintEmbedToken, newest, renderForCustomer, type VersionPolicy } from "./service";
+import { DEFAULT_PAGE_WIDTH } from "./render";
+import { mintEmbedToken, newest, panelRows, renderForCustomer, type VersionPolicy } from "./service";
 
 const tags = ["Embedding"];
 
@@ -128,7 +130,7 @@ export async function resolveViewer(c: AppContext, embedId: string, query: Recor
     if (claims.dsh !== embedId) return { refused: "This embed token was issued for another dashboard." };
     const locked = claims.vars ?? {};
     return {
-      customer: sql`c0.id = ${claims.cid}`,
+      customer: byId(claims.cid),
       accept: (customer) => fingerprintMatches(claims, customer.token_hash),
       versions: environmentPolicy(claims.env ?? query.environment?.trim()),
       variables: { ...fromQuery, ...locked },
@@ -143,7 +145,7 @@ export async function resolveViewer(c: AppContext, embedId: string, query: Recor
   const customerToken = query.customer_token ?? "";
   if (!/^[0-9a-f]{64}$/.test(customerToken)) return { refused: "This dashboard link is missing a valid embed or customer token." };
   return {
-    customer: sql`c0.token_hash = ${await hashCustomerToken(customerToken)}`,
+    customer: byTokenHash(await hashCustomerToken(customerToken)),
     versions: environmentPolicy(query.environment?.trim()),
     variables: fromQuery,
     locked: [],
@@ -161,6 +163,29 @@ export function errorPageFor(error: ApiError): { html: string; status: 401 | 404
   if (error.code === "dashboard_not_found") return { html: errorPage("Dashboard not found", error.message, 404), status: 404 };
   if (error.code === "no_dashboard_version") return { html: errorPage("Nothing to show yet", error.message, 422), status: 422 };
   return null;
+}
+
+/** `width` (320–4096 px; what embed.js sends): out-of-range values are clamped, anything else is the default. */
+export function pageWidth(value: string | undefined): number {
+  const parsed = value === undefined ? NaN : Number(value);
+  if (!Number.isFinite(parsed)) return DEFAULT_PAGE_WIDTH;
+  return Math.min(4096, Math.max(320, Math.round(parsed)));
+}
+
+/**
+ * RFC 4180 CSV (papaparse) with a header row; a text cell starting with `=`, `+`, `-`, `@`,
+ * tab or CR gets a leading `'` so spreadsheets do not run it as a formula. Numbers stay numbers.
+ */
+export function rowsToCsv(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return "";
+  const fields = Object.keys(rows[0]);
+  const data = rows.map((row) =>
+    fields.map((field) => {
+      const value = row[field];
+      return value !== null && typeof value === "object" ? JSON.stringify(value) : value;
+    }),
+  );
+  return Papa.unparse({ fields, data }, { escapeFormulae: true, newline: "\r\n" }) + "\r\n";
 }
 
 // ---- routes ------------------------------------------------------------------------------------
@@ -207,6 +232,31 @@ const embedJs = createRoute({
   responses: { 200: { description: "JavaScript", content: { "application/javascript": { schema: z.string() } } } },
 });
 
+const panelCsv = createRoute({
+  method: "get",
+  path: "/embed/{embedId}/panels/{panelFile}",
+  operationId: "embedPanelCsv",
+  tags,
+  summary: "A data panel's rows as CSV",
+  description:
+    "`panelFile` is `<panel_id>.csv`. Same `token` / `customer_token`, `environment` and `var_` parameters as the page, and the same rows the panel shows " +
+    "(up to QUERY_ROW_LIMIT). RFC 4180 with a header row; text cells starting with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'`.",
+  request: {
+    params: z.object({ embedId: z.string(), panelFile: z.string().openapi({ example: "revenue.csv" }) }),
+    query: z.object({
+      token: z.string().optional(),
+      customer_token: z.string().optional(),
+      environment: z.string().optional(),
+    }),
+  },
+  responses: {
+    200: { description: "`text/csv; charset=utf-8`, `Content-Disposition: attachment`.", content: { "text/csv": { schema: z.string() } } },
+    401: { description: "`invalid_embed_token`: no valid token (as for the page); no data.", content: { "application/json": { schema: ErrorSchema } } },
+    404: { description: "`panel_not_found` (unknown or text panel) or `dashboard_not_found`.", content: { "application/json": { schema: ErrorSchema } } },
+    422: { description: "`no_dashboard_version`, or `panel_data_unavailable` (no data source mapped, or the query failed).", content: { "application/json": { schema: ErrorSchema } } },
+  },
+});
+
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(generateEmbedToken, async (c) => {
     const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
@@ -223,7 +273,13 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     await pageSecurityHeaders(c, viewer.frameAncestors);
     const dataRoundTrips = new DataRoundTrips();
     try {
-      const page = await renderForCustomer(c.get("db"), c.env, { embedId, ...viewer, dataRoundTrips });
+      const query = c.req.query();
+      const page = await renderForCustomer(
+        c.get("db"),
+        c.env,
+        { embedId, ...viewer, dataRoundTrips },
+        { width: pageWidth(query.width), interaction: { path: `/embed/${encodeURIComponent(embedId)}`, query, locked: viewer.locked } },
+      );
       if (c.env.ENVIRONMENT !== "production") {
         c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
         // Per data source (`<id>=<trips>`) and the PostgreSQL connections opened.
@@ -236,6 +292,28 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
       if (!page) throw error;
       return c.html(page.html, page.status);
     }
+  });
+
+  app.openapi(panelCsv, async (c) => {
+    const embedId = c.req.param("embedId");
+    const file = c.req.param("panelFile");
+    if (!file.endsWith(".csv")) throw new ApiError("route_not_found", `No route GET ${c.req.path}; panel exports end in .csv.`);
+    const panelId = file.slice(0, -4);
+    const viewer = await resolveViewer(c, embedId, c.req.query());
+    if (isRefusal(viewer)) throw new ApiError("invalid_embed_token", viewer.refused);
+    let rows;
+    try {
+      rows = await panelRows(c.get("db"), c.env, { embedId, ...viewer }, panelId);
+    } catch (error) {
+      // As on the page: a customer that is gone (or a refreshed token) is "not authorised".
+      if (error instanceof ApiError && error.code === "customer_not_found") throw new ApiError("invalid_embed_token", "This link is no longer valid.");
+      throw error;
+    }
+    c.header("Content-Type", "text/csv; charset=utf-8");
+    c.header("Content-Disposition", `attachment; filename="${panelId}.csv"`);
+    c.header("Cache-Control", "no-store");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(rowsToCsv(rows), 200);
   });
 
   app.openapi(embedJs, (c) => {

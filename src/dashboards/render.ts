@@ -2,14 +2,66 @@ import { frameScriptTag } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { cartesianChart, compactNumber, pieChart } from "./charts";
 import type { PanelResult, Row } from "./data";
-import type { Definition, PanelDefinition } from "./definition";
+import type { Definition, PanelDefinition, VariableDefinition } from "./definition";
 import { interpolateText, type PlaceholderContext } from "./sql";
 
-/** Grid geometry: 12 columns on a 1200 px canvas, rows of 64 px with 16 px gaps. */
-const COLUMN_PX = 100;
+/**
+ * Grid geometry (docs/embedding.md, "Responsive layout"): 12 columns, rows of 64 px with
+ * 16 px gaps, at most 1200 px of content. Below 640 px panels stack in one column in
+ * reading order. Charts are drawn for the pixel size their panel really has at the
+ * page's width, so chart text keeps its size on every screen.
+ */
 const ROW_PX = 64;
 const GAP_PX = 16;
+const MAX_CONTENT_PX = 1200;
+const STACK_BELOW_PX = 640;
+const PANEL_PAD_X = 16;
+const PANEL_PAD_Y = 14;
+const TITLE_PX = 27; // one 13 px line at 1.45 line height + 8 px margin
 const TABLE_ROWS = 200;
+export const DEFAULT_PAGE_WIDTH = 1280;
+
+export interface Geometry {
+  width: number;
+  stacked: boolean;
+  padX: number;
+  content: number;
+  column: number;
+}
+
+/** Where panels go at a page width (px). */
+export function geometry(width: number): Geometry {
+  const stacked = width < STACK_BELOW_PX;
+  const padX = stacked ? 12 : 16;
+  const content = Math.max(200, Math.min(width - 2 * padX, MAX_CONTENT_PX));
+  return { width, stacked, padX, content, column: (content - 11 * GAP_PX) / 12 };
+}
+
+function panelWidth(g: Geometry, panel: PanelDefinition): number {
+  return g.stacked ? g.content : g.column * panel.layout.w + GAP_PX * (panel.layout.w - 1);
+}
+
+function panelHeight(panel: PanelDefinition): number {
+  return panel.layout.h * ROW_PX + (panel.layout.h - 1) * GAP_PX;
+}
+
+/** The chart area inside a panel: what is left after border, padding and title. */
+function chartSize(g: Geometry, panel: PanelDefinition): { width: number; height: number } {
+  const title = panel.title ? TITLE_PX : 0;
+  const width = Math.floor(panelWidth(g, panel) - 2 * PANEL_PAD_X - 2);
+  const height = Math.floor(panelHeight(panel) - 2 * PANEL_PAD_Y - 2 - title);
+  return { width: Math.max(80, width), height: Math.max(g.stacked ? 180 : 80, height) };
+}
+
+/** What only the interactive embed page has: filter controls and CSV links. */
+export interface Interaction {
+  /** `/embed/<id>`: where the filter form submits and the CSV links start. */
+  path: string;
+  /** The page's own query (credential, environment, width, var_…), kept by links and the form. */
+  query: Record<string, string>;
+  /** Variables a signed token locks: no control for them. */
+  locked: string[];
+}
 
 export interface RenderInput {
   definition: Definition;
@@ -17,6 +69,14 @@ export interface RenderInput {
   context: PlaceholderContext;
   isDemo: boolean;
   results: Map<string, PanelResult>;
+  /** The page width the charts are drawn for (default 1280). */
+  width?: number;
+  interaction?: Interaction;
+}
+
+/** Reading order: top to bottom, then left to right (the order panels stack in). */
+function readingOrder(panels: PanelDefinition[]): PanelDefinition[] {
+  return [...panels].sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
 }
 
 /**
@@ -26,37 +86,89 @@ export interface RenderInput {
  * done on the server. The embed page and the screenshots use this same output.
  */
 export function renderDashboard(input: RenderInput): string {
+  const g = geometry(input.width ?? DEFAULT_PAGE_WIDTH);
   const title = input.definition.title ? interpolateText(input.definition.title, input.context) : input.dashboardName;
-  const panels = input.definition.panels.map((panel) => renderPanel(panel, input)).join("\n");
+  const panels = readingOrder(input.definition.panels)
+    .map((panel) => renderPanel(panel, input, g))
+    .join("\n");
+  const controls = input.interaction ? renderControls(input.definition.variables, input.context, input.interaction) : "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body data-render-complete="true"><main class="dashboard">
+<body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}">
 <header class="dashboard-header"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(input.context.customer.name)}</p></header>
-<div class="grid">
+${controls}<div class="grid">
 ${panels}
 </div></main>${frameScriptTag}</body></html>`;
 }
 
-function panelSize(panel: PanelDefinition): { width: number; height: number } {
-  const { w, h } = panel.layout;
-  return { width: w * COLUMN_PX - 32, height: Math.max(80, h * ROW_PX + (h - 1) * GAP_PX - 64) };
+function queryString(params: Record<string, string>): string {
+  return new URLSearchParams(params).toString();
 }
 
-function renderPanel(panel: PanelDefinition, input: RenderInput): string {
+/**
+ * A GET form over the declared controls (`var_<name>` fields): works without script. The
+ * page's other parameters (credential, environment, width, other variables) ride along
+ * as hidden fields; locked variables get no field at all.
+ */
+function renderControls(variables: VariableDefinition[], context: PlaceholderContext, interaction: Interaction): string {
+  const controlled = variables.filter((v) => v.control && !interaction.locked.includes(v.name));
+  if (controlled.length === 0) return "";
+  const names = new Set(controlled.map((v) => `var_${v.name}`));
+  const hidden = Object.entries(interaction.query)
+    .filter(([name]) => !names.has(name))
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join("");
+  const fields = controlled
+    .map((variable) => {
+      const control = variable.control!;
+      const name = `var_${variable.name}`;
+      const raw = context.variables[variable.name];
+      const value = raw === undefined || raw === null ? "" : typeof raw === "object" ? JSON.stringify(raw) : String(raw);
+      const label = escapeHtml(control.label ?? variable.label ?? variable.name);
+      let input: string;
+      if (control.type === "select") {
+        const options = control.options ?? [];
+        const all = options.includes(value) || value === "" ? options : [value, ...options];
+        input = `<select name="${name}" id="${name}">${all
+          .map((option) => `<option value="${escapeHtml(option)}"${option === value ? " selected" : ""}>${escapeHtml(option)}</option>`)
+          .join("")}</select>`;
+      } else {
+        input = `<input type="${control.type === "date" ? "date" : "text"}" name="${name}" id="${name}" value="${escapeHtml(value)}">`;
+      }
+      return `<label class="control" for="${name}"><span>${label}</span>${input}</label>`;
+    })
+    .join("");
+  return `<form class="controls" method="get" action="${escapeHtml(interaction.path)}">${hidden}${fields}<button type="submit">Apply</button></form>\n`;
+}
+
+function renderPanel(panel: PanelDefinition, input: RenderInput, g: Geometry): string {
   const { x, y, w, h } = panel.layout;
-  const style = `grid-column:${x + 1} / span ${w};grid-row:${y + 1} / span ${h}`;
-  const title = panel.title ? `<h2>${escapeHtml(interpolateText(panel.title, input.context))}</h2>` : "";
+  const place = g.stacked ? "grid-column:1 / -1" : `grid-column:${x + 1} / span ${w};grid-row:${y + 1} / span ${h}`;
+  const style = `${place};--panel-h:${panelHeight(panel)}px`;
   const isData = panel.type !== "text";
+  const title = panel.title ? `<h2>${escapeHtml(interpolateText(panel.title, input.context))}</h2>` : "";
   const watermark = isData && input.isDemo ? '<span class="demo-mark" aria-hidden="true">DEMO</span>' : "";
-  return `<section class="panel panel-${panel.type}" style="${style}" data-panel-id="${escapeHtml(panel.id)}">${title}<div class="body">${panelBody(panel, input)}</div>${watermark}</section>`;
+  const csv = isData && input.interaction ? csvLink(panel, input.interaction) : "";
+  const head = title || watermark || csv ? `<div class="panel-head">${title}${watermark}${csv}</div>` : "";
+  // Stacked panels have no grid row to fill: a chart's body gets the height it was drawn for.
+  const isChart = panel.type === "bar" || panel.type === "line" || panel.type === "area" || panel.type === "pie";
+  const body = g.stacked && isChart ? ` style="height:${chartSize(g, panel).height}px;flex:none"` : "";
+  return `<section class="panel panel-${panel.type}" style="${style}" data-panel-id="${escapeHtml(panel.id)}">${head}<div class="body"${body}>${panelBody(panel, input, g)}</div></section>`;
+}
+
+/** Each data panel links to its rows as CSV, with the page's credential and variables. */
+function csvLink(panel: PanelDefinition, interaction: Interaction): string {
+  const { width: _width, ...query } = interaction.query;
+  const href = `${interaction.path}/panels/${encodeURIComponent(panel.id)}.csv?${queryString(query)}`;
+  return `<a class="csv" data-embed-link href="${escapeHtml(href)}" download>CSV</a>`;
 }
 
 function message(text: string, kind: string): string {
   return `<div class="message message-${kind}">${escapeHtml(text)}</div>`;
 }
 
-function panelBody(panel: PanelDefinition, input: RenderInput): string {
+function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry): string {
   if (panel.type === "text") {
     const text = interpolateText(panel.text ?? "", input.context);
     return text
@@ -72,13 +184,13 @@ function panelBody(panel: PanelDefinition, input: RenderInput): string {
   const rows = result.rows;
   switch (panel.type) {
     case "kpi":
-      return kpi(panel, rows[0], input.context);
+      return kpi(panel, rows[0], input.context, panelWidth(g, panel) - 2 * PANEL_PAD_X - 2);
     case "table":
       return table(rows, result.truncated);
     case "pie":
-      return pieChart(rows, panel.label_column as string, panel.value_column as string, panelSize(panel)) + cutNote(result);
+      return pieChart(rows, panel.label_column as string, panel.value_column as string, chartSize(g, panel)) + cutNote(result);
     default:
-      return cartesianChart(panel.type as "bar" | "line" | "area", rows, panel.x_column as string, panel.y_columns as string[], panelSize(panel)) + cutNote(result);
+      return cartesianChart(panel.type as "bar" | "line" | "area", rows, panel.x_column as string, panel.y_columns as string[], chartSize(g, panel)) + cutNote(result);
   }
 }
 
@@ -87,7 +199,8 @@ function cutNote(result: { rows: Row[]; truncated: boolean }): string {
   return result.truncated ? `<p class="note">Cut at the first ${result.rows.length.toLocaleString("en-US")} rows.</p>` : "";
 }
 
-function kpi(panel: PanelDefinition, row: Row, context: PlaceholderContext): string {
+/** KPI values shrink to fit their panel (34 px down to 16 px) and wrap as a last resort. */
+function kpi(panel: PanelDefinition, row: Row, context: PlaceholderContext, innerWidth: number): string {
   const raw = "value" in row ? row.value : Object.values(row)[0];
   const value = typeof raw === "number" ? raw : Number(raw);
   const format = panel.format ?? {};
@@ -104,7 +217,9 @@ function kpi(panel: PanelDefinition, row: Row, context: PlaceholderContext): str
   }
   const prefix = format.prefix ? escapeHtml(format.prefix) : "";
   const suffix = format.suffix ? escapeHtml(format.suffix) : "";
-  return `<div class="kpi-value">${prefix}${escapeHtml(text)}${suffix}</div>`;
+  const characters = (format.prefix ?? "").length + text.length + (format.suffix ?? "").length;
+  const size = Math.max(16, Math.min(34, Math.floor(innerWidth / (Math.max(1, characters) * 0.64))));
+  return `<div class="kpi-value" style="font-size:${size}px">${prefix}${escapeHtml(text)}${suffix}</div>`;
 }
 
 function isNumeric(value: unknown): boolean {
@@ -132,26 +247,40 @@ function table(rows: Row[], truncated: boolean): string {
 const STYLE = `
 *{box-sizing:border-box}
 html,body{margin:0;background:#f4f6fb;color:#0f172a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-.dashboard{max-width:1232px;margin:0 auto;padding:24px 16px 32px}
-.dashboard-header{display:flex;align-items:baseline;justify-content:space-between;gap:16px;margin:0 0 16px}
-.dashboard-header h1{font-size:22px;font-weight:650;margin:0;letter-spacing:-.01em}
-.dashboard-header p{margin:0;color:#64748b;font-size:14px}
+.dashboard{max-width:${MAX_CONTENT_PX + 32}px;margin:0 auto;padding:24px 16px 32px}
+.dashboard-header{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:4px 16px;margin:0 0 16px}
+.dashboard-header h1{font-size:22px;font-weight:650;margin:0;letter-spacing:-.01em;overflow-wrap:anywhere;min-width:0}
+.dashboard-header p{margin:0;color:#64748b;font-size:14px;overflow-wrap:anywhere}
+.controls{display:flex;flex-wrap:wrap;align-items:flex-end;gap:8px 12px;margin:0 0 16px;padding:10px 12px;background:#fff;border:1px solid #e5e9f2;border-radius:12px}
+.control{display:flex;flex-direction:column;gap:2px;font-size:12px;color:#475569;min-width:0;max-width:100%}
+.control input,.control select{font:inherit;font-size:14px;color:#0f172a;padding:5px 8px;border:1px solid #cbd5e1;border-radius:6px;background:#fff;min-width:0;max-width:100%}
+.controls button{font:inherit;font-size:14px;font-weight:600;padding:6px 14px;border:0;border-radius:6px;background:#4f46e5;color:#fff;cursor:pointer}
 .grid{display:grid;grid-template-columns:repeat(12,minmax(0,1fr));grid-auto-rows:${ROW_PX}px;gap:${GAP_PX}px}
-.panel{position:relative;display:flex;flex-direction:column;min-width:0;background:#fff;border:1px solid #e5e9f2;border-radius:12px;padding:14px 16px;box-shadow:0 1px 2px rgba(15,23,42,.04);overflow:hidden;break-inside:avoid;page-break-inside:avoid}
-.panel h2{margin:0 0 8px;font-size:13px;font-weight:600;color:#475569;text-transform:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.body{flex:1;min-height:0;display:flex;flex-direction:column}
+.panel{position:relative;display:flex;flex-direction:column;min-width:0;background:#fff;border:1px solid #e5e9f2;border-radius:12px;padding:${PANEL_PAD_Y}px ${PANEL_PAD_X}px;box-shadow:0 1px 2px rgba(15,23,42,.04);overflow:hidden;break-inside:avoid;page-break-inside:avoid}
+.panel-head{display:flex;align-items:flex-start;gap:8px;margin:0 0 8px;min-width:0}
+.panel h2{flex:1;margin:0;font-size:13px;line-height:1.45;font-weight:600;color:#475569;overflow-wrap:anywhere;min-width:0}
+.body{flex:1;min-height:0;min-width:0;display:flex;flex-direction:column}
 .chart{display:block;flex:1;min-height:0;width:100%;height:100%}
-.kpi-value{margin-top:auto;margin-bottom:auto;font-size:34px;font-weight:700;letter-spacing:-.02em;color:#0f172a;font-variant-numeric:tabular-nums;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.panel-text .body{color:#334155;font-size:15px}.panel-text p{margin:0 0 8px}
-.table-wrap{flex:1;min-height:0;overflow:auto}
+.kpi-value{margin-top:auto;margin-bottom:auto;font-size:34px;line-height:1.15;font-weight:700;letter-spacing:-.02em;color:#0f172a;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.panel-text .body{color:#334155;font-size:15px;overflow-wrap:anywhere}.panel-text p{margin:0 0 8px}
+.table-wrap{flex:1;min-height:0;min-width:0;overflow:auto}
 table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
-th{position:sticky;top:0;background:#f8fafc;color:#475569;font-weight:600;text-align:left;padding:6px 10px;border-bottom:1px solid #e2e8f0}
+th{position:sticky;top:0;background:#f8fafc;color:#475569;font-weight:600;text-align:left;padding:6px 10px;border-bottom:1px solid #e2e8f0;white-space:nowrap}
 td{padding:6px 10px;border-bottom:1px solid #f1f5f9;white-space:nowrap}
 .num{text-align:right}
 tbody tr:nth-child(even) td{background:#fcfdfe}
 .note{margin:6px 0 0;color:#94a3b8;font-size:12px}
-.message{margin:auto;max-width:90%;text-align:center;color:#64748b;font-size:13px;padding:12px;border:1px dashed #cbd5e1;border-radius:8px;background:#f8fafc}
+.message{margin:auto;max-width:90%;text-align:center;color:#64748b;font-size:13px;padding:12px;border:1px dashed #cbd5e1;border-radius:8px;background:#f8fafc;overflow-wrap:anywhere}
 .message-failed{color:#b45309;border-color:#fcd34d;background:#fffbeb}
-.demo-mark{position:absolute;right:10px;top:10px;font-size:10px;font-weight:700;letter-spacing:.12em;color:#94a3b8;border:1px solid #cbd5e1;border-radius:4px;padding:1px 6px;background:#fff}
-@media print{html,body{background:#fff}.panel{box-shadow:none}}
+.demo-mark{flex:none;font-size:10px;font-weight:700;letter-spacing:.12em;color:#94a3b8;border:1px solid #cbd5e1;border-radius:4px;padding:1px 6px;background:#fff}
+.csv{flex:none;font-size:11px;font-weight:600;color:#4f46e5;text-decoration:none;border:1px solid #c7d2fe;border-radius:4px;padding:1px 6px}
+.csv:hover{background:#eef2ff}
+.stacked .grid{grid-template-columns:minmax(0,1fr);grid-auto-rows:auto}
+.stacked .panel{min-height:${ROW_PX * 2 + GAP_PX}px}
+.stacked .panel-table .body{max-height:var(--panel-h)}
+@media (max-width:${STACK_BELOW_PX - 0.02}px){
+.grid{grid-template-columns:minmax(0,1fr);grid-auto-rows:auto}
+.panel{grid-column:1 / -1 !important;grid-row:auto !important;min-height:var(--panel-h)}
+}
+@media print{html,body{background:#fff}.panel{box-shadow:none}.controls,.csv{display:none}}
 `;

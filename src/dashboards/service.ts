@@ -6,10 +6,11 @@ import type { Database, RoundTripCounter } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
-import { runPanels } from "./data";
+import { runPanels, type Row } from "./data";
 import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
 import type { Definition } from "./definition";
-import { renderDashboard } from "./render";
+import { renderDashboard, type Interaction } from "./render";
+import type { PlaceholderContext } from "./sql";
 import * as repo from "./repository";
 
 // ---- administration -----------------------------------------------------------------------
@@ -71,11 +72,18 @@ export interface RenderRequest {
   accept?: (customer: CustomerRow) => Promise<boolean>;
 }
 
-/**
- * The dashboard rendered for one customer: one D1 round trip for customer, version and data
- * sources, then one batch per data source for the panels' queries.
- */
-export async function renderForCustomer(db: Database, env: object, request: RenderRequest): Promise<string> {
+/** Everything a render or a CSV needs before any panel runs. */
+interface LoadedDashboard {
+  definition: Definition;
+  dashboardName: string;
+  context: PlaceholderContext;
+  isDemo: boolean;
+  mapping: Record<string, string>;
+  sources: Awaited<ReturnType<typeof repo.dataSources>>;
+}
+
+/** One D1 round trip: the customer chain, the version to show and the data sources. */
+async function loadDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
   const [chain, choice, sources] = await db.batch([
     customerChain(db, request.customer),
     repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest),
@@ -100,8 +108,41 @@ export async function renderForCustomer(db: Database, env: object, request: Rend
     customer: { provided_id: chain[0].provided_id, name: chain[0].name, properties: computedProperties },
     variables: { ...defaults, ...request.variables },
   };
-  const results = await runPanels(env, definition, computedMapping, sources, context, request.dataRoundTrips);
-  return renderDashboard({ definition, dashboardName: version.dashboard_name, context, isDemo: chain[0].is_demo === 1, results });
+  return { definition, dashboardName: version.dashboard_name, context, isDemo: chain[0].is_demo === 1, mapping: computedMapping, sources };
+}
+
+/**
+ * The dashboard rendered for one customer at a page width: one D1 round trip for customer,
+ * version and data sources, then one batch per data source for the panels' queries.
+ */
+export async function renderForCustomer(
+  db: Database,
+  env: object,
+  request: RenderRequest,
+  presentation: { width?: number; interaction?: Interaction } = {},
+): Promise<string> {
+  const loaded = await loadDashboard(db, request);
+  const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, loaded.context, request.dataRoundTrips);
+  return renderDashboard({ ...loaded, results, ...presentation });
+}
+
+/**
+ * One data panel's rows, authorised and computed exactly as on the page (same customer,
+ * version, variables and data source): what its CSV export holds.
+ */
+export async function panelRows(db: Database, env: object, request: RenderRequest, panelId: string): Promise<Row[]> {
+  const loaded = await loadDashboard(db, request);
+  const panel = loaded.definition.panels.find((p) => p.id === panelId);
+  if (!panel || panel.type === "text") {
+    throw new ApiError("panel_not_found", `Dashboard '${request.embedId}' has no data panel '${panelId}'.`, "panel_id");
+  }
+  const results = await runPanels(env, { ...loaded.definition, panels: [panel] }, loaded.mapping, loaded.sources, loaded.context, request.dataRoundTrips);
+  const result = results.get(panel.id) ?? { status: "failed" as const };
+  if (result.status === "no_mapping") {
+    throw new ApiError("panel_data_unavailable", `No data source is set up for this customer (schema ${result.schemaId}).`, "panel_id");
+  }
+  if (result.status === "failed") throw new ApiError("panel_data_unavailable", result.message ?? "This panel's data could not be loaded.", "panel_id");
+  return result.rows;
 }
 
 // ---- signed embed tokens --------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { customerChain, visibleByProvidedId } from "../customers/repository";
+import { byId, customerChain, visibleByProvidedId } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
 import { newest, renderForCustomer, type VersionPolicy } from "../dashboards/service";
 import type { Database } from "../db/client";
@@ -174,7 +174,7 @@ export async function renderShare(db: Database, env: Env, token: string): Promis
   const value = /^[0-9a-f]{64}$/.test(token) ? await env.DOWNLOADS.get(`share:${await sha256Hex(token)}`) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
   const share = JSON.parse(value) as ShareLink;
-  return renderForCustomer(db, env, { embedId: share.embedId, customer: sql`c0.id = ${share.customerId}`, versions: REPORT_VERSIONS, variables: share.variables });
+  return renderForCustomer(db, env, { embedId: share.embedId, customer: byId(share.customerId), versions: REPORT_VERSIONS, variables: share.variables });
 }
 
 // ---- the queue consumer's work ------------------------------------------------------------
@@ -260,10 +260,10 @@ async function renderJobPage(db: Database, env: Env, job: JobRow, request: JobRe
   try {
     return await renderForCustomer(db, env, {
       embedId: job.dashboard_embed_id,
-      customer: sql`c0.id = ${job.customer_id}`,
+      customer: byId(job.customer_id as number),
       versions: { tags: request.versionTags, fallBackToNewest: true },
       variables: request.variables,
-    });
+    }, { width: request.width }); // charts drawn for the capture's width
   } catch (error) {
     const reason = error instanceof ApiError ? permanentRenderErrors[error.code] : undefined;
     if (reason) throw new JobFailure(reason, true, error instanceof Error ? error.message : undefined);

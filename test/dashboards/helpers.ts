@@ -53,7 +53,9 @@ export function panelText(html: string, panelId: string): string {
   if (at < 0) throw new Error(`panel ${panelId} not in page`);
   const start = at + marker.length;
   const end = html.indexOf("</section>", start);
-  return html.slice(start, end).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+  // The panel's CSV link is not part of its content.
+  const content = html.slice(start, end).replace(/<a class="csv"[^>]*>CSV<\/a>/g, "");
+  return content.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
 }
 
 export { admin, call, createCustomer, unique, workspace };
