@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Wrangler's local Browser Rendering launches Chrome from its own cache and downloads it
-// when absent. Offline machines use the system Chromium instead: we place an executable
-// wrapper at the cached path (DESIGN.md section 0). Does nothing when Chrome is already there.
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, chmodSync } from "node:fs";
+// when absent. Offline machines use the local Chromium instead (the system's, else the one
+// from the npm registry, see scripts/lib/chromium.mjs): we place an executable wrapper at the
+// cached path. Leaves a Chrome there alone unless it is one of our wrappers.
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, chmodSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { ensureChromium } from "./lib/chromium.mjs";
 
 const root = join(dirname(new URL(import.meta.url).pathname), "..");
 
@@ -29,21 +31,23 @@ for (const bundle of miniflareBundles(join(root, "node_modules"))) {
   if (match) versions.add(match[1]);
 }
 
-const systemChromium = [process.env.CHROMIUM_PATH, "/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser"]
-  .filter(Boolean)
-  .find((path) => existsSync(path));
+const localChromium = versions.size > 0 ? await ensureChromium() : null;
+// Our wrappers are tiny shell scripts; a real Chrome is a large binary we never read.
+const isWrapper = (path) => statSync(path).size < 1024 && readFileSync(path, "utf8").startsWith("#!/bin/sh");
 
 const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
 for (const version of versions) {
   const target = join(cacheHome, ".wrangler", "chrome", `linux-${version}`, "chrome-linux64", "chrome");
-  if (existsSync(target)) continue;
-  if (!systemChromium) {
-    console.warn(`ensure-chrome: no Chrome ${version} in the wrangler cache and no system Chromium (apt-get install chromium); browser rendering will not work.`);
+  if (existsSync(target) && !isWrapper(target)) continue;
+  if (!localChromium) {
+    console.warn(`ensure-chrome: no Chrome ${version} in the wrangler cache and no local Chromium (run npm install); browser rendering will not work.`);
     continue;
   }
-  mkdirSync(dirname(target), { recursive: true });
   const sandbox = process.getuid?.() === 0 ? " --no-sandbox" : "";
-  writeFileSync(target, `#!/bin/sh\nexec ${systemChromium}${sandbox} "$@"\n`);
+  const wrapper = `#!/bin/sh\nexec "${localChromium}"${sandbox} "$@"\n`;
+  if (existsSync(target) && readFileSync(target, "utf8") === wrapper) continue;
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, wrapper);
   chmodSync(target, 0o755);
-  console.log(`ensure-chrome: ${target} -> ${systemChromium}`);
+  console.log(`ensure-chrome: ${target} -> ${localChromium}`);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: the whole service locally, every binding simulated, no account needed
-// (DESIGN.md section 9). Data and tokens live in .wrangler/state and .dev.vars and
-// survive restarts.
+// (docs/api-contract.md, "Running locally"). Data and tokens live in .wrangler/state and
+// .dev.vars and survive restarts.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,14 +10,11 @@ import { fileURLToPath } from "node:url";
 import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
 import { ensureDevVars } from "./lib/dev-vars.mjs";
 import { startLocalCron } from "./lib/local-cron.mjs";
+import { ensureNode } from "./lib/node-runtime.mjs";
 import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
 
+await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const [major, minor] = process.versions.node.split(".").map(Number);
-if (major < 22 || (major === 22 && minor < 12)) {
-  console.error(`Node.js >= 22.12 is needed (this is ${process.versions.node}).`);
-  process.exit(1);
-}
 
 const port = Number(process.env.PORT ?? 8787);
 const stateDir = process.env.STATE_DIR ?? join(root, ".wrangler", "state");

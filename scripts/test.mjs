@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// `npm test`: local Chromium wrapper (DESIGN.md section 0), type check, then every vitest project.
+// `npm test`: local Chromium for Browser Rendering (scripts/ensure-chrome.mjs), type check,
+// then every vitest project, on a Node that runs wrangler (scripts/lib/node-runtime.mjs).
 // Ends with one plain summary line ("Summary: N passed, N failed, N skipped").
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureNode } from "./lib/node-runtime.mjs";
 
+await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
 

@@ -1,4 +1,5 @@
 import type { Browser } from "puppeteer-core";
 export function findChromium(): string | null;
+export function ensureChromium(): Promise<string | null>;
 export function chromiumArgs(): string[];
 export function launchBrowser(): Promise<Browser>;

@@ -1,0 +1,2 @@
+export function runsWrangler(version: string): boolean;
+export function ensureNode(): Promise<void>;
