@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Admin CLI: `npm run admin -- <command>` wraps the /admin/ API (DESIGN.md section 8).
+// Admin CLI: `npm run admin -- <command>` wraps the /admin/ API (docs/api-contract.md, "Administration").
 // Base URL: --url or ADMIN_URL (default http://localhost:8787).
 // Admin token: --admin-token, ADMIN_TOKEN, or ADMIN_TOKEN in .dev.vars.
 import { dirname, join } from "node:path";

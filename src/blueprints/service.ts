@@ -9,7 +9,7 @@ export interface BlueprintScope {
   accessGroupId: number;
 }
 
-/** Tables as stored and returned: every default filled in (DESIGN.md section 5). */
+/** Tables as stored and returned: every default filled in (docs/api-contract.md, "Blueprints"). */
 export function withDefaults(tables: TableInput[]): StoredTable[] {
   return tables.map((table) => ({
     table_name: table.table_name,

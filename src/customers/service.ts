@@ -214,7 +214,7 @@ function providedIdTaken(providedId: string, field = "provided_id"): ApiError {
   return new ApiError("provided_id_taken", `Another customer already has provided_id '${providedId}'.`, field);
 }
 
-/** api-spec 2.1 rules 2 and 3: same access group, parent strictly above the child. */
+/** Same access group, parent strictly above the child (docs/api-contract.md, "Hierarchy"). */
 function checkParent(
   parent: { id: number; access_group_id: number | null; level_position: number },
   accessGroupId: number,

@@ -76,7 +76,7 @@ export const customers = sqliteTable(
     hierarchyLevelId: integer("hierarchy_level_id")
       .notNull()
       .references(() => hierarchyLevels.id),
-    // RESTRICT: a customer with children cannot be deleted (api-spec 4.4), enforced by D1 too.
+    // RESTRICT: a customer with children cannot be deleted (docs/api-contract.md, "Hierarchy"), enforced by D1 too.
     parentId: integer("parent_id").references((): any => customers.id, { onDelete: "restrict" }),
     isDemo: integer("is_demo", { mode: "boolean" }).notNull().default(false),
     emails: text("emails").notNull().default("[]"),

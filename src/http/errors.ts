@@ -1,7 +1,7 @@
 import { markNotFound } from "./request-state";
 
 /**
- * The one error envelope of the service (DESIGN.md section 1). Services throw ApiError
+ * The one error envelope of the service (docs/api-contract.md, "Errors"). Services throw ApiError
  * with a code from this table; the HTTP status follows from the code, never from the
  * place that threw it.
  */
@@ -18,6 +18,8 @@ export const errorStatus = {
   parent_not_found: 404,
   blueprint_not_found: 404,
   dashboard_not_found: 404,
+  // The dashboard exists, but not the version, environment tag or draft asked for.
+  dashboard_version_not_found: 404,
   group_tag_not_found: 404,
   job_not_found: 404,
   panel_not_found: 404,

@@ -8,7 +8,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const jsonMediaType = /^application\/([\w.-]+\+)?json$/i;
 
 /**
- * Enforces the body conventions of DESIGN.md section 1 before a route's validator sees
+ * Enforces the body conventions (docs/api-contract.md, "Conventions") before a route's validator sees
  * the body: JSON only (415), at most 1 MiB (413), a JSON object (400 invalid_json).
  * A request without a body is validated as `{}`, so missing fields are named.
  */

@@ -98,7 +98,7 @@ export function apiOperation<B extends z.ZodType | undefined, Q extends z.ZodObj
   return route({ ...options, deprecated: true }, [deprecation(options.successor), ...chain], [{ ApiToken: [] }]);
 }
 
-/** Marks every response of a deprecated operation, errors included (DESIGN.md section 6). */
+/** Marks every response of a deprecated operation, errors included (docs/api-contract.md, "Deprecated user groups and end users"). */
 function deprecation(successor: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();

@@ -6,7 +6,7 @@ import * as repo from "./repository";
 import type { CreateEndUserInput, UpdateEndUserInput, UserGroupInput } from "./schemas";
 
 /**
- * Deprecated user groups and end users (DESIGN.md section 6). A user group is a customer
+ * Deprecated user groups and end users (docs/api-contract.md, "Deprecated user groups and end users"). A user group is a customer
  * (`user_group_id` = provided_id, `team_id` = internal id); every rule is the customers'.
  */
 

@@ -21,7 +21,7 @@ const table = (schema: number, extra: Record<string, unknown> = {}) => ({
 
 const post = (token: string, path: string, body: unknown) => call("POST", path, { token, body });
 
-describe("blueprints (api-spec 4.6–4.8, DESIGN.md section 5)", () => {
+describe("blueprints", () => {
   it("creates a blueprint and reads it back with defaults filled in", async () => {
     const { write, read, schema, customer } = await setup();
     const created = await post(write, "/api/create_blueprint/", {

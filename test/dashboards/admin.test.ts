@@ -3,7 +3,7 @@ import { admin, dashboard, kpi, sources, unique } from "./helpers";
 
 const text = { id: "t", type: "text", title: "Hi", text: "Hello {{customer.name}}", layout: { x: 0, y: 0, w: 12, h: 1 } };
 
-describe("dashboard administration (DESIGN.md section 8)", () => {
+describe("dashboard administration", () => {
   it("creates, renames and lists dashboards; numbers versions; tags them", async () => {
     const { schema } = await sources();
     const embedId = unique("admin-dash");

@@ -40,7 +40,7 @@ afterAll(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-describe("npm start (DESIGN.md section 9)", () => {
+describe("npm start", () => {
   it("serves the seeded demo workspace and keeps data and tokens across a restart", async () => {
     await start();
     const vars = devVars();

@@ -4,7 +4,7 @@ import { call, createCustomer, createTag, getCustomer, workspace } from "../help
 const post = (token: string, path: string, body: unknown) => call("POST", path, { token, body });
 const names = async (token: string) => (await call("GET", "/api/group_tags/", { token })).body.group_tags.map((t: { name: string }) => t.name);
 
-describe("group tags (DESIGN.md section 4)", () => {
+describe("group tags", () => {
   it("creates a tag keeping its case", async () => {
     const { write } = await workspace();
     const res = await post(write, "/api/create_group_tag/", { name: "Premium" });

@@ -11,7 +11,7 @@ const writeOperations: [string, string, (id: string) => unknown][] = [
   ["POST", "/api/delete_group_tag/", () => ({ name: "a" })],
 ];
 
-describe("API token authentication (DESIGN.md section 2)", () => {
+describe("API token authentication", () => {
   it("rejects a call without a token (401 missing_api_token, WWW-Authenticate: Token)", async () => {
     const res = await call("POST", "/api/get_customer/", { body: { provided_id: "x" } });
     expect(res.status).toBe(401);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, workspace } from "../helpers/api";
 
-describe("HTTP conventions (DESIGN.md section 1)", () => {
+describe("HTTP conventions", () => {
   it("serves a path with and without its trailing slash", async () => {
     const { write } = await workspace();
     await call("POST", "/api/create_customer/", { token: write, body: { provided_id: "slash-test" } });

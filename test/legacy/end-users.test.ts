@@ -9,7 +9,7 @@ async function setup() {
   return { ...ctx, teamId: group.body.user_group.team_id as number, token: group.body.user_group.token as string };
 }
 
-describe("deprecated end users (api-spec 4.11, DESIGN.md section 6)", () => {
+describe("deprecated end users", () => {
   it("create_end_user creates and returns attributes as a JSON string", async () => {
     const { write, teamId } = await setup();
     const attributes = { region: "EU", header: "<b>Hello</b>", footer: "<i>Bye</i>" };

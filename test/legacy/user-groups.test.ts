@@ -8,7 +8,7 @@ function expectDeprecated(res: { headers: Headers }, successor: string) {
   expect(res.headers.get("Link")).toBe(`<${successor}>; rel="successor-version"`);
 }
 
-describe("deprecated user groups (api-spec 4.11, DESIGN.md section 6)", () => {
+describe("deprecated user groups", () => {
   it("create_user_group creates a root-level customer and returns the user-group shape", async () => {
     const { write, group } = await workspace();
     const res = await post(write, "/api/create_user_group/", { user_group_id: "ug-1", name: "Group One", properties: { a: 1 }, is_demo_group: true });
