@@ -102,6 +102,12 @@ ${panels}
 </div></main>${frameScriptTag}</body></html>`;
 }
 
+/** The page's query without `var_` values of locked variables (they would change nothing). */
+function keptQuery(interaction: Interaction): Record<string, string> {
+  const locked = new Set(interaction.locked.map((name) => `var_${name}`));
+  return Object.fromEntries(Object.entries(interaction.query).filter(([name]) => !locked.has(name)));
+}
+
 function queryString(params: Record<string, string>): string {
   return new URLSearchParams(params).toString();
 }
@@ -115,7 +121,7 @@ function renderControls(variables: VariableDefinition[], context: PlaceholderCon
   const controlled = variables.filter((v) => v.control && !interaction.locked.includes(v.name));
   if (controlled.length === 0) return "";
   const names = new Set(controlled.map((v) => `var_${v.name}`));
-  const hidden = Object.entries(interaction.query)
+  const hidden = Object.entries(keptQuery(interaction))
     .filter(([name]) => !names.has(name))
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join("");
@@ -159,7 +165,7 @@ function renderPanel(panel: PanelDefinition, input: RenderInput, g: Geometry): s
 
 /** Each data panel links to its rows as CSV, with the page's credential and variables. */
 function csvLink(panel: PanelDefinition, interaction: Interaction): string {
-  const { width: _width, ...query } = interaction.query;
+  const { width: _width, ...query } = keptQuery(interaction);
   const href = `${interaction.path}/panels/${encodeURIComponent(panel.id)}.csv?${queryString(query)}`;
   return `<a class="csv" data-embed-link href="${escapeHtml(href)}" download>CSV</a>`;
 }
