@@ -289,3 +289,24 @@ describe("postgres data source: screenshots", () => {
     expect(await scans()).toBeGreaterThan(before);
   });
 });
+
+describe("postgres data source: CSV", () => {
+  it("exports a panel's PostgreSQL rows as CSV with the same type mapping and row limit as the page", async () => {
+    const viewer = await customer();
+    const embedId = await dashboard({
+      panels: [
+        { id: "kinds", type: "table", title: "Kinds", schema_id: ctx.schema, sql: `SELECT n, big, huge, d, ts, nothing FROM ${S}.kinds`, layout: { x: 0, y: 0, w: 12, h: 4 } },
+        { id: "many", type: "table", title: "Many", schema_id: ctx.schema, sql: "SELECT n FROM generate_series(1, 10005) AS n", layout: { x: 0, y: 4, w: 12, h: 4 } },
+      ],
+    });
+    const kinds = await call("GET", `/embed/${embedId}/panels/kinds.csv?customer_token=${viewer.token}`);
+    expect(kinds.status).toBe(200);
+    expect(kinds.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
+    expect(String(kinds.body).trim().split(/\r?\n/)).toEqual(["n,big,huge,d,ts,nothing", "12.5,42,9007199254740993,2026-03-01,2026-03-01T10:34:56.789Z,"]);
+    const many = await call("GET", `/embed/${embedId}/panels/many.csv?customer_token=${viewer.token}`);
+    expect(many.status).toBe(200);
+    const lines = String(many.body).trim().split(/\r?\n/);
+    expect(lines).toHaveLength(1 + 10_000);
+    expect(lines.at(-1)).toBe("10000");
+  });
+});
