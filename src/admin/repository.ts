@@ -1,5 +1,6 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { sqlNow } from "../db/time";
 import { accessGroups, apiTokens, dataSources, hierarchyLevels, schemas } from "../db/schema";
 
 export const nameKey = (name: string) => name.toLowerCase();
@@ -39,7 +40,7 @@ export function apiTokenById(db: Database, id: string) {
 export function revokeApiToken(db: Database, id: string) {
   return db
     .update(apiTokens)
-    .set({ revokedAt: sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` })
+    .set({ revokedAt: sqlNow })
     .where(sql`${apiTokens.id} = ${id} AND ${apiTokens.revokedAt} IS NULL`);
 }
 

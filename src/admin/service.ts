@@ -1,5 +1,6 @@
 import type { Database } from "../db/client";
 import type { Env } from "../env";
+import { isAbove } from "../customers/hierarchy";
 import { revokeTokenLeases } from "../http/auth";
 import { bindingProblem, type DataSourceKind } from "../dashboards/sources/kinds";
 import { ApiError } from "../http/errors";
@@ -71,7 +72,7 @@ export async function setLevels(db: Database, names: string[]): Promise<string[]
   for (const pair of pairs) {
     const child = positionOfId.get(pair.child_level_id);
     const parent = positionOfId.get(pair.parent_level_id);
-    if (child !== undefined && parent !== undefined && child <= parent) {
+    if (child !== undefined && parent !== undefined && !isAbove(parent, child)) {
       throw new ApiError("hierarchy_level_in_use", "The new order would put a parent customer at or below one of its children.", "levels");
     }
   }

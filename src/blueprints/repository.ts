@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { sqlNow } from "../db/time";
 
 /** Unexecuted queries for blueprints, reachable only through a visible customer. */
 
@@ -32,7 +33,7 @@ export function visibleBlueprint(db: Database, id: number, accessGroupId: number
 }
 
 export function replaceTables(db: Database, id: number, tables: string) {
-  return db.run(sql`UPDATE blueprints SET tables = ${tables}, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ${id}`);
+  return db.run(sql`UPDATE blueprints SET tables = ${tables}, updated_at = ${sqlNow} WHERE id = ${id}`);
 }
 
 export function customerBlueprints(db: Database, providedId: string, accessGroupId: number) {

@@ -1,3 +1,4 @@
+import { customerNotFound } from "../customers/not-found";
 import type { Database } from "../db/client";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
@@ -37,9 +38,6 @@ function checkSchemas(tables: TableInput[], found: { id: number }[]): void {
 
 const schemaIds = (tables: TableInput[]) => [...new Set(tables.map((t) => t.schema_id))];
 
-function customerNotFound(providedId: string): ApiError {
-  return new ApiError("customer_not_found", `Customer '${providedId}' does not exist.`, "customer_id");
-}
 
 function blueprintNotFound(id: number): ApiError {
   return new ApiError("blueprint_not_found", `Blueprint ${id} does not exist.`, "blueprint_id");
@@ -54,7 +52,7 @@ export async function createBlueprint(
     repo.visibleCustomerId(db, input.customer_id, scope.accessGroupId),
     repo.existingSchemas(db, schemaIds(input.tables)),
   ]);
-  if (customer.length === 0) throw customerNotFound(input.customer_id);
+  if (customer.length === 0) throw customerNotFound(input.customer_id, "customer_id");
   checkSchemas(input.tables, schemas);
   const [created] = await repo.insertBlueprint(db, {
     embedId: randomAlphanumeric(20),
@@ -83,7 +81,7 @@ export async function listCustomerBlueprints(scope: BlueprintScope, providedId: 
     repo.visibleCustomerId(db, providedId, scope.accessGroupId),
     repo.customerBlueprints(db, providedId, scope.accessGroupId),
   ]);
-  if (customer.length === 0) throw customerNotFound(providedId);
+  if (customer.length === 0) throw customerNotFound(providedId, "customer_id");
   return blueprints;
 }
 

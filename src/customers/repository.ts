@@ -1,5 +1,6 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { sqlNow } from "../db/time";
 import { customers } from "../db/schema";
 
 /**
@@ -218,7 +219,7 @@ export interface CustomerChanges {
 }
 
 export function updateCustomer(db: Database, customerId: number, changes: CustomerChanges) {
-  const sets: SQL[] = [sql`updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`];
+  const sets: SQL[] = [sql`updated_at = ${sqlNow}`];
   if (changes.providedId !== undefined) sets.push(sql`provided_id = ${changes.providedId}`);
   if (changes.name !== undefined) sets.push(sql`name = ${changes.name}`);
   if (changes.hierarchyLevelId !== undefined) sets.push(sql`hierarchy_level_id = ${changes.hierarchyLevelId}`);
@@ -247,7 +248,7 @@ export function customerWithChildCount(db: Database, tokenHash: string, accessGr
 
 export function replaceToken(db: Database, oldHash: string, accessGroupId: number, nonce: string, newHash: string) {
   return db.run(sql`
-    UPDATE customers SET token_nonce = ${nonce}, token_hash = ${newHash}, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    UPDATE customers SET token_nonce = ${nonce}, token_hash = ${newHash}, updated_at = ${sqlNow}
      WHERE token_hash = ${oldHash} AND access_group_id = ${accessGroupId}`);
 }
 

@@ -1,5 +1,7 @@
 import type { Database } from "../db/client";
 import { ApiError } from "../http/errors";
+import { checkChildren, checkKeptParent, checkNewParent } from "./hierarchy";
+import { customerNotFound, customerTokenNotFound, parentNotFound } from "./not-found";
 import * as repo from "./repository";
 import type { CustomerRow } from "./repository";
 import type { CreateCustomerInput, Customer, CustomerMapping, UpdateCustomerInput } from "./schemas";
@@ -19,10 +21,7 @@ async function view(scope: CustomerScope, chain: CustomerRow[]): Promise<Custome
   return toCustomer(chain, await customerToken(scope.tokenKey, chain[0].token_nonce));
 }
 
-/** The one "no such customer for this token" error, named by the field that was looked up. */
-export function customerNotFound(providedId: string): ApiError {
-  return new ApiError("customer_not_found", `Customer '${providedId}' does not exist.`, "provided_id");
-}
+export { customerNotFound } from "./not-found";
 
 // ---- reads (one D1 round trip each) ----------------------------------------------------
 
@@ -153,12 +152,12 @@ export async function createCustomer(
 
   const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
   if (parentProvidedId !== undefined && parent.length === 0) {
-    throw new ApiError("parent_not_found", `Parent customer '${parentProvidedId}' does not exist.`, "parent_provided_id");
+    throw parentNotFound(parentProvidedId);
   }
   const tagIds = resolveTags(input.group_tags ?? [], lookups.tags);
   if (level.length === 0) throw unknownLevel(input.hierarchy_level_name ?? "");
   if (parentProvidedId !== undefined) {
-    checkParent(parent[0], scope.accessGroupId, level[0], input.hierarchy_level_name === undefined);
+    checkNewParent(parent[0], scope.accessGroupId, level[0], input.hierarchy_level_name === undefined);
   }
   const mapping = input.mapping ? resolveMapping(input.mapping, lookups) : null;
 
@@ -204,7 +203,7 @@ async function parentMayVanish<T>(parentProvidedId: string | undefined, write: P
     return await write;
   } catch (error) {
     if (parentProvidedId !== undefined && String(error).includes("FOREIGN KEY constraint failed")) {
-      throw new ApiError("parent_not_found", `Parent customer '${parentProvidedId}' does not exist.`, "parent_provided_id");
+      throw parentNotFound(parentProvidedId);
     }
     throw error;
   }
@@ -212,24 +211,6 @@ async function parentMayVanish<T>(parentProvidedId: string | undefined, write: P
 
 function providedIdTaken(providedId: string, field = "provided_id"): ApiError {
   return new ApiError("provided_id_taken", `Another customer already has provided_id '${providedId}'.`, field);
-}
-
-/** Same access group, parent strictly above the child (docs/api-contract.md, "Hierarchy"). */
-function checkParent(
-  parent: { id: number; access_group_id: number | null; level_position: number },
-  accessGroupId: number,
-  level: { name: string; position: number },
-  levelDefaultedToRoot: boolean,
-): void {
-  if (parent.access_group_id !== accessGroupId) {
-    throw new ApiError("parent_access_group_mismatch", "The parent belongs to another access group.", "parent_provided_id");
-  }
-  if (parent.level_position >= level.position) {
-    const message = levelDefaultedToRoot
-      ? `Without hierarchy_level_name the customer is at the root level '${level.name}', which cannot have a parent; give a level below the parent's.`
-      : `The parent must be at a strictly higher hierarchy level than '${level.name}'.`;
-    throw new ApiError("parent_not_higher_level", message, "parent_provided_id");
-  }
 }
 
 // ---- update (two D1 round trips) ------------------------------------------------------
@@ -251,7 +232,7 @@ export async function updateCustomer(scope: CustomerScope, input: UpdateCustomer
   if (chain.length === 0) throw customerNotFound(input.provided_id);
   const current = chain[0];
   if (newParent !== undefined && parent.length === 0) {
-    throw new ApiError("parent_not_found", `Parent customer '${newParent}' does not exist.`, "parent_provided_id");
+    throw parentNotFound(newParent);
   }
   if (input.new_provided_id !== undefined && taken.length > 0 && taken[0].id !== current.id) {
     throw providedIdTaken(input.new_provided_id, "new_provided_id");
@@ -264,16 +245,11 @@ export async function updateCustomer(scope: CustomerScope, input: UpdateCustomer
   const resultLevel =
     input.hierarchy_level_name !== undefined ? level[0] : { id: current.hierarchy_level_id, name: current.hierarchy_level, position: current.level_position };
   if (newParent !== undefined) {
-    checkParent(parent[0], scope.accessGroupId, resultLevel, false);
+    checkNewParent(parent[0], scope.accessGroupId, resultLevel, false);
   } else if (input.parent_provided_id === undefined && current.parent_id !== null && chain[1]) {
-    if (chain[1].level_position >= resultLevel.position) {
-      throw new ApiError("parent_not_higher_level", `The current parent '${chain[1].provided_id}' is not above level '${resultLevel.name}'.`, "hierarchy_level_name");
-    }
+    checkKeptParent(chain[1], resultLevel);
   }
-  const topChild = children[0]?.top_child_position;
-  if (topChild !== null && topChild !== undefined && topChild <= resultLevel.position) {
-    throw new ApiError("parent_not_higher_level", `This customer has children at or above level '${resultLevel.name}'.`, "hierarchy_level_name");
-  }
+  checkChildren(children[0]?.top_child_position, resultLevel);
   const mapping = input.mapping ? resolveMapping(input.mapping, lookups) : input.mapping;
 
   const becomesPaid = input.is_demo_group === false && current.is_demo === 1;
@@ -325,7 +301,7 @@ export async function deleteCustomer(scope: CustomerScope, currentToken: string)
       "current_token",
     );
   }
-  throw new ApiError("customer_not_found", "No customer has this token.", "current_token");
+  throw customerTokenNotFound();
 }
 
 export async function refreshCustomerToken(scope: CustomerScope, currentToken: string): Promise<Customer> {
@@ -335,6 +311,6 @@ export async function refreshCustomerToken(scope: CustomerScope, currentToken: s
     repo.replaceToken(scope.db, oldHash, scope.accessGroupId, next.nonce, next.hash),
     repo.customerChain(scope.db, repo.visibleByTokenHash(next.hash, scope.accessGroupId)),
   ]);
-  if (chain.length === 0) throw new ApiError("customer_not_found", "No customer has this token.", "current_token");
+  if (chain.length === 0) throw customerTokenNotFound();
   return toCustomer(chain, next.token);
 }

@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { sqlNow } from "../db/time";
 
 export function upsertDashboard(db: Database, embedId: string, name: string) {
   return db.all<{ embed_id: string; name: string }>(sql`
     INSERT INTO dashboards (embed_id, name) VALUES (${embedId}, ${name})
-    ON CONFLICT (embed_id) DO UPDATE SET name = excluded.name, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    ON CONFLICT (embed_id) DO UPDATE SET name = excluded.name, updated_at = ${sqlNow}
     RETURNING embed_id, name`);
 }
 
@@ -38,7 +39,7 @@ export function tagVersion(db: Database, embedId: string, tag: string, versionNu
     INSERT INTO dashboard_tags (dashboard_id, tag, version_id)
     SELECT d.id, ${tag}, v.id FROM dashboards d JOIN dashboard_versions v ON v.dashboard_id = d.id
      WHERE d.embed_id = ${embedId} AND v.version_number = ${versionNumber}
-    ON CONFLICT (dashboard_id, tag) DO UPDATE SET version_id = excluded.version_id, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    ON CONFLICT (dashboard_id, tag) DO UPDATE SET version_id = excluded.version_id, updated_at = ${sqlNow}
     RETURNING tag`);
 }
 

@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { JOB_KINDS, JOB_STATUSES } from "../delivery/job-state";
+import { sqlNow } from "./time";
 
 // Timestamps are ISO 8601 UTC text; names that must be unique case-insensitively keep
 // a lower-cased `*_key` column next to the name as given.
-const timestamp = (name: string) => text(name).notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+const timestamp = (name: string) => text(name).notNull().default(sql`(${sqlNow})`);
 const createdAt = () => timestamp("created_at");
 
 export const accessGroups = sqliteTable(

@@ -87,7 +87,8 @@ export interface JobRow {
   updated_at: string;
 }
 
-export const now = sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+import { sqlNow as now } from "../db/time";
+export { now };
 
 export interface TransitionOptions {
   /** Extra `column = value` assignments made in the same statement. */

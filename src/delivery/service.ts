@@ -1,8 +1,10 @@
 import { sql } from "drizzle-orm";
+import { customerNotFound } from "../customers/not-found";
 import { byId, customerChain, visibleByProvidedId } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
 import { newest, renderForCustomer, type VersionPolicy } from "../dashboards/service";
 import type { Database } from "../db/client";
+import { sqlSecondsAgo } from "../db/time";
 import { numberVar, type Env } from "../env";
 import { ApiError } from "../http/errors";
 import { escapeHtml } from "../lib/html";
@@ -40,7 +42,7 @@ async function checkRenderable(scope: DeliveryScope, providedId: string, embedId
     customerChain(scope.db, visibleByProvidedId(providedId, scope.accessGroupId)),
     dashboards.chooseVersion(scope.db, embedId, versions.tags, versions.fallBackToNewest),
   ]);
-  if (chain.length === 0) throw new ApiError("customer_not_found", `Customer '${providedId}' does not exist.`, "provided_id");
+  if (chain.length === 0) throw customerNotFound(providedId);
   if (choice.length === 0) throw new ApiError("dashboard_not_found", `Dashboard '${embedId}' does not exist.`, "dashboard_embed_id");
   if (choice[0].definition === null) {
     throw new ApiError("no_dashboard_version", `Dashboard '${embedId}' has no version or draft to render.`, "dashboard_embed_id");
@@ -332,7 +334,7 @@ export async function recordFailure(db: Database, jobId: string, attempt: number
  * used up; `queued` ones are enqueued again. Returns the jobs it ended and re-enqueued.
  */
 export async function sweepStuckJobs(db: Database, env: Env, olderThanSeconds = STUCK_AFTER_SECONDS): Promise<{ ended: JobRow[]; requeued: JobRow[] }> {
-  const stale = sql`updated_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${Math.max(0, Math.floor(olderThanSeconds))} seconds`})`;
+  const stale = sql`updated_at < ${sqlSecondsAgo(olderThanSeconds)}`;
   const [unknown, exhausted, stuck, lost] = await db.batch([
     transitionWhere(db, stale, ["sending"], "failed", { error: FAILURE_REASONS.outcome_unknown }),
     transitionWhere(db, sql`${stale} AND attempts >= ${MAX_ATTEMPTS}`, ["rendering"], "failed", { error: FAILURE_REASONS.render_failed }),

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { sqlNow } from "../db/time";
 
 export interface EndUserRow {
   provided_id: string;
@@ -29,6 +30,6 @@ export function insertEndUser(db: Database, u: { customerId: number; providedId:
 export function updateEndUser(db: Database, u: { customerId: number; providedId: string; email: string | null; attributes: string | null }) {
   return db.run(sql`
     UPDATE end_users SET email = coalesce(${u.email}, email), attributes = coalesce(${u.attributes}, attributes),
-                         updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                         updated_at = ${sqlNow}
      WHERE customer_id = ${u.customerId} AND provided_id = ${u.providedId}`);
 }

@@ -1,6 +1,7 @@
 import * as customers from "../customers/service";
 import type { CustomerScope } from "../customers/service";
 import type { Customer } from "../customers/schemas";
+import { userGroupNotFound } from "../customers/not-found";
 import { ApiError } from "../http/errors";
 import * as repo from "./repository";
 import type { CreateEndUserInput, UpdateEndUserInput, UserGroupInput } from "./schemas";
@@ -59,10 +60,6 @@ export async function updateUserGroup(scope: CustomerScope, input: UserGroupInpu
   return { ...userGroup(id, customer), api_environment_tag: customer.is_demo_group ? ("Testing" as const) : ("Customer" as const) };
 }
 
-function customerNotFound(id: number): ApiError {
-  return new ApiError("customer_not_found", `User group ${id} does not exist.`, "customer_id");
-}
-
 /** Get or create: an existing end user is returned unchanged. */
 export async function createEndUser(scope: CustomerScope, input: CreateEndUserInput): Promise<repo.EndUserRow> {
   const { db } = scope;
@@ -70,7 +67,7 @@ export async function createEndUser(scope: CustomerScope, input: CreateEndUserIn
     repo.visibleCustomerById(db, input.customer_id, scope.accessGroupId),
     repo.endUser(db, input.customer_id, input.provided_id),
   ]);
-  if (customer.length === 0) throw customerNotFound(input.customer_id);
+  if (customer.length === 0) throw userGroupNotFound(input.customer_id);
   if (existing.length > 0) return existing[0];
   const [, created] = await db.batch([
     repo.insertEndUser(db, {
@@ -91,7 +88,7 @@ export async function updateEndUser(scope: CustomerScope, input: UpdateEndUserIn
     repo.visibleCustomerById(db, input.customer_id, scope.accessGroupId),
     repo.endUser(db, input.customer_id, input.provided_id),
   ]);
-  if (customer.length === 0) throw customerNotFound(input.customer_id);
+  if (customer.length === 0) throw userGroupNotFound(input.customer_id);
   const attributes = input.attributes === undefined ? null : JSON.stringify(input.attributes);
   if (existing.length === 0) {
     if (input.email === undefined) throw new ApiError("validation_error", "email is required to create a new end user.", "email");

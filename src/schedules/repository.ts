@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { sqlNow } from "../db/time";
 
 /**
  * Data access for report schedules. Functions return unexecuted queries so services can
@@ -52,7 +53,7 @@ export interface TargetRow {
   emails: string;
 }
 
-const now = sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+const now = sqlNow;
 
 const scheduleColumns = sql.raw(`s.id, s.access_group_id, s.dashboard_embed_id, s.customer_id, s.group_tag_id,
   c.provided_id AS provided_id, t.name AS group_tag, s.cron, s.timezone, s.recipients, s.format, s.subject, s.variables,

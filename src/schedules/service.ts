@@ -1,3 +1,4 @@
+import { customerNotFound } from "../customers/not-found";
 import { createDatabase, RoundTripCounter, type Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
@@ -92,7 +93,7 @@ async function resolveReferences(
     repo.groupTagIdByKey(db, (refs.groupTag ?? "").toLowerCase()),
   ]);
   if (refs.providedId !== null && customer.length === 0) {
-    throw new ApiError("customer_not_found", `Customer '${refs.providedId}' does not exist.`, "provided_id");
+    throw customerNotFound(refs.providedId);
   }
   if (dashboard.length === 0) throw new ApiError("dashboard_not_found", `Dashboard '${refs.embedId}' does not exist.`, "dashboard_embed_id");
   if (refs.groupTag !== null && tag.length === 0) throw new ApiError("unknown_group_tag", `Group tag '${refs.groupTag}' does not exist.`, "group_tag");
