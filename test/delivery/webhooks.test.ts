@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
 import { admin, call, createCustomer, deliverySetup, jobCount, sentMails, unique, waitForJob } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
@@ -83,6 +84,9 @@ describe("completion webhooks", () => {
   it("reports a failed job with its short reason (customer deleted before the job ran)", async () => {
     const name = unique("failed");
     const doomed = await createCustomer(ctx.write, { provided_id: unique("doomed"), mapping: { [ctx.schema]: ctx.demo } });
+    // The first capture fails (retried 5 s later), so the deletion surely lands before the job can finish.
+    const kv = (env as unknown as { DOWNLOADS: KVNamespace }).DOWNLOADS;
+    await kv.put("fault:browser", "1");
     const res = await call("POST", "/api/dashboard/report", {
       token: ctx.write,
       body: { provided_id: doomed.provided_id, dashboard_embed_id: ctx.embedId, email: "hook@alpha.example", callback_url: `https://webhook.test/${name}` },
@@ -90,7 +94,8 @@ describe("completion webhooks", () => {
     expect(res.status).toBe(200);
     const deleted = await call("DELETE", "/api/delete_customer/", { token: ctx.write, body: { current_token: doomed.token } });
     expect(deleted.status).toBe(200);
-    const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
+    const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed", 30_000);
+    await kv.delete("fault:browser");
     expect(job).toMatchObject({ status: "failed", error: "The customer was deleted before the job ran." });
     const [hook] = await received(name, 1);
     expect(JSON.parse(hook.body)).toEqual({ job_id: res.body.job_id, status: "failed", error: "The customer was deleted before the job ran." });
