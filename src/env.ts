@@ -1,5 +1,3 @@
-import type { ApiTokenGuard } from "./http/api-token-guard";
-
 /** Bindings and vars of wrangler.toml, plus the secrets kept in .dev.vars locally. */
 export interface Env {
   DB: D1Database;
@@ -9,7 +7,8 @@ export interface Env {
   DELIVERY_QUEUE: Queue;
   BROWSER: Fetcher;
   EMAIL: SendEmail;
-  API_TOKEN_GUARD: DurableObjectNamespace<ApiTokenGuard>;
+  /** The ApiTokenGuard Durable Object; http/auth.ts is the one place that talks to it. */
+  API_TOKEN_GUARD: DurableObjectNamespace;
   /** PostgreSQL through Hyperdrive, for `postgres` data sources. */
   WAREHOUSE?: Hyperdrive;
 

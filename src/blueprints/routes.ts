@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { apiOperation, successSchema } from "../http/openapi";
-import { accessScope } from "../http/scope";
+import { accessScope } from "../customers/scope";
 import {
   BlueprintIdBody,
   BlueprintSchema,

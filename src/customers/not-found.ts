@@ -11,7 +11,12 @@ export function customerTokenNotFound(): ApiError {
   return new ApiError("customer_not_found", "No customer has this token.", "current_token");
 }
 
-/** The deprecated operations name a customer by its internal id (`team_id`). */
+/** The deprecated user-group operations name a customer by `user_group_id` (its provided_id). */
+export function userGroupIdNotFound(userGroupId: string): ApiError {
+  return new ApiError("customer_not_found", `User group '${userGroupId}' does not exist.`, "user_group_id");
+}
+
+/** The deprecated end-user operations name a customer by its internal id (`team_id`). */
 export function userGroupNotFound(teamId: number): ApiError {
   return new ApiError("customer_not_found", `User group ${teamId} does not exist.`, "customer_id");
 }

@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { apiOperation, successSchema } from "../http/openapi";
-import { customerScope } from "../http/scope";
+import { customerScope } from "./scope";
 import {
   CreateCustomerBody,
   CurrentTokenBody,

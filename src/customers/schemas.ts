@@ -1,15 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { plainText } from "../http/fields";
+import { Email, jsonObject64KiB, plainText } from "../http/fields";
 
 export const ProvidedId = plainText(1, 256).openapi({ description: "The vendor's own identifier of the customer (1–256 characters, case-sensitive).", example: "acme" });
 
 const Name = plainText(1, 256);
 
-const MAX_PROPERTIES_BYTES = 64 * 1024;
-export const Properties = z
-  .record(z.string(), z.unknown())
-  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_PROPERTIES_BYTES, "must be at most 64 KiB as JSON")
-  .openapi({ description: "Key-value pairs, available as variables in dashboards (at most 64 KiB as JSON).", example: { region: "EU" } });
+export const Properties = jsonObject64KiB().openapi({ description: "Key-value pairs, available as variables in dashboards (at most 64 KiB as JSON).", example: { region: "EU" } });
 
 export const Mapping = z
   .record(
@@ -21,7 +17,6 @@ export const Mapping = z
     example: { "1": "demo" },
   });
 
-const Email = z.email().max(320);
 const Emails = z.array(Email).max(100).openapi({ example: ["ops@acme.example"] });
 const GroupTagNames = z.array(z.string().min(1).max(64)).max(100).openapi({ example: ["vip"] });
 const LevelName = z.string().min(1).max(256);

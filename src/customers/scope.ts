@@ -1,8 +1,8 @@
 import { numberVar } from "../env";
-import type { CustomerScope } from "../customers/service";
-import { customerTokenKey } from "../customers/tokens";
+import type { CustomerScope } from "./service";
+import { customerTokenKey } from "./tokens";
 import type { Database } from "../db/client";
-import type { AppContext } from "./context";
+import type { AppContext } from "../http/context";
 
 /** What every operation on a token's customers needs: the database and the access group. */
 export function accessScope(c: AppContext): { db: Database; accessGroupId: number } {

@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
 import { ApiError } from "../http/errors";
 import { checkChildren, checkKeptParent, checkNewParent } from "./hierarchy";
 import { customerNotFound, customerTokenNotFound, parentNotFound } from "./not-found";
@@ -202,7 +203,7 @@ async function parentMayVanish<T>(parentProvidedId: string | undefined, write: P
   try {
     return await write;
   } catch (error) {
-    if (parentProvidedId !== undefined && String(error).includes("FOREIGN KEY constraint failed")) {
+    if (parentProvidedId !== undefined && isForeignKeyViolation(error)) {
       throw parentNotFound(parentProvidedId);
     }
     throw error;
@@ -278,7 +279,7 @@ export async function updateCustomer(scope: CustomerScope, input: UpdateCustomer
     ]));
     return { customer: await view(scope, results[results.length - 1] as CustomerRow[]), id: current.id };
   } catch (error) {
-    if (String(error).includes("UNIQUE constraint failed: customers.provided_id")) {
+    if (isUniqueViolation(error, "customers.provided_id")) {
       throw providedIdTaken(input.new_provided_id ?? input.provided_id, "new_provided_id");
     }
     throw error;

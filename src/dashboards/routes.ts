@@ -1,11 +1,11 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
+import { EmbedId } from "../http/fields";
 import { adminOperation, successSchema } from "../http/openapi";
 import { DashboardDefinition } from "./definition";
 import * as dashboards from "./service";
 
 const tags = ["Administration: dashboards"];
-const EmbedId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "1–64 letters, digits, '_' or '-'");
 const Dashboard = z.object({ embed_id: z.string(), name: z.string() }).openapi("Dashboard");
 
 const createOrReplace = adminOperation({

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
-import { accessScope } from "../http/scope";
+import { accessScope } from "../customers/scope";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";

@@ -1,10 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
-import { plainText } from "../http/fields";
+import { Email, EmbedId, plainText } from "../http/fields";
 import { JOB_KINDS, JOB_STATUSES } from "./job-state";
 
-const EmbedId = z.string().min(1).max(64).openapi({ description: "The dashboard's embed id." });
-const Email = z.email().max(320);
 const CallbackUrl = z
   .url({ protocol: /^https?$/ })
   .max(2048)

@@ -7,6 +7,7 @@ import type { Database } from "../db/client";
 import { sqlSecondsAgo } from "../db/time";
 import { numberVar, type Env } from "../env";
 import { ApiError } from "../http/errors";
+import { HEX_TOKEN } from "../http/fields";
 import { escapeHtml } from "../lib/html";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
@@ -160,7 +161,7 @@ export type DownloadState =
 
 /** What a download link gives now; unknown and expired tokens are 404. */
 export async function download(db: Database, env: Env, token: string): Promise<DownloadState> {
-  const jobId = /^[0-9a-f]{64}$/.test(token) ? await env.DOWNLOADS.get(`download:${await sha256Hex(token)}`) : null;
+  const jobId = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`download:${await sha256Hex(token)}`) : null;
   const [job] = jobId ? await repo.jobById(db, jobId) : [];
   if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
   if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
@@ -173,7 +174,7 @@ export async function download(db: Database, env: Env, token: string): Promise<D
 
 /** The dashboard behind a report's share link, rendered for that customer. */
 export async function renderShare(db: Database, env: Env, token: string): Promise<string> {
-  const value = /^[0-9a-f]{64}$/.test(token) ? await env.DOWNLOADS.get(`share:${await sha256Hex(token)}`) : null;
+  const value = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`share:${await sha256Hex(token)}`) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
   const share = JSON.parse(value) as ShareLink;
   return renderForCustomer(db, env, { embedId: share.embedId, customer: byId(share.customerId), versions: REPORT_VERSIONS, variables: share.variables });

@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { isUniqueViolation } from "../db/errors";
 import { ApiError } from "../http/errors";
 import * as repo from "./repository";
 
@@ -34,7 +35,7 @@ export async function renameGroupTag(db: Database, name: string, newName: string
     if (!renamed) throw notFound(name);
     return renamed;
   } catch (error) {
-    if (String(error).includes("UNIQUE constraint failed")) throw exists(newName, "new_name");
+    if (isUniqueViolation(error)) throw exists(newName, "new_name");
     throw error;
   }
 }

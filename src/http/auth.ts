@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { newerBookmark } from "../db/client";
 import type { Env } from "../env";
 import { constantTimeEqual, sha256Hex } from "../lib/crypto";
-import type { LimitBucket } from "./api-token-guard";
+import type { ApiTokenGuard, LimitBucket } from "./api-token-guard";
 import type { AppContext, AppEnv } from "./context";
 import { ApiError } from "./errors";
 import { currentRequest } from "./request-state";
@@ -71,8 +71,14 @@ export function apiAccess(options: { write: boolean; delivery?: boolean }): Midd
   };
 }
 
+/** The token's guard. Env leaves the namespace untyped so that it need not import the class. */
+function guardOf(env: Env, tokenHash: string) {
+  const namespace = env.API_TOKEN_GUARD as unknown as DurableObjectNamespace<ApiTokenGuard>;
+  return namespace.get(namespace.idFromName(tokenHash));
+}
+
 function guardLink(c: AppContext, tokenHash: string): GuardLink {
-  const stub = () => c.env.API_TOKEN_GUARD.get(c.env.API_TOKEN_GUARD.idFromName(tokenHash));
+  const stub = () => guardOf(c.env, tokenHash);
   return {
     lease: (request) => stub().lease(tokenHash, request),
     background: (work) => {
@@ -94,7 +100,7 @@ export async function revokeTokenLeases(env: Env, tokenHash: string): Promise<vo
   tokenLeases.forget(tokenHash);
   const state = currentRequest();
   if (state) state.doTrips++;
-  await env.API_TOKEN_GUARD.get(env.API_TOKEN_GUARD.idFromName(tokenHash)).forget();
+  await guardOf(env, tokenHash).forget();
 }
 
 /** `/admin/` calls: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */

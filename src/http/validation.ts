@@ -1,11 +1,22 @@
 import type { z } from "@hono/zod-openapi";
 import { ApiError } from "./errors";
 
+/** The value at a zod issue's path in what was validated (undefined when absent). */
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
 /** The first zod issue as a `validation_error` naming the offending field (dotted path). */
-export function validationError(error: z.ZodError): ApiError {
+export function validationError(error: z.ZodError, input: unknown): ApiError {
   const issue = error.issues[0];
   const field = issue.path.map(String).join(".");
-  const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
+  // A missing field is told apart by the input itself, not by the wording of zod's message.
+  const missing = issue.code === "invalid_type" && valueAt(input, issue.path) === undefined;
   const message = missing ? `${field || "body"} is required.` : `${field || "body"}: ${issue.message}`;
   return new ApiError("validation_error", message, field || undefined);
 }
@@ -17,7 +28,7 @@ export function validationError(error: z.ZodError): ApiError {
  * it into U+FFFD. Checked on the parsed data, so ignored unknown fields stay ignored.
  */
 export function validationHook(result: { success: boolean; error?: unknown; data?: unknown }): void {
-  if (!result.success) throw validationError(result.error as z.ZodError);
+  if (!result.success) throw validationError(result.error as z.ZodError, result.data);
   const field = loneSurrogatePath(result.data, []);
   if (field !== undefined) {
     throw new ApiError("validation_error", `${field || "body"}: must be valid Unicode (it holds a lone UTF-16 surrogate).`, field || undefined);

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { Mapping, Properties, ProvidedId } from "../customers/schemas";
-import { plainText } from "../http/fields";
+import { Email, jsonObject64KiB, plainText } from "../http/fields";
 
 export const UserGroupBody = z
   .object({
@@ -27,20 +27,17 @@ export const UpdatedUserGroupSchema = UserGroupSchema.extend({
   api_environment_tag: z.enum(["Customer", "Testing"]),
 }).openapi("UpdatedUserGroup");
 
-const Attributes = z
-  .record(z.string(), z.unknown())
-  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= 64 * 1024, "must be at most 64 KiB as JSON")
-  .openapi({ description: "Free key-value mapping; `header` and `footer` hold HTML for report e-mails." });
+const Attributes = jsonObject64KiB().openapi({ description: "Free key-value mapping; `header` and `footer` hold HTML for report e-mails." });
 
 const EndUserProvidedId = plainText(1, 256);
 const TeamId = z.number().int().positive().openapi({ description: "The user group's team_id." });
 
 export const CreateEndUserBody = z
-  .object({ provided_id: EndUserProvidedId, email: z.email().max(320), customer_id: TeamId, attributes: Attributes.optional() })
+  .object({ provided_id: EndUserProvidedId, email: Email, customer_id: TeamId, attributes: Attributes.optional() })
   .openapi("CreateEndUserRequest");
 
 export const UpdateEndUserBody = z
-  .object({ provided_id: EndUserProvidedId, customer_id: TeamId, email: z.email().max(320).optional(), attributes: Attributes.optional() })
+  .object({ provided_id: EndUserProvidedId, customer_id: TeamId, email: Email.optional(), attributes: Attributes.optional() })
   .openapi("UpdateEndUserRequest");
 
 export const EndUserSchema = z

@@ -1,7 +1,7 @@
 import * as customers from "../customers/service";
 import type { CustomerScope } from "../customers/service";
 import type { Customer } from "../customers/schemas";
-import { userGroupNotFound } from "../customers/not-found";
+import { userGroupIdNotFound, userGroupNotFound } from "../customers/not-found";
 import { ApiError } from "../http/errors";
 import * as repo from "./repository";
 import type { CreateEndUserInput, UpdateEndUserInput, UserGroupInput } from "./schemas";
@@ -22,13 +22,14 @@ function userGroup(id: number, customer: Customer) {
   };
 }
 
-/** Errors of the customer rules name the legacy field. */
-async function asUserGroup<T>(work: Promise<T>): Promise<T> {
+/** Errors of the customer rules name the legacy field (and a missing customer, a user group). */
+async function asUserGroup<T>(userGroupId: string, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
+    if (error instanceof ApiError && error.code === "customer_not_found" && error.field === "provided_id") throw userGroupIdNotFound(userGroupId);
     if (error instanceof ApiError && error.field === "provided_id") {
-      throw new ApiError(error.code, error.message.replace(/^Customer/, "User group"), "user_group_id", error.headers);
+      throw new ApiError(error.code, error.message, "user_group_id", error.headers);
     }
     throw error;
   }
@@ -36,6 +37,7 @@ async function asUserGroup<T>(work: Promise<T>): Promise<T> {
 
 export async function createUserGroup(scope: CustomerScope, input: UserGroupInput) {
   const { new_customer, customer, id } = await asUserGroup(
+    input.user_group_id,
     customers.createCustomer(scope, {
       provided_id: input.user_group_id,
       name: input.name,
@@ -49,6 +51,7 @@ export async function createUserGroup(scope: CustomerScope, input: UserGroupInpu
 
 export async function updateUserGroup(scope: CustomerScope, input: UserGroupInput) {
   const { customer, id } = await asUserGroup(
+    input.user_group_id,
     customers.updateCustomer(scope, {
       provided_id: input.user_group_id,
       name: input.name,

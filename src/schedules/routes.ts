@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { adminOperation, apiOperation, successSchema } from "../http/openapi";
-import { accessScope } from "../http/scope";
+import { accessScope } from "../customers/scope";
 import { CreateScheduleBody, RunSchema, ScheduleIdBody, ScheduleSchema, UpdateScheduleBody } from "./schemas";
 import * as schedules from "./service";
 

@@ -1,10 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
-import { plainText } from "../http/fields";
+import { Email, EmbedId, plainText } from "../http/fields";
 import { cronProblem, timezoneProblem } from "./cron";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
-const EmbedId = z.string().min(1).max(64).openapi({ description: "The dashboard's embed id.", example: "sales-overview" });
 const GroupTag = z.string().min(1).max(64).openapi({ description: "Every customer of the token's access group with this tag, each with its own data.", example: "monthly" });
 const Cron = z
   .string()
@@ -22,7 +21,7 @@ const Timezone = z
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
   .openapi({ description: "IANA time zone name.", example: "Europe/Berlin" });
-const Recipients = z.array(z.email().max(320)).max(100).openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
+const Recipients = z.array(Email).max(100).openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
 const Format = z.enum(["report", "pdf", "image"]).openapi({ description: "`report`: the report e-mail; `pdf`/`image`: the screenshot e-mail with the file attached." });
 const Subject = plainText(1, 300);
 const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Dashboard variables, as for reports." });
