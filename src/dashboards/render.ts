@@ -263,8 +263,8 @@ html,body{margin:0;background:#f4f6fb;color:#0f172a;font:14px/1.45 system-ui,-ap
 .controls button{font:inherit;font-size:14px;font-weight:600;padding:6px 14px;border:0;border-radius:6px;background:#4f46e5;color:#fff;cursor:pointer}
 .grid{display:grid;grid-template-columns:repeat(12,minmax(0,1fr));grid-auto-rows:${ROW_PX}px;gap:${GAP_PX}px}
 .panel{position:relative;display:flex;flex-direction:column;min-width:0;background:#fff;border:1px solid #e5e9f2;border-radius:12px;padding:${PANEL_PAD_Y}px ${PANEL_PAD_X}px;box-shadow:0 1px 2px rgba(15,23,42,.04);overflow:hidden;break-inside:avoid;page-break-inside:avoid}
-.panel-head{display:flex;align-items:flex-start;gap:8px;margin:0 0 8px;min-width:0}
-.panel h2{flex:1;margin:0;font-size:13px;line-height:1.45;font-weight:600;color:#475569;overflow-wrap:anywhere;min-width:0}
+.panel-head{display:flex;flex-wrap:wrap;align-items:flex-start;gap:4px 8px;margin:0 0 8px;min-width:0}
+.panel h2{flex:1 1 9em;margin:0;font-size:13px;line-height:1.45;font-weight:600;color:#475569;overflow-wrap:anywhere;min-width:0}
 .body{flex:1;min-height:0;min-width:0;display:flex;flex-direction:column}
 .chart{display:block;flex:1;min-height:0;width:100%;height:100%}
 .kpi-value{margin-top:auto;margin-bottom:auto;font-size:34px;line-height:1.15;font-weight:700;letter-spacing:-.02em;color:#0f172a;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
@@ -282,7 +282,7 @@ tbody tr:nth-child(even) td{background:#fcfdfe}
 .csv{flex:none;font-size:11px;font-weight:600;color:#4f46e5;text-decoration:none;border:1px solid #c7d2fe;border-radius:4px;padding:1px 6px}
 .csv:hover{background:#eef2ff}
 .stacked .grid{grid-template-columns:minmax(0,1fr);grid-auto-rows:auto}
-.stacked .panel{min-height:${ROW_PX * 2 + GAP_PX}px}
+.stacked .panel:not(.panel-text){min-height:${ROW_PX * 2 + GAP_PX}px}
 .stacked .panel-table .body{max-height:var(--panel-h)}
 @media (max-width:${STACK_BELOW_PX - 0.02}px){
 .grid{grid-template-columns:minmax(0,1fr);grid-auto-rows:auto}

@@ -1,0 +1,135 @@
+// The demo dashboards at every screen width, in a real browser (puppeteer-core on the local
+// Chromium) against the real `npm start`: nothing overflows, nothing is cut with an ellipsis,
+// one column below 640 px, chart text the same size on every screen; and PNG screenshots
+// exactly as wide as asked.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../scripts/lib/chromium.mjs";
+import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+
+declare const document: any;
+declare const window: any;
+declare const getComputedStyle: any;
+
+const WIDTHS = [320, 360, 768, 1280, 1920];
+const DASHBOARDS = ["sales-overview", "monthly-report"];
+const shots = join(import.meta.dirname, "..", "..", "test-results");
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let browser: Browser;
+
+async function api(path: string, body: unknown) {
+  const response = await fetch(`${server.base}${path}`, {
+    method: "POST",
+    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+beforeAll(async () => {
+  server = await startLocalServer({ port: 21787 + Math.floor(Math.random() * 1000) });
+  browser = await launchBrowser();
+  mkdirSync(shots, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+interface Layout {
+  problems: string[];
+  panels: { id: string; left: number; top: number; width: number }[];
+  chartFontPx: number | null;
+}
+
+/** What a person would notice: overflow, ellipses, cut text; plus where the panels are. */
+function inspect(): Layout {
+  const problems: string[] = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth) problems.push(`document is ${doc.scrollWidth}px wide in a ${window.innerWidth}px window`);
+  for (const el of document.querySelectorAll("body *")) {
+    if (getComputedStyle(el).textOverflow === "ellipsis") problems.push(`ellipsis on ${el.className || el.tagName}`);
+  }
+  const walker = document.createTreeWalker(document.body, 4);
+  while (walker.nextNode()) if (walker.currentNode.nodeValue.includes("…")) problems.push(`"…" in "${walker.currentNode.nodeValue}"`);
+  const cut = (el: any) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+  for (const el of document.querySelectorAll(".panel h2, .kpi-value, .dashboard-header h1, .dashboard-header p, .message, .panel-text .body, .control")) {
+    if (cut(el)) problems.push(`cut: ${el.className || el.tagName} "${el.textContent.trim().slice(0, 40)}" (${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight})`);
+  }
+  for (const panel of document.querySelectorAll(".panel")) {
+    if (cut(panel)) problems.push(`panel ${panel.dataset.panelId} overflows (${panel.scrollWidth}x${panel.scrollHeight} in ${panel.clientWidth}x${panel.clientHeight})`);
+  }
+  const panels = [...document.querySelectorAll(".panel")].map((p: any) => {
+    const r = p.getBoundingClientRect();
+    return { id: p.dataset.panelId, left: Math.round(r.left), top: Math.round(r.top), width: Math.round(r.width) };
+  });
+  // A chart label's font size as it appears on screen: its CSS size times the SVG's scale.
+  const svg = document.querySelector("svg.chart");
+  const label = svg?.querySelector("text");
+  const chartFontPx = label ? parseFloat(getComputedStyle(label).fontSize) * (svg.getBoundingClientRect().width / svg.viewBox.baseVal.width) : null;
+  return { problems, panels, chartFontPx };
+}
+
+async function open(page: Page, embedId: string, width: number): Promise<Layout> {
+  const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: embedId });
+  await page.setViewport({ width, height: 900, deviceScaleFactor: 1 });
+  await page.goto(`${minted.body.embed_url}&width=${width}`);
+  await page.waitForSelector('body[data-render-complete="true"]');
+  await page.screenshot({ path: join(shots, `${embedId}-${width}.png`) as `${string}.png`, fullPage: true });
+  return page.evaluate(inspect);
+}
+
+describe.each(DASHBOARDS)("%s at every width", (embedId) => {
+  const fonts = new Map<number, number | null>();
+
+  it.each(WIDTHS)("%i px: no overflow, no ellipsis, nothing cut; one column below 640 px in reading order", async (width) => {
+    const page = await browser.newPage();
+    const layout = await open(page, embedId, width);
+    await page.close();
+    expect(layout.problems).toEqual([]);
+    expect(layout.panels.length).toBeGreaterThan(4);
+    fonts.set(width, layout.chartFontPx);
+    if (width < 640) {
+      const lefts = new Set(layout.panels.map((p) => p.left));
+      const widths = new Set(layout.panels.map((p) => p.width));
+      expect(lefts.size).toBe(1);
+      expect(widths.size).toBe(1);
+      const tops = layout.panels.map((p) => p.top);
+      expect(tops).toEqual([...tops].sort((a, b) => a - b));
+    } else {
+      expect(new Set(layout.panels.map((p) => p.left)).size).toBeGreaterThan(1);
+    }
+  });
+
+  it("draws chart text at the same on-screen size at 360, 768 and 1280 px", () => {
+    const sizes = [360, 768, 1280].map((w) => fonts.get(w));
+    expect(sizes.every((s) => typeof s === "number")).toBe(true);
+    for (const size of sizes) expect(Math.abs((size as number) - (sizes[2] as number))).toBeLessThan(0.5);
+  });
+});
+
+describe("PNG screenshots through the API", () => {
+  it.each([400, 1280])("at %i px are exactly that wide, of a page with nothing cut", async (width) => {
+    const requested = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width });
+    expect(requested.status).toBe(200);
+    let response: Response | undefined;
+    for (let i = 0; i < 120; i++) {
+      response = await fetch(requested.body.url);
+      if (response.status !== 202) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(response?.status).toBe(200);
+    const png = new Uint8Array(await response!.arrayBuffer());
+    const view = new DataView(png.buffer);
+    expect(view.getUint32(16)).toBe(width); // IHDR width
+    expect(view.getUint32(20)).toBeGreaterThan(600);
+    // The consumer captures the same renderer's page for that width: the same checks hold.
+    const page = await browser.newPage();
+    const layout = await open(page, "sales-overview", width);
+    await page.close();
+    expect(layout.problems).toEqual([]);
+  }, 90_000);
+});
