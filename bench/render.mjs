@@ -14,7 +14,10 @@ import { demoDataSql, workspaceSeedSql } from "../scripts/lib/seed.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const work = mkdtempSync(join(tmpdir(), "render-bench-"));
 const bundle = join(work, "entry.mjs");
-await build({ entryPoints: [join(root, "bench", "render-entry.ts")], bundle: true, platform: "node", format: "esm", outfile: bundle, logLevel: "error" });
+await build({ entryPoints: [join(root, "bench", "render-entry.ts")], bundle: true, platform: "node", format: "esm", outfile: bundle, logLevel: "error",
+  // pg (the PostgreSQL runner) requires Node built-ins; Node provides them to the bundle.
+  banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
+  external: ["cloudflare:*"] });
 const lib = await import(pathToFileURL(bundle).href);
 
 const { env, dispose } = await getPlatformProxy({ configPath: join(root, "wrangler.toml"), persist: { path: join(work, "state") } });
@@ -40,29 +43,32 @@ try {
     await lib.saveVersion(db, { embed_id: example.embed_id, definition });
     const request = { embedId: example.embed_id, customer: lib.sql`c0.provided_id = ${"acme-berlin"}`, versions: lib.newest, variables: {} };
 
-    const full = [];
-    let html = "";
-    for (let i = 0; i < 21; i++) {
-      const started = performance.now();
-      html = await lib.renderForCustomer(db, env, request);
-      if (i > 0) full.push(performance.now() - started);
-    }
-    // The rendering step alone, from rows fetched once.
     const context = {
       customer: { provided_id: "acme-berlin", name: "Acme Berlin", properties: { currency: "EUR", region: "EU", plan: "enterprise", city: "Berlin" } },
       variables: Object.fromEntries(definition.variables.map((v) => [v.name, v.default])),
     };
     const results = await lib.runPanels(env, definition, { 1: "1" }, [{ id: 1, binding: "DEMO_DATA" }], context);
-    const render = [];
-    for (let i = 0; i < 21; i++) {
-      const started = performance.now();
-      lib.renderDashboard({ definition, dashboardName: example.name, context, isDemo: true, results });
-      if (i > 0) render.push(performance.now() - started);
+    // Charts are drawn for the page width: a phone (360 px) and a desktop (1280 px).
+    for (const width of [360, 1280]) {
+      const full = [];
+      let html = "";
+      for (let i = 0; i < 21; i++) {
+        const started = performance.now();
+        html = await lib.renderForCustomer(db, env, request, { width });
+        if (i > 0) full.push(performance.now() - started);
+      }
+      // The rendering step alone, from rows fetched once.
+      const render = [];
+      for (let i = 0; i < 21; i++) {
+        const started = performance.now();
+        lib.renderDashboard({ definition, dashboardName: example.name, context, isDemo: true, results, width });
+        if (i > 0) render.push(performance.now() - started);
+      }
+      console.log(
+        `  ${example.embed_id.padEnd(16)} ${String(width).padStart(4)} px  full ${median(full).toFixed(1).padStart(6)} ms   html only ${median(render).toFixed(1).padStart(6)} ms   ` +
+          `${definition.panels.length} panels, ${(html.length / 1024).toFixed(1)} KiB HTML`,
+      );
     }
-    console.log(
-      `  ${example.embed_id.padEnd(16)} full ${median(full).toFixed(1).padStart(6)} ms   html only ${median(render).toFixed(1).padStart(6)} ms   ` +
-        `${definition.panels.length} panels, ${(html.length / 1024).toFixed(0)} KiB HTML`,
-    );
   }
 } finally {
   await dispose();
