@@ -43,6 +43,7 @@ function executeSql(binding, sql) {
 }
 
 spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
+spawnSync(process.execPath, [join(root, "scripts", "docs-assets.mjs")], { stdio: "inherit" });
 const vars = ensureDevVars(join(root, ".dev.vars"));
 
 console.log("Applying D1 migrations…");
@@ -105,6 +106,7 @@ console.log(`
 ──────────────────────────────────────────────────────────────────────────────
   Customer API running at ${base}
   API reference:  ${base}/docs      OpenAPI: ${base}/openapi.json
+  API explorer (try calls with your token): ${base}/docs/explorer/
 
   Demo dashboard (customer acme-berlin):
     ${demoUrl}

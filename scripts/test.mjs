@@ -12,6 +12,7 @@ import { ensureNode } from "./lib/node-runtime.mjs";
 await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
+spawnSync(process.execPath, [join(root, "scripts", "docs-assets.mjs")], { stdio: "inherit" });
 
 // Types first: a type error fails the run before any test starts.
 const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit"], { cwd: root, stdio: "inherit" });

@@ -90,7 +90,7 @@ h1{margin:0 0 4px}h2{margin-top:40px;border-bottom:1px solid #e5e7eb;padding-bot
 table{border-collapse:collapse;width:100%;font-size:14px}td,th{border-top:1px solid #f1f5f9;padding:4px 8px;text-align:left;vertical-align:top}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}
 </style></head><body><main>
-<h1>${escapeHtml(doc.info.title)}</h1><p>Version ${escapeHtml(doc.info.version)} · <a href="/openapi.json">openapi.json</a></p>
+<h1>${escapeHtml(doc.info.title)}</h1><p>Version ${escapeHtml(doc.info.version)} · <a href="/openapi.json">openapi.json</a> · <a href="/docs/explorer/">try calls in the API explorer</a></p>
 <p>${escapeHtml(doc.info.description ?? "")}</p><nav>${nav}</nav>${content}
 </main></body></html>`;
 }

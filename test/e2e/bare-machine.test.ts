@@ -77,6 +77,10 @@ describe("a bare machine (Node 20, no Chromium)", () => {
       const page = await fetch(`http://127.0.0.1:${port}${demoUrl}`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("<html");
+      // The API explorer's Swagger UI was copied into the static assets by npm install.
+      const explorer = await fetch(`http://127.0.0.1:${port}/docs/explorer/vendor/swagger-ui-bundle.js`);
+      expect(explorer.status).toBe(200);
+      expect((await explorer.text()).length).toBeGreaterThan(100_000);
     } catch (error) {
       throw new Error(`${(error as Error).message}\n${output.slice(-4000)}`);
     }
