@@ -13,8 +13,9 @@ const SWEEP_EVERY_MS = 60_000;
 let lastSweep = 0;
 
 /**
- * The delivery queue's consumer. Messages of a batch run one after the other so they share
- * one browser session. A failed attempt is retried with backoff (5 s, 10 s); after the
+ * The delivery queue's consumer. wrangler.toml sets `max_batch_size = 1`, so a batch is one
+ * message and each job's attempt is retried on its own; a larger batch would still run one
+ * message after the other. Browser sessions are reused across invocations. A failed attempt is retried with backoff (5 s, 10 s); after the
  * third attempt the job is `failed` and the queue moves the message to the dead-letter
  * queue (`max_retries = 2` in wrangler.toml). A failure that no retry can fix (customer
  * deleted, not a dashboard) fails the job at once. Webhook messages ride the same queue.
