@@ -133,3 +133,30 @@ describe("PNG screenshots through the API", () => {
     expect(layout.problems).toEqual([]);
   }, 90_000);
 });
+
+describe("filter controls in a browser", () => {
+  it("submitting the form shows the new data; a locked variable has no field and the URL cannot change it", async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" });
+    await page.goto(`${minted.body.embed_url}&width=1280`);
+    const before = await page.$eval('[data-panel-id="orders"] .kpi-value', (el: any) => el.textContent);
+    await page.select('select[name="var_product"]', "Seats");
+    await page.$eval('input[name="var_since"]', (el: any) => (el.value = "2026-06-01"));
+    await Promise.all([page.waitForNavigation(), page.click('.controls button[type="submit"]')]);
+    expect(page.url()).toContain("var_product=Seats");
+    expect(page.url()).toContain("token=");
+    const intro = await page.$eval('[data-panel-id="intro"]', (el: any) => el.textContent);
+    expect(intro).toContain("your sales of Seats since 2026-06-01");
+    const after = await page.$eval('[data-panel-id="orders"] .kpi-value', (el: any) => el.textContent);
+    expect(Number(after)).toBeLessThan(Number(before));
+    expect(await page.$eval('select[name="var_product"]', (el: any) => el.value)).toBe("Seats");
+
+    const locked = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", variables: { product: "Storage" } });
+    await page.goto(`${locked.body.embed_url}&var_product=Seats`);
+    expect(await page.$('select[name="var_product"]')).toBeNull();
+    expect(await page.$('input[name="var_since"]')).not.toBeNull();
+    expect(await page.$eval('[data-panel-id="intro"]', (el: any) => el.textContent)).toContain("your sales of Storage");
+    await page.close();
+  });
+});
