@@ -33,27 +33,27 @@ describe("the API explorer", () => {
     });
     await page.goto(`${base}/docs/explorer/`, { waitUntil: "networkidle0" });
     await page.waitForSelector(".opblock", { timeout: 30_000 });
-    const doc = await (await fetch(`${base}/openapi.json`)).json();
-    const operationCount = Object.values(doc.paths as Record<string, object>).reduce((n, methods) => n + Object.keys(methods).length, 0);
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, object> };
+    const operationCount = Object.values(doc.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
     expect(await page.$$eval(".opblock", (blocks) => blocks.length)).toBe(operationCount);
     expect(elsewhere).toEqual([]);
 
     // Authorize with the token npm start printed, then "Try it out" on get_customer.
     const { DEV_API_TOKEN } = readDevVars(join(root, ".dev.vars"));
-    await page.evaluate((token) => (window as any).ui.preauthorizeApiKey("ApiToken", token), DEV_API_TOKEN);
-    const id = await page.$$eval(".opblock", (blocks) => blocks.find((block) => block.textContent?.includes("/api/get_customer/"))?.id);
+    await page.evaluate((token) => (globalThis as any).ui.preauthorizeApiKey("ApiToken", token), DEV_API_TOKEN);
+    const id = await page.$$eval(".opblock", (blocks: any[]) => blocks.find((block) => block.textContent?.includes("/api/get_customer/"))?.id);
     expect(id).toBeTruthy();
     await page.click(`#${id} .opblock-summary`);
     await page.waitForSelector(`#${id} textarea.body-param__text`);
-    await page.$eval(`#${id} textarea.body-param__text`, (textarea) => {
+    await page.$eval(`#${id} textarea.body-param__text`, (textarea: any) => {
       // React listens for input events; set the value the way a keyboard would.
-      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")!.set!.call(textarea, '{"provided_id":"acme-berlin"}');
+      Object.getOwnPropertyDescriptor((globalThis as any).HTMLTextAreaElement.prototype, "value")!.set!.call(textarea, '{"provided_id":"acme-berlin"}');
       textarea.dispatchEvent(new Event("input", { bubbles: true }));
     });
     await page.click(`#${id} .execute`);
     await page.waitForSelector(`#${id} .live-responses-table tbody .response-col_status`);
-    expect((await page.$eval(`#${id} .live-responses-table tbody .response-col_status`, (cell) => cell.textContent))?.trim()).toBe("200");
-    const body = JSON.parse(await page.$eval(`#${id} .live-responses-table .microlight`, (code) => code.textContent ?? ""));
+    expect((await page.$eval(`#${id} .live-responses-table tbody .response-col_status`, (cell: any) => cell.textContent as string | null))?.trim()).toBe("200");
+    const body = JSON.parse(await page.$eval(`#${id} .live-responses-table .microlight`, (code: any) => (code.textContent ?? "") as string));
     expect(body).toMatchObject({ success: 1, customer: { provided_id: "acme-berlin" } });
   });
 });
