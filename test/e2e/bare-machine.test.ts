@@ -57,6 +57,8 @@ describe("a bare machine (Node 20, no Chromium)", () => {
       PORT: String(port),
       LANG: "C.UTF-8",
     };
+    // BARE_NPM_CACHE=<empty folder> measures a cold npm cache (every package downloaded).
+    if (process.env.BARE_NPM_CACHE) env.npm_config_cache = process.env.BARE_NPM_CACHE;
     if (process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE) {
       env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE = process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE;
     }
