@@ -217,67 +217,89 @@ function providedIdTaken(providedId: string, field = "provided_id"): ApiError {
 // ---- update (two D1 round trips) ------------------------------------------------------
 
 export async function updateCustomer(scope: CustomerScope, input: UpdateCustomerInput): Promise<{ customer: Customer; id: number }> {
+  const loaded = await loadForUpdate(scope, input);
+  const plan = checkUpdate(scope, input, loaded);
+  return writeUpdate(scope, input, plan);
+}
+
+/** Everything the update's rules need, in one round trip. */
+async function loadForUpdate(scope: CustomerScope, input: UpdateCustomerInput) {
   const { db } = scope;
   const target = repo.visibleByProvidedId(input.provided_id, scope.accessGroupId);
-  const newParent = input.parent_provided_id ?? undefined;
-  const [chain, children, taken, level, parent, paid, ...references] = await db.batch([
+  const [chain, children, owner, level, parent, paid, ...references] = await db.batch([
     repo.customerChain(db, target),
     repo.childrenSummary(db, target),
     repo.customerOwner(db, input.new_provided_id ?? ""),
     repo.hierarchyLevel(db, input.hierarchy_level_name ?? ""),
-    repo.parentCandidate(db, newParent ?? ""),
+    repo.parentCandidate(db, input.parent_provided_id ?? ""),
     repo.paidCustomerCount(db),
     ...referenceQueries(db, input),
   ]);
+  const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
+  return { chain, topChildPosition: children[0]?.top_child_position, newIdOwner: owner[0], level: level[0], parent: parent[0], paidCount: paid[0].total, lookups };
+}
 
+interface UpdatePlan {
+  id: number;
+  changes: repo.CustomerChanges;
+  tagIds: number[] | undefined;
+}
+
+/** Every rule, checked against the customer as it will be (children included); no writes. */
+function checkUpdate(scope: CustomerScope, input: UpdateCustomerInput, loaded: Awaited<ReturnType<typeof loadForUpdate>>): UpdatePlan {
+  const { chain, parent, level, lookups } = loaded;
+  const newParent = input.parent_provided_id ?? undefined;
   if (chain.length === 0) throw customerNotFound(input.provided_id);
   const current = chain[0];
-  if (newParent !== undefined && parent.length === 0) {
-    throw parentNotFound(newParent);
-  }
-  if (input.new_provided_id !== undefined && taken.length > 0 && taken[0].id !== current.id) {
+  if (newParent !== undefined && !parent) throw parentNotFound(newParent);
+  if (input.new_provided_id !== undefined && loaded.newIdOwner && loaded.newIdOwner.id !== current.id) {
     throw providedIdTaken(input.new_provided_id, "new_provided_id");
   }
-  const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
   const tagIds = input.group_tags === undefined ? undefined : resolveTags(input.group_tags, lookups.tags);
-  if (input.hierarchy_level_name !== undefined && level.length === 0) throw unknownLevel(input.hierarchy_level_name);
+  if (input.hierarchy_level_name !== undefined && !level) throw unknownLevel(input.hierarchy_level_name);
 
-  // Re-check the hierarchy rules against the result, children included.
   const resultLevel =
-    input.hierarchy_level_name !== undefined ? level[0] : { id: current.hierarchy_level_id, name: current.hierarchy_level, position: current.level_position };
+    input.hierarchy_level_name !== undefined ? level : { id: current.hierarchy_level_id, name: current.hierarchy_level, position: current.level_position };
   if (newParent !== undefined) {
-    checkNewParent(parent[0], scope.accessGroupId, resultLevel, false);
+    checkNewParent(parent, scope.accessGroupId, resultLevel, false);
   } else if (input.parent_provided_id === undefined && current.parent_id !== null && chain[1]) {
     checkKeptParent(chain[1], resultLevel);
   }
-  checkChildren(children[0]?.top_child_position, resultLevel);
+  checkChildren(loaded.topChildPosition, resultLevel);
   const mapping = input.mapping ? resolveMapping(input.mapping, lookups) : input.mapping;
 
   const becomesPaid = input.is_demo_group === false && current.is_demo === 1;
-  if (becomesPaid && scope.paidCustomerLimit > 0 && paid[0].total >= scope.paidCustomerLimit) {
+  if (becomesPaid && scope.paidCustomerLimit > 0 && loaded.paidCount >= scope.paidCustomerLimit) {
     throw paidLimitReached(scope.paidCustomerLimit);
   }
 
-  const changes: repo.CustomerChanges = {
-    providedId: input.new_provided_id,
-    name: input.name,
-    hierarchyLevelId: input.hierarchy_level_name !== undefined ? resultLevel.id : undefined,
-    parentId: input.parent_provided_id === null ? null : newParent !== undefined ? parent[0].id : undefined,
-    isDemo: input.is_demo_group,
-    emails: input.emails === undefined ? undefined : normaliseEmails(input.emails),
-    properties: input.properties === undefined ? undefined : input.properties === null ? null : JSON.stringify(input.properties),
-    mapping: mapping === undefined ? undefined : mapping === null ? null : JSON.stringify(mapping),
+  return {
+    id: current.id,
+    tagIds,
+    changes: {
+      providedId: input.new_provided_id,
+      name: input.name,
+      hierarchyLevelId: input.hierarchy_level_name !== undefined ? resultLevel.id : undefined,
+      parentId: input.parent_provided_id === null ? null : newParent !== undefined ? parent.id : undefined,
+      isDemo: input.is_demo_group,
+      emails: input.emails === undefined ? undefined : normaliseEmails(input.emails),
+      properties: input.properties === undefined ? undefined : input.properties === null ? null : JSON.stringify(input.properties),
+      mapping: mapping === undefined ? undefined : mapping === null ? null : JSON.stringify(mapping),
+    },
   };
-  const writes = [
-    repo.updateCustomer(db, current.id, changes),
-    ...(tagIds ? repo.replaceCustomerTags(db, current.id, tagIds) : []),
-  ];
+}
+
+/** The writes and the read-back of the result, in one round trip. */
+async function writeUpdate(scope: CustomerScope, input: UpdateCustomerInput, plan: UpdatePlan): Promise<{ customer: Customer; id: number }> {
+  const { db } = scope;
+  const update = repo.updateCustomer(db, plan.id, plan.changes);
+  const tagWrites = plan.tagIds ? repo.replaceCustomerTags(db, plan.id, plan.tagIds) : [];
+  const readBack = repo.customerChain(db, repo.byId(plan.id));
   try {
-    const results = await parentMayVanish(newParent, db.batch([...writes, repo.customerChain(db, repo.byId(current.id))] as unknown as [
-      ReturnType<typeof repo.updateCustomer>,
-      ReturnType<typeof repo.customerChain>,
-    ]));
-    return { customer: await view(scope, results[results.length - 1] as CustomerRow[]), id: current.id };
+    const results = await parentMayVanish(input.parent_provided_id ?? undefined, db.batch([update, ...tagWrites, readBack] as unknown as [typeof update, typeof readBack]));
+    // The read-back runs last, so it sees every write of the batch.
+    const updated = results[1 + tagWrites.length] as CustomerRow[];
+    return { customer: await view(scope, updated), id: plan.id };
   } catch (error) {
     if (isUniqueViolation(error, "customers.provided_id")) {
       throw providedIdTaken(input.new_provided_id ?? input.provided_id, "new_provided_id");

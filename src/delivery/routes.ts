@@ -159,7 +159,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     try {
       return c.html(await delivery.renderShare(c.get("db"), c.env, c.req.param("token")), 200);
     } catch (error) {
-      if (error instanceof ApiError && (error.code === "dashboard_not_found" || error.code === "customer_not_found" || error.code === "no_dashboard_version")) {
+      if (error instanceof ApiError && ["dashboard_not_found", "dashboard_version_not_found", "customer_not_found", "no_dashboard_version"].includes(error.code)) {
         return c.html(errorPage("Link not available", "This share link is unknown or has expired.", 404), 404);
       }
       throw error;

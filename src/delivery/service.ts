@@ -192,6 +192,7 @@ export const STUCK_AFTER_SECONDS = 300;
 const permanentRenderErrors: Partial<Record<string, FailureReason>> = {
   customer_not_found: "customer_deleted",
   dashboard_not_found: "dashboard_deleted",
+  dashboard_version_not_found: "no_dashboard_version",
   no_dashboard_version: "no_dashboard_version",
 };
 
