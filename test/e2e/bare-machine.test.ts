@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
-// The machine's own Node (Debian's is 20); BARE_NODE picks another one.
-const machineNode = process.env.BARE_NODE ?? "/usr/bin/node";
+// The machine's own Node (Debian's is 20); BARE_NODE picks another one, and a machine
+// without /usr/bin/node plays it with the Node running this test.
+const machineNode = process.env.BARE_NODE ?? (existsSync("/usr/bin/node") ? "/usr/bin/node" : process.execPath);
 const work = mkdtempSync(join(tmpdir(), "bare-machine-"));
 const clone = join(work, "clone");
 const port = 19787 + Math.floor(Math.random() * 1000);
