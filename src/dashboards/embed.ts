@@ -6,7 +6,7 @@ import { hashCustomerToken } from "../customers/tokens";
 import { DataRoundTrips } from "./data";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
-import { plainText } from "../http/fields";
+import { HEX_TOKEN, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { embedScript } from "./embed-script";
@@ -143,7 +143,7 @@ export async function resolveViewer(c: AppContext, embedId: string, query: Recor
     return { refused: "Customer tokens are not accepted here: open dashboards with a signed embed token (POST /api/generate_embed_token/)." };
   }
   const customerToken = query.customer_token ?? "";
-  if (!/^[0-9a-f]{64}$/.test(customerToken)) return { refused: "This dashboard link is missing a valid embed or customer token." };
+  if (!HEX_TOKEN.test(customerToken)) return { refused: "This dashboard link is missing a valid embed or customer token." };
   return {
     customer: byTokenHash(await hashCustomerToken(customerToken)),
     versions: environmentPolicy(query.environment?.trim()),
@@ -160,7 +160,7 @@ export function isRefusal(viewer: Viewer | Refusal): viewer is Refusal {
 /** The page for a render error: 401 for an unknown customer, 404/422 as the error says. */
 export function errorPageFor(error: ApiError): { html: string; status: 401 | 404 | 422 } | null {
   if (error.code === "customer_not_found") return { html: errorPage("Not authorised", "This link is no longer valid (the customer token may have been refreshed).", 401), status: 401 };
-  if (error.code === "dashboard_not_found") return { html: errorPage("Dashboard not found", error.message, 404), status: 404 };
+  if (error.code === "dashboard_not_found" || error.code === "dashboard_version_not_found") return { html: errorPage("Dashboard not found", error.message, 404), status: 404 };
   if (error.code === "no_dashboard_version") return { html: errorPage("Nothing to show yet", error.message, 422), status: 422 };
   return null;
 }
@@ -252,7 +252,7 @@ const panelCsv = createRoute({
   responses: {
     200: { description: "`text/csv; charset=utf-8`, `Content-Disposition: attachment`.", content: { "text/csv": { schema: z.string() } } },
     401: { description: "`invalid_embed_token`: no valid token (as for the page); no data.", content: { "application/json": { schema: ErrorSchema } } },
-    404: { description: "`panel_not_found` (unknown or text panel) or `dashboard_not_found`.", content: { "application/json": { schema: ErrorSchema } } },
+    404: { description: "`panel_not_found` (unknown or text panel), `dashboard_not_found`, or `dashboard_version_not_found` (an environment the dashboard lacks).", content: { "application/json": { schema: ErrorSchema } } },
     422: { description: "`no_dashboard_version`, or `panel_data_unavailable` (no data source mapped, or the query failed).", content: { "application/json": { schema: ErrorSchema } } },
   },
 });

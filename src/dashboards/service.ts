@@ -47,7 +47,7 @@ export async function tagVersion(db: Database, input: { embed_id: string; tag: s
     repo.dashboardByEmbedId(db, input.embed_id),
   ]);
   if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
-  if (!tagged) throw new ApiError("dashboard_not_found", `Dashboard '${input.embed_id}' has no version ${input.version_number}.`, "version_number");
+  if (!tagged) throw new ApiError("dashboard_version_not_found", `Dashboard '${input.embed_id}' has no version ${input.version_number}.`, "version_number");
 }
 
 // ---- rendering ------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ async function loadDashboard(db: Database, request: RenderRequest): Promise<Load
   const version = choice[0];
   if (version.definition === null) {
     if (!request.versions.fallBackToNewest) {
-      throw new ApiError("dashboard_not_found", `Dashboard '${request.embedId}' has no environment '${request.versions.tags.join("', '")}'.`, "environment");
+      throw new ApiError("dashboard_version_not_found", `Dashboard '${request.embedId}' has no environment '${request.versions.tags.join("', '")}'.`, "environment");
     }
     throw new ApiError("no_dashboard_version", `Dashboard '${request.embedId}' has no version or draft to render.`, "dashboard_embed_id");
   }

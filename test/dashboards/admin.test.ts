@@ -25,11 +25,11 @@ describe("dashboard administration", () => {
     expect(list.body.dashboards).toContainEqual({ embed_id: embedId, name: "Second", versions: 2, tags: { production: 1 } });
   });
 
-  it("refuses tags for unknown dashboards and versions (404 dashboard_not_found)", async () => {
+  it("refuses tags for unknown dashboards (404 dashboard_not_found) and versions (404 dashboard_version_not_found)", async () => {
     const embedId = await dashboard({ panels: [text] });
     const noVersion = await admin("POST", "/admin/dashboard_tags/", { embed_id: embedId, tag: "production", version_number: 9 });
     expect(noVersion.status).toBe(404);
-    expect(noVersion.body.error).toMatchObject({ code: "dashboard_not_found", field: "version_number" });
+    expect(noVersion.body.error).toMatchObject({ code: "dashboard_version_not_found", field: "version_number" });
     const noDashboard = await admin("POST", "/admin/dashboard_tags/", { embed_id: "nope", tag: "production", version_number: 1 });
     expect(noDashboard.status).toBe(404);
     const noDashboardVersion = await admin("POST", "/admin/dashboard_versions/", { embed_id: "nope", definition: { panels: [text] } });

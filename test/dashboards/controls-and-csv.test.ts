@@ -186,7 +186,7 @@ describe("GET /embed/<id>/panels/<panel>.csv", () => {
     expect((await csv("rows", `customer_token=${alpha.token}&var_product=Seats`)).body).toBe("day,product,amount\r\n2026-01-05,Seats,100\r\n");
     const missing = await csv("rows", `customer_token=${alpha.token}&environment=staging`);
     expect(missing.status).toBe(404);
-    expect(missing.body.error.code).toBe("dashboard_not_found");
+    expect(missing.body.error.code).toBe("dashboard_version_not_found");
     expect((await csv("rows", `customer_token=${alpha.token}&environment=production`)).status).toBe(200);
   });
 
