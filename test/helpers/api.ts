@@ -37,7 +37,7 @@ export async function call<T = any>(
 export const admin = (method: string, path: string, body?: unknown) => call(method, path, { admin: true, body });
 
 let counter = 0;
-/** A name no other test uses (test files share one database). */
+/** A name no other test of the same file uses (each test file has its own storage, but its tests share it). */
 export function unique(prefix: string): string {
   counter += 1;
   return `${prefix}-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
