@@ -267,7 +267,7 @@ html,body{margin:0;background:#f4f6fb;color:#0f172a;font:14px/1.45 system-ui,-ap
 .panel h2{flex:1 1 9em;margin:0;font-size:13px;line-height:1.45;font-weight:600;color:#475569;overflow-wrap:anywhere;min-width:0}
 .body{flex:1;min-height:0;min-width:0;display:flex;flex-direction:column}
 .chart{display:block;flex:1;min-height:0;width:100%;height:100%}
-.kpi-value{margin-top:auto;margin-bottom:auto;font-size:34px;line-height:1.15;font-weight:700;letter-spacing:-.02em;color:#0f172a;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.kpi-value{margin-top:auto;margin-bottom:auto;font-size:34px;line-height:1.3;font-weight:700;letter-spacing:-.02em;color:#0f172a;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .panel-text .body{color:#334155;font-size:15px;overflow-wrap:anywhere}.panel-text p{margin:0 0 8px}
 .table-wrap{flex:1;min-height:0;min-width:0;overflow:auto}
 table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
