@@ -6,7 +6,7 @@ import { hashCustomerToken } from "../customers/tokens";
 import { DataRoundTrips } from "./data";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
-import { HEX_TOKEN, plainText } from "../http/fields";
+import { EmbedId, HEX_TOKEN, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { embedScript } from "./embed-script";
@@ -39,7 +39,7 @@ const MAX_LOCKED_VARIABLES_BYTES = 4096;
 export const EmbedTokenBody = z
   .object({
     provided_id: plainText(1, 256).openapi({ description: "The customer the dashboard shows (of the token's access group)." }),
-    dashboard_embed_id: z.string().min(1).max(64).openapi({ description: "The dashboard the token opens (and no other)." }),
+    dashboard_embed_id: EmbedId.openapi({ description: "The dashboard the token opens (and no other)." }),
     environment: plainText(1, 64).optional().openapi({ description: "Pins the version tag (e.g. `production`)." }),
     variables: z
       .record(z.string(), z.unknown())
@@ -87,8 +87,6 @@ export interface Viewer {
   locked: string[];
   /** `frame-ancestors` for this page; undefined = FRAME_ANCESTORS. */
   frameAncestors?: string;
-  /** The query parameter that authorises this viewer, for the page's own links and form. */
-  credential: { name: "token" | "customer_token"; value: string };
 }
 
 export interface Refusal {
@@ -136,7 +134,6 @@ export async function resolveViewer(c: AppContext, embedId: string, query: Recor
       variables: { ...fromQuery, ...locked },
       locked: Object.keys(locked),
       frameAncestors: claims.origins?.join(" "),
-      credential: { name: "token", value: query.token },
     };
   }
   if (c.env.EMBED_REQUIRE_SIGNED === "true") {
@@ -149,7 +146,6 @@ export async function resolveViewer(c: AppContext, embedId: string, query: Recor
     versions: environmentPolicy(query.environment?.trim()),
     variables: fromQuery,
     locked: [],
-    credential: { name: "customer_token", value: customerToken },
   };
 }
 
