@@ -47,6 +47,8 @@ export function embedScript(origin: string): string {
     }
 
     connectedCallback() {
+      // A custom element is inline by default: it would measure 0 px wide and size nothing.
+      if (getComputedStyle(this).display === "inline") this.style.display = "block";
       window.addEventListener("message", this._onMessage);
       if (typeof ResizeObserver === "function") {
         this._resize = new ResizeObserver(() => this._resized());

@@ -114,6 +114,19 @@ describe("<dashboard-embed> in a browser", () => {
     await page.close();
   });
 
+  it("passes its width to the page and reloads for a new width when it is resized", async () => {
+    const { page, event } = await mount({ "embed-id": "sales-overview", "token-url": tokenUrl() });
+    expect(event.type).toBe("dashboard-load");
+    const width = (url: string) => new URL(url).searchParams.get("width");
+    const elementWidth = await page.evaluate(() => Math.round(document.querySelector("dashboard-embed").getBoundingClientRect().width));
+    expect(width(dashboardFrame(page).url())).toBe(String(elementWidth));
+    const next = await nextEvent(page, `element.style.display = "block"; element.style.width = "480px"`);
+    expect(next.type).toBe("dashboard-load");
+    expect(width(dashboardFrame(page).url())).toBe("480");
+    expect(await dashboardFrame(page).evaluate(() => document.querySelector("main").className)).toContain("stacked");
+    await page.close();
+  });
+
   it("refreshes an expiring token through token-url without replacing the document", async () => {
     const calls = host.tokenCalls.length;
     const { page, event } = await mount({ "embed-id": "sales-overview", "token-url": tokenUrl(10) });
