@@ -4,9 +4,8 @@ import { sqlNow } from "../db/time";
 
 /** Unexecuted queries for blueprints, reachable only through a visible customer. */
 
-export function visibleCustomerId(db: Database, providedId: string, accessGroupId: number) {
-  return db.all<{ id: number }>(sql`SELECT id FROM customers WHERE provided_id = ${providedId} AND access_group_id = ${accessGroupId}`);
-}
+/** Customers are the customers module's; blueprints only ask for the visible one's id. */
+export { visibleCustomerId } from "../customers/repository";
 
 /** Schemas are the admin plane's; one lookup serves every capability that names them. */
 export { existingSchemas } from "../admin/repository";

@@ -259,3 +259,8 @@ export function customerTokenKey(db: Database, providedId: string, accessGroupId
     .from(customers)
     .where(and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId)));
 }
+
+/** The id of the customer with this provided_id in this access group (what hangs off a customer checks first). */
+export function visibleCustomerId(db: Database, providedId: string, accessGroupId: number) {
+  return db.all<{ id: number }>(sql`SELECT id FROM customers WHERE provided_id = ${providedId} AND access_group_id = ${accessGroupId}`);
+}

@@ -31,5 +31,3 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
   return (await requestScreenshot(scope, { ...common, export_type: d.format, width: 1280 })).job_id;
 }
 
-/** A job counts as finished once it is done or failed; anything else is still under way. */
-export const FINISHED_JOB_STATUSES = ["done", "failed"] as const;

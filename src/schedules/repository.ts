@@ -70,17 +70,12 @@ export const scheduleById = (db: Database, id: string) => schedules(db, sql`s.id
 export const schedulesOfAccessGroup = (db: Database, accessGroupId: number) => schedules(db, sql`s.access_group_id = ${accessGroupId}`);
 export const allSchedules = (db: Database) => schedules(db, sql`1 = 1`);
 
-/** The customer of this access group with this provided_id. */
-export function visibleCustomerId(db: Database, providedId: string, accessGroupId: number) {
-  return db.all<{ id: number }>(sql`SELECT id FROM customers WHERE provided_id = ${providedId} AND access_group_id = ${accessGroupId}`);
-}
+/** The customers' and dashboards' own lookups. */
+export { visibleCustomerId } from "../customers/repository";
+export { dashboardByEmbedId } from "../dashboards/repository";
 
 export function groupTagIdByKey(db: Database, key: string) {
   return db.all<{ id: number }>(sql`SELECT id FROM group_tags WHERE name_key = ${key}`);
-}
-
-export function dashboardExists(db: Database, embedId: string) {
-  return db.all<{ id: number }>(sql`SELECT id FROM dashboards WHERE embed_id = ${embedId}`);
 }
 
 export interface ScheduleValues {

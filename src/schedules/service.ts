@@ -1,3 +1,4 @@
+import { normaliseEmails } from "../customers/view";
 import { customerNotFound } from "../customers/not-found";
 import { createDatabase, RoundTripCounter, type Database } from "../db/client";
 import type { Env } from "../env";
@@ -89,7 +90,7 @@ async function resolveReferences(
   const { db, accessGroupId } = scope;
   const [customer, dashboard, tag] = await db.batch([
     repo.visibleCustomerId(db, refs.providedId ?? "", accessGroupId),
-    repo.dashboardExists(db, refs.embedId),
+    repo.dashboardByEmbedId(db, refs.embedId),
     repo.groupTagIdByKey(db, (refs.groupTag ?? "").toLowerCase()),
   ]);
   if (refs.providedId !== null && customer.length === 0) {
@@ -218,7 +219,7 @@ async function fanOut(db: Database, env: Env, runs: ClaimedRun[]): Promise<numbe
     const fixed = JSON.parse(schedule.recipients) as string[];
     const variables = schedule.variables === null ? null : (JSON.parse(schedule.variables) as Record<string, unknown>);
     for (const target of targets) {
-      const recipients = unique(fixed.length > 0 ? fixed : (JSON.parse(target.emails) as string[]));
+      const recipients = normaliseEmails(fixed.length > 0 ? fixed : (JSON.parse(target.emails) as string[]));
       if (recipients.length === 0) tallies[i].skipped++;
       for (const email of recipients) {
         work.push({
@@ -262,16 +263,6 @@ async function fanOut(db: Database, env: Env, runs: ClaimedRun[]): Promise<numbe
   return work.length;
 }
 
-/** One e-mail per address: the same address twice (any case) is sent once. */
-function unique(addresses: string[]): string[] {
-  const seen = new Set<string>();
-  return addresses.filter((address) => {
-    const key = address.toLowerCase();
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
 
 /** `run now`: a separate run with trigger `manual` in the current minute, never a claimed slot. */
 export async function runNow(db: Database, env: Env, scope: { accessGroupId: number | null; id: string }, now = new Date()): Promise<Run> {

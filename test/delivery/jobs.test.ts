@@ -1,30 +1,13 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
-import { bindings, call, sha256, deliverySetup, jobCount, sentMails, unique, waitForJob, workspace } from "./helpers";
+import { bindings, call, deliverByHand, sha256, deliverySetup, jobCount, sentMails, unique, unqueuedJob as newJob, waitForJob, workspace } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
   ctx = await deliverySetup();
 });
 
-/** A job row as the API creates it, but not enqueued: the test delivers it by hand. */
-async function unqueuedJob(email: string | null): Promise<string> {
-  const id = `job_${unique("manual").replace(/[^a-z0-9]/g, "")}`;
-  const customer = await bindings.DB.prepare("SELECT id, access_group_id FROM customers WHERE provided_id = ?").bind(ctx.customer.provided_id).first<{ id: number; access_group_id: number }>();
-  const request = { email, fileName: "manual.png", exportType: "image", subject: "Manual", variables: {}, width: 640, linkUrl: null, versionTags: [] };
-  await bindings.DB.prepare("INSERT INTO jobs (id, kind, customer_id, access_group_id, dashboard_embed_id, request) VALUES (?, 'screenshot', ?, ?, ?, ?)")
-    .bind(id, customer!.id, customer!.access_group_id, ctx.embedId, JSON.stringify(request))
-    .run();
-  return id;
-}
-
-async function deliverByHand(jobId: string, attempts: number, copies = 1) {
-  const batch = createMessageBatch("customer-dashboard-delivery", Array.from({ length: copies }, (_, i) => ({ id: `${jobId}-${attempts}-${i}`, timestamp: new Date(), attempts, body: { jobId } })));
-  const executionContext = createExecutionContext();
-  await worker.queue(batch as MessageBatch<{ jobId: string }>, bindings as never, executionContext);
-  return getQueueResult(batch, executionContext);
-}
+/** A job row as the API creates it for the test customer, not enqueued: delivered by hand. */
+const unqueuedJob = (email: string | null) => newJob(ctx.customer.provided_id, ctx.embedId, email);
 
 describe("delivery jobs", () => {
   it("retries after a browser failure and then succeeds (real queue)", async () => {
