@@ -9,6 +9,8 @@ export interface Env {
   EMAIL: SendEmail;
   /** The ApiTokenGuard Durable Object; http/auth.ts is the one place that talks to it. */
   API_TOKEN_GUARD: DurableObjectNamespace;
+  /** Capture stations (delivery/browser.ts): Durable Objects that keep a warm browser tab. */
+  CAPTURE_STATION: DurableObjectNamespace<import("./delivery/browser").CaptureStation>;
   /** PostgreSQL through Hyperdrive, for `postgres` data sources. */
   WAREHOUSE?: Hyperdrive;
 
@@ -27,6 +29,8 @@ export interface Env {
   /** PostgreSQL data sources: statement timeout and rows kept per panel. */
   QUERY_TIMEOUT_MS?: string;
   QUERY_ROW_LIMIT?: string;
+  /** How many capture stations (each one browser) share the delivery jobs; default 1. */
+  CAPTURE_STATIONS?: string;
 
   ADMIN_TOKEN?: string;
   CUSTOMER_TOKEN_SECRET?: string;

@@ -5,6 +5,7 @@ import { runDueSchedules } from "./schedules/service";
 import { serveRequest } from "./http/request-state";
 
 export { ApiTokenGuard } from "./http/api-token-guard";
+export { CaptureStation } from "./delivery/browser";
 
 const app = createApp();
 

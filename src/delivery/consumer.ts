@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { log } from "../lib/log";
 import { timeStages } from "../lib/stages";
 import { retryDelaySeconds } from "../webhooks/service";
-import { deliveryEffects } from "./effects";
+import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { announceEnd, MAX_ATTEMPTS, recordFailure, runJob, sendJobWebhook, sweepStuckJobs, type DeliveryMessage } from "./service";
 
 export type { DeliveryMessage } from "./service";
@@ -13,12 +13,15 @@ const SWEEP_EVERY_MS = 60_000;
 let lastSweep = 0;
 
 /**
- * The delivery queue's consumer. wrangler.toml sets `max_batch_size = 1`, so a batch is one
- * message and each job's attempt is retried on its own; a larger batch would still run one
- * message after the other. Browser sessions are reused across invocations. A failed attempt is retried with backoff (5 s, 10 s); after the
- * third attempt the job is `failed` and the queue moves the message to the dead-letter
- * queue (`max_retries = 2` in wrangler.toml). A failure that no retry can fix (customer
- * deleted, not a dashboard) fails the job at once. Webhook messages ride the same queue.
+ * The delivery queue's consumer. wrangler.toml sets `max_batch_timeout = 0` (a job never
+ * waits for a batch to fill) and `max_batch_size = 10`: when jobs arrive faster than they
+ * end, the next batch takes what has piled up, and its jobs run side by side — one job's
+ * queries and storage overlap another's capture (captures themselves take turns in a
+ * capture station, delivery/browser.ts). Each message is acked or retried on its own: a
+ * failed attempt is retried with backoff (5 s, 10 s); after the third attempt the job is
+ * `failed` and the queue moves the message to the dead-letter queue (`max_retries = 2`).
+ * A failure that no retry can fix (customer deleted, not a dashboard) fails the job at
+ * once. Webhook messages ride the same queue.
  */
 export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, env: Env, ctx?: ExecutionContext): Promise<void> {
   const db = createDatabase(env.DB);
@@ -29,42 +32,44 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
     if (ctx) ctx.waitUntil(sweep);
     else await sweep;
   }
-  for (const message of batch.messages) {
-    const body = message.body as Partial<{ jobId: unknown; after: unknown; webhook: unknown; attempt: unknown }> | null;
-    if (typeof body?.webhook === "string") {
-      try {
-        await webhook(db, env, { webhook: body.webhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
-        message.ack();
-      } catch (error) {
-        // Our side failed (database, queue): let the queue deliver this attempt again.
-        log("error", "webhook attempt could not run", { job_id: body.webhook, detail: error instanceof Error ? error.message : String(error) });
-        message.retry({ delaySeconds: 5 });
-      }
-      continue;
-    }
-    if (typeof body?.jobId !== "string") {
-      log("warn", "delivery message without a job id", { message_id: message.id });
-      message.ack();
-      continue;
-    }
-    const jobId = body.jobId;
-    const attempt = (typeof body.after === "number" ? body.after : 0) + message.attempts;
+  await Promise.all(batch.messages.map((message) => consumeOne(db, env, effects, message)));
+}
+
+async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effects: DeliveryEffects, message: Message<DeliveryMessage>): Promise<void> {
+  const body = message.body as Partial<{ jobId: unknown; after: unknown; webhook: unknown; attempt: unknown }> | null;
+  if (typeof body?.webhook === "string") {
     try {
-      const done = await timeStages(jobId, () => runJob(db, env, effects, jobId, attempt));
-      if (done) await announceEnd(env, done);
+      await webhook(db, env, { webhook: body.webhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
       message.ack();
     } catch (error) {
-      const failure = await recordFailure(db, jobId, attempt, error);
-      if (failure.outcome === "retry") {
-        message.retry({ delaySeconds: 5 * 2 ** (message.attempts - 1) });
-      } else if (failure.outcome === "failed") {
-        await announceEnd(env, failure.job);
-        // Failed after every attempt: the message goes on to the dead-letter queue.
-        if (message.attempts >= MAX_ATTEMPTS) message.retry({ delaySeconds: 0 });
-        else message.ack();
-      } else {
-        message.ack();
-      }
+      // Our side failed (database, queue): let the queue deliver this attempt again.
+      log("error", "webhook attempt could not run", { job_id: body.webhook, detail: error instanceof Error ? error.message : String(error) });
+      message.retry({ delaySeconds: 5 });
+    }
+    return;
+  }
+  if (typeof body?.jobId !== "string") {
+    log("warn", "delivery message without a job id", { message_id: message.id });
+    message.ack();
+    return;
+  }
+  const jobId = body.jobId;
+  const attempt = (typeof body.after === "number" ? body.after : 0) + message.attempts;
+  try {
+    const done = await timeStages(jobId, () => runJob(db, env, effects, jobId, attempt));
+    if (done) await announceEnd(env, done);
+    message.ack();
+  } catch (error) {
+    const failure = await recordFailure(db, jobId, attempt, error);
+    if (failure.outcome === "retry") {
+      message.retry({ delaySeconds: 5 * 2 ** (message.attempts - 1) });
+    } else if (failure.outcome === "failed") {
+      await announceEnd(env, failure.job);
+      // Failed after every attempt: the message goes on to the dead-letter queue.
+      if (message.attempts >= MAX_ATTEMPTS) message.retry({ delaySeconds: 0 });
+      else message.ack();
+    } else {
+      message.ack();
     }
   }
 }

@@ -8,7 +8,8 @@ import { sendMail, type Mail } from "./email";
  * production) without the job logic knowing.
  */
 export interface DeliveryEffects {
-  capture(html: string, options: CaptureOptions): Promise<Capture>;
+  /** `jobId` spreads jobs over the capture stations. */
+  capture(html: string, options: CaptureOptions, jobId: string): Promise<Capture>;
   send(mail: Mail, jobId: string): Promise<void>;
   /** Runs right after a send succeeded, before it is recorded (a fault point only). */
   afterSend(jobId: string): Promise<void>;
@@ -16,7 +17,7 @@ export interface DeliveryEffects {
 
 export function deliveryEffects(env: Env): DeliveryEffects {
   const real: DeliveryEffects = {
-    capture: (html, options) => capture(env.BROWSER, html, options),
+    capture: (html, options, jobId) => capture(env, html, options, jobId),
     send: (mail, jobId) => sendMail(env, mail, jobId),
     afterSend: async () => {},
   };
@@ -30,9 +31,9 @@ export function deliveryEffects(env: Env): DeliveryEffects {
  */
 function withInjectedFaults(env: Env, real: DeliveryEffects): DeliveryEffects {
   return {
-    capture: async (html, options) => {
+    capture: async (html, options, jobId) => {
       await fault(env, "browser");
-      return real.capture(html, options);
+      return real.capture(html, options, jobId);
     },
     send: async (mail, jobId) => {
       await fault(env, "send");

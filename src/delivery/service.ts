@@ -221,7 +221,7 @@ export async function runJob(db: Database, env: Env, effects: DeliveryEffects, j
     const html = await renderJobPage(db, env, job, request);
     stage("render");
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
-    const captured = await effects.capture(html, { width: request.width, format });
+    const captured = await effects.capture(html, { width: request.width, format }, job.id);
     const key = `jobs/${job.id}/${request.fileName}`;
     await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType } });
     stage("r2");

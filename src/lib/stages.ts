@@ -41,3 +41,21 @@ export function stageTimings(jobId: string): { started_at: number; ended_at: num
   const timing = recent.get(jobId);
   return timing && { started_at: timing.startedAt, ended_at: timing.last, stages: { ...timing.stages } };
 }
+
+/**
+ * Ends a stage whose inside was timed elsewhere (e.g. in a Durable Object): `parts` are
+ * the inner stages in ms, and what remains of the time since the last mark goes to `rest`.
+ */
+export function stageParts(parts: Record<string, number>, rest: string): void {
+  const timing = current.getStore();
+  if (!timing) return;
+  const now = Date.now();
+  let remaining = now - timing.last;
+  for (const [name, ms] of Object.entries(parts)) {
+    const part = Math.min(Math.max(0, ms), remaining);
+    timing.stages[name] = (timing.stages[name] ?? 0) + part;
+    remaining -= part;
+  }
+  timing.stages[rest] = (timing.stages[rest] ?? 0) + remaining;
+  timing.last = now;
+}
