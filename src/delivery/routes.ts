@@ -5,7 +5,7 @@ import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../ht
 import { accessScope } from "../customers/scope";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
-import { JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
+import { DownloadQuery, JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
 import * as delivery from "./service";
 
 const tags = ["Dashboard delivery"];
@@ -92,8 +92,10 @@ const downloadOperation = publicOperation({
   operationId: "download",
   tags,
   summary: "Download a screenshot (capability URL; no API token)",
-  description: "202 with Retry-After while the job runs, 200 with the file when done, 404 when unknown or expired, 500 `render_failed` for a failed job.",
+  description:
+    "202 with Retry-After while the job runs, 200 with the file when done, 404 when unknown or expired, 500 `render_failed` for a failed job. With `wait`, the answer waits up to that many seconds for the job to end, so one request replaces a polling loop.",
   params: z.object({ token: z.string() }),
+  query: DownloadQuery,
   response: z.string().openapi({ format: "binary" }),
 });
 // A capability URL answers more than the usual envelope: document each state it can be in.
@@ -142,7 +144,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.json({ success: 1 as const, job: await delivery.jobStatus(db, accessGroupId, c.req.valid("json").job_id) }, 200);
   });
   app.openapi(downloadRoute, async (c) => {
-    const state = await delivery.download(c.get("db"), c.env, c.req.param("token") ?? "");
+    const state = await delivery.download(c.get("db"), c.env, c.req.param("token") ?? "", c.req.valid("query").wait);
     c.header("Cache-Control", "no-store");
     if (state.state === "pending") {
       c.header("Retry-After", "2");

@@ -43,6 +43,19 @@ export const ReportBody = z
   })
   .openapi("ReportRequest");
 
+/** The longest a download request waits for its job (a request held open costs nothing while it waits). */
+export const MAX_DOWNLOAD_WAIT_SECONDS = 30;
+
+export const DownloadQuery = z.object({
+  wait: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_DOWNLOAD_WAIT_SECONDS)
+    .default(0)
+    .openapi({ description: `Seconds (0–${MAX_DOWNLOAD_WAIT_SECONDS}) to wait for the job to end before answering 202; default 0 (answer at once).` }),
+});
+
 export const JobStatusBody = z.object({ job_id: z.string().min(1).max(64) }).openapi("JobStatusRequest");
 
 export const JobSchema = z

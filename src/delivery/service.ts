@@ -97,15 +97,17 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
   // The download token exists before the job runs, so the link answers 202 at once.
   const jobId = newJobId();
   let url: string | undefined;
+  let linkStored: Promise<void> | undefined;
   if (!input.email) {
     const token = randomHex(32);
     url = `${scope.baseUrl}/api/downloads/${token}`;
     // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
     if (request.callbackUrl) request.downloadUrl = url;
     const ttl = Math.max(60, numberVar(scope.env.DOWNLOAD_TTL_SECONDS, 900));
-    await scope.env.DOWNLOADS.put(`download:${await sha256Hex(token)}`, jobId, { expirationTtl: ttl });
+    // Stored while the job starts (nobody has the link before this call answers).
+    linkStored = sha256Hex(token).then((hash) => scope.env.DOWNLOADS.put(`download:${hash}`, jobId, { expirationTtl: ttl }));
   }
-  await startJob(scope, "screenshot", customerId, input.dashboard_embed_id, request, jobId);
+  await Promise.all([startJob(scope, "screenshot", customerId, input.dashboard_embed_id, request, jobId), linkStored]);
   return { job_id: jobId, ...(url ? { url } : {}) };
 }
 
@@ -160,16 +162,34 @@ export type DownloadState =
   | { state: "failed"; error: string };
 
 /** What a download link gives now; unknown and expired tokens are 404. */
-export async function download(db: Database, env: Env, token: string): Promise<DownloadState> {
+/**
+ * While a download request waits, it looks at the job every 5 ms for the first second (most
+ * captures end within it, and a look is one indexed read), every 50 ms up to 5 s, then every
+ * 250 ms.
+ */
+export function downloadPollPause(waitedMs: number): number {
+  return waitedMs < 1000 ? 5 : waitedMs < 5000 ? 50 : 250;
+}
+
+export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
   const jobId = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`download:${await sha256Hex(token)}`) : null;
-  const [job] = jobId ? await repo.jobById(db, jobId) : [];
-  if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
-  if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
-  if (job.status !== "done" || !job.file_key) return { state: "pending", status: job.status };
-  const file = await env.FILES.get(job.file_key);
-  if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
-  const request = JSON.parse(job.request) as JobRequest;
-  return { state: "ready", file, fileName: request.fileName, contentType: job.content_type ?? "application/octet-stream" };
+  if (!jobId) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
+  const started = Date.now();
+  const until = started + waitSeconds * 1000;
+  for (;;) {
+    const [job] = await repo.jobById(db, jobId);
+    if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
+    if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
+    if (job.status === "done" && job.file_key) {
+      const file = await env.FILES.get(job.file_key);
+      if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
+      const request = JSON.parse(job.request) as JobRequest;
+      return { state: "ready", file, fileName: request.fileName, contentType: job.content_type ?? "application/octet-stream" };
+    }
+    const left = until - Date.now();
+    if (left <= 0) return { state: "pending", status: job.status };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(downloadPollPause(Date.now() - started), left)));
+  }
 }
 
 /** The dashboard behind a report's share link, rendered for that customer. */

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { downloadFileName } from "../../src/delivery/service";
-import { bindings, call, sha256, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, waitForJob } from "./helpers";
+import { bindings, call, sha256, deliverByHand, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, unqueuedJob, waitForJob } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -49,6 +49,68 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
     expect(file.headers.get("Content-Type")).toBe("application/pdf");
     expect(file.headers.get("Content-Disposition")).toBe('attachment; filename="Quarterly report.pdf"');
     expect(isPdf(file.bytes)).toBe(true);
+  });
+});
+
+describe("GET /api/downloads/{token}?wait=<seconds>", () => {
+  /** A download link to a job that runs only when the test delivers it. */
+  async function linkToUnqueuedJob() {
+    const jobId = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, null);
+    const token = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    await bindings.DOWNLOADS.put(`download:${await sha256(token)}`, jobId);
+    return { jobId, url: `http://api.test/api/downloads/${token}` };
+  }
+
+  it("holds the answer until the job ends, then sends the file (one request instead of polling)", async () => {
+    const { jobId, url } = await linkToUnqueuedJob();
+    const started = Date.now();
+    const waiting = fetchDownload(`${url}?wait=20`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await deliverByHand(jobId, 1);
+    const file = await waiting;
+    expect(file.status).toBe(200);
+    expect(isPng(file.bytes)).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+
+  it("answers 202 with Retry-After when the wait ends before the job", async () => {
+    const { url } = await linkToUnqueuedJob();
+    const started = Date.now();
+    const pending = await fetchDownload(`${url}?wait=1`);
+    const waited = Date.now() - started;
+    expect(pending.status).toBe(202);
+    expect(pending.headers.get("Retry-After")).toBe("2");
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    expect(waited).toBeLessThan(3000);
+  });
+
+  it("answers 500 render_failed as soon as the job fails while it waits", async () => {
+    const { jobId, url } = await linkToUnqueuedJob();
+    const waiting = fetchDownload(`${url}?wait=20`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await bindings.DB.prepare("UPDATE jobs SET status = 'failed', error = 'The dashboard could not be captured.' WHERE id = ?").bind(jobId).run();
+    const started = Date.now();
+    const failed = await waiting;
+    expect(failed.status).toBe(500);
+    expect(JSON.parse(new TextDecoder().decode(failed.bytes)).error.code).toBe("render_failed");
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("answers at once without wait (wait=0 is the default; an empty wait= is 0)", async () => {
+    const { url } = await linkToUnqueuedJob();
+    const started = Date.now();
+    expect((await fetchDownload(url)).status).toBe(202);
+    expect((await fetchDownload(`${url}?wait=0`)).status).toBe(202);
+    expect((await fetchDownload(`${url}?wait=`)).status).toBe(202);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it.each(["31", "-1", "abc", "1.5", "1e3"])("refuses wait=%s (400 validation_error on wait), the job untouched", async (wait) => {
+    const { jobId, url } = await linkToUnqueuedJob();
+    const res = await fetchDownload(`${url}?wait=${wait}`);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(new TextDecoder().decode(res.bytes)).error).toMatchObject({ code: "validation_error", field: "wait" });
+    expect((await bindings.DB.prepare("SELECT status FROM jobs WHERE id = ?").bind(jobId).first<{ status: string }>())?.status).toBe("queued");
   });
 });
 
