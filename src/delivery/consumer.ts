@@ -4,7 +4,7 @@ import { log } from "../lib/log";
 import { timeStages } from "../lib/stages";
 import { retryDelaySeconds } from "../webhooks/service";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
-import { announceEnd, MAX_ATTEMPTS, recordFailure, runJob, sendJobWebhook, sweepStuckJobs, type DeliveryMessage } from "./service";
+import { announceEnd, MAX_ATTEMPTS, recordFailure, runJob, sendJobWebhook, sweepStuckJobs, type DeliveryMessage, type JobPage } from "./service";
 
 export type { DeliveryMessage } from "./service";
 
@@ -36,7 +36,7 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
 }
 
 async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effects: DeliveryEffects, message: Message<DeliveryMessage>): Promise<void> {
-  const body = message.body as Partial<{ jobId: unknown; after: unknown; webhook: unknown; attempt: unknown }> | null;
+  const body = message.body as Partial<{ jobId: unknown; after: unknown; page: JobPage; webhook: unknown; attempt: unknown }> | null;
   if (typeof body?.webhook === "string") {
     try {
       await webhook(db, env, { webhook: body.webhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
@@ -56,7 +56,7 @@ async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effec
   const jobId = body.jobId;
   const attempt = (typeof body.after === "number" ? body.after : 0) + message.attempts;
   try {
-    const done = await timeStages(jobId, () => runJob(db, env, effects, jobId, attempt));
+    const done = await timeStages(jobId, () => runJob(db, env, effects, jobId, attempt, body.page));
     if (done) await announceEnd(env, done);
     message.ack();
   } catch (error) {

@@ -55,7 +55,7 @@ async function checkRenderable(scope: DeliveryScope, providedId: string, embedId
 async function startJob(scope: DeliveryScope, kind: "screenshot" | "report", customerId: number, embedId: string, request: JobRequest, id = newJobId()) {
   await repo.insertJob(scope.db, { id, kind, customerId, accessGroupId: scope.accessGroupId, embedId, request: JSON.stringify(request) });
   try {
-    await scope.env.DELIVERY_QUEUE.send({ jobId: id } satisfies DeliveryMessage);
+    await scope.env.DELIVERY_QUEUE.send({ jobId: id, page: { customerId, embedId, request } } satisfies DeliveryMessage);
   } catch (error) {
     await transition(scope.db, id, ["queued"], "failed", { error: FAILURE_REASONS.not_queued });
     throw error;
@@ -202,8 +202,18 @@ export async function renderShare(db: Database, env: Env, token: string): Promis
 
 // ---- the queue consumer's work ------------------------------------------------------------
 
-/** A job to run (`after`: attempts already used before this message) or a webhook to send. */
-export type DeliveryMessage = { jobId: string; after?: number } | WebhookMessage;
+/**
+ * A job to run (`after`: attempts already used before this message; `page`: what the job
+ * renders, so the render can start alongside the claim) or a webhook to send.
+ */
+export type DeliveryMessage = { jobId: string; after?: number; page?: JobPage } | WebhookMessage;
+
+/** What a job renders: who sees which dashboard, how. */
+export interface JobPage {
+  customerId: number;
+  embedId: string;
+  request: JobRequest;
+}
 
 /** How long a job may sit in `rendering` or `sending` before the sweep takes it over. */
 export const STUCK_AFTER_SECONDS = 300;
@@ -224,7 +234,18 @@ const permanentRenderErrors: Partial<Record<string, FailureReason>> = {
  * D1 round trips: start, render, finish — plus, for an e-mail, the mail's lookups and the
  * claim. Every status change is one guarded transition (src/delivery/job-state.ts).
  */
-export async function runJob(db: Database, env: Env, effects: DeliveryEffects, jobId: string, attempt: number): Promise<JobRow | undefined> {
+export async function runJob(
+  db: Database,
+  env: Env,
+  effects: DeliveryEffects,
+  jobId: string,
+  attempt: number,
+  page?: JobPage,
+): Promise<JobRow | undefined> {
+  // Known from the message, the page renders while the claim runs: one D1 round trip
+  // fewer before the capture. Its outcome is used only if this attempt gets the job.
+  const early = page ? renderJobPage(db, env, page) : undefined;
+  early?.catch(() => undefined);
   const [job] = await transition(db, jobId, ["queued", "rendering"], "rendering", { set: [sql`attempts = max(attempts, ${attempt})`], error: null });
   stage("job_update");
   if (!job) return undefined; // finished, being sent by another delivery, or gone
@@ -238,7 +259,7 @@ export async function runJob(db: Database, env: Env, effects: DeliveryEffects, j
     if (!object) throw new JobFailure("render_failed", false, "stored file missing");
     file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.content_type ?? "image/png", key: job.file_key };
   } else {
-    const html = await renderJobPage(db, env, job, request);
+    const html = await (early ?? renderJobPage(db, env, { customerId: job.customer_id, embedId: job.dashboard_embed_id, request }));
     stage("render");
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
     const captured = await effects.capture(html, { width: request.width, format }, job.id);
@@ -280,11 +301,11 @@ export async function runJob(db: Database, env: Env, effects: DeliveryEffects, j
 }
 
 /** The dashboard as the job asked for it; a customer or dashboard gone meanwhile is final. */
-async function renderJobPage(db: Database, env: Env, job: JobRow, request: JobRequest): Promise<string> {
+async function renderJobPage(db: Database, env: Env, { customerId, embedId, request }: JobPage): Promise<string> {
   try {
     return await renderForCustomer(db, env, {
-      embedId: job.dashboard_embed_id,
-      customer: byId(job.customer_id as number),
+      embedId,
+      customer: byId(customerId),
       versions: { tags: request.versionTags, fallBackToNewest: true },
       variables: request.variables,
     }, { width: request.width }); // charts drawn for the capture's width
