@@ -5,7 +5,7 @@ import { byId, byTokenHash, type CustomerRow } from "../customers/repository";
 import { hashCustomerToken } from "../customers/tokens";
 import { DataRoundTrips } from "./data";
 import type { AppContext, AppEnv } from "../http/context";
-import { ApiError } from "../http/errors";
+import { answeringNotFound, ApiError } from "../http/errors";
 import { EmbedId, HEX_TOKEN, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
@@ -155,6 +155,7 @@ export function isRefusal(viewer: Viewer | Refusal): viewer is Refusal {
 
 /** The page for a render error: 401 for an unknown customer, 404/422 as the error says. */
 export function errorPageFor(error: ApiError): { html: string; status: 401 | 404 | 422 } | null {
+  answeringNotFound(error.code);
   if (error.code === "customer_not_found") return { html: errorPage("Not authorised", "This link is no longer valid (the customer token may have been refreshed).", 401), status: 401 };
   if (error.code === "dashboard_not_found" || error.code === "dashboard_version_not_found") return { html: errorPage("Dashboard not found", error.message, 404), status: 404 };
   if (error.code === "no_dashboard_version") return { html: errorPage("Nothing to show yet", error.message, 422), status: 422 };

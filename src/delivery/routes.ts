@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
-import { ApiError } from "../http/errors";
+import { answeringNotFound, ApiError } from "../http/errors";
 import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../customers/scope";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
@@ -161,7 +161,8 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     try {
       return c.html(await delivery.renderShare(c.get("db"), c.env, c.req.param("token")), 200);
     } catch (error) {
-      if (error instanceof ApiError && ["dashboard_not_found", "dashboard_version_not_found", "customer_not_found", "no_dashboard_version"].includes(error.code)) {
+      if (delivery.isGoneError(error)) {
+        answeringNotFound(error.code);
         return c.html(errorPage("Link not available", "This share link is unknown or has expired.", 404), 404);
       }
       throw error;

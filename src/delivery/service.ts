@@ -218,13 +218,20 @@ export interface JobPage {
 /** How long a job may sit in `rendering` or `sending` before the sweep takes it over. */
 export const STUCK_AFTER_SECONDS = 300;
 
-/** An error from rendering that no retry can fix: the job fails at once with its reason. */
+/**
+ * An error from rendering that says the customer or dashboard is gone (or never had a
+ * version): a job fails at once with its reason, a share link shows "not available".
+ */
 const permanentRenderErrors: Partial<Record<string, FailureReason>> = {
   customer_not_found: "customer_deleted",
   dashboard_not_found: "dashboard_deleted",
   dashboard_version_not_found: "no_dashboard_version",
   no_dashboard_version: "no_dashboard_version",
 };
+
+export function isGoneError(error: unknown): error is ApiError {
+  return error instanceof ApiError && permanentRenderErrors[error.code] !== undefined;
+}
 
 /**
  * Runs one attempt of a job. Returns the job when this attempt finished it (done), or
@@ -310,8 +317,7 @@ async function renderJobPage(db: Database, env: Env, { customerId, embedId, requ
       variables: request.variables,
     }, { width: request.width }); // charts drawn for the capture's width
   } catch (error) {
-    const reason = error instanceof ApiError ? permanentRenderErrors[error.code] : undefined;
-    if (reason) throw new JobFailure(reason, true, error instanceof Error ? error.message : undefined);
+    if (isGoneError(error)) throw new JobFailure(permanentRenderErrors[error.code]!, true, error.message);
     throw error;
   }
 }

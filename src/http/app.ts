@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { createSessionDatabase, isBookmark } from "../db/client";
 import { log, setLogLevel } from "../lib/log";
 import type { AppContext, AppEnv } from "./context";
-import { ApiError, errorBody } from "./errors";
+import { answeringNotFound, ApiError, errorBody } from "./errors";
 import { currentRequest, RequestState } from "./request-state";
 import { validationHook } from "./validation";
 
@@ -74,6 +74,7 @@ export function handleError(err: Error, c: AppContext): Response {
     log("error", "unexpected error", { request_id: requestId, error: err.message, stack: err.stack });
     error = new ApiError("internal_error", "An unexpected error occurred; quote the request id when reporting it.");
   }
+  answeringNotFound(error.code);
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
   return c.json(errorBody(error, requestId), error.status);
 }

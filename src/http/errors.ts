@@ -63,9 +63,16 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.status = errorStatus[code];
-    // The one place a "not found" is born: a replica's not-found is retried on the primary.
-    if (code.endsWith("_not_found")) markNotFound();
   }
+}
+
+/**
+ * Call where a "not found" becomes the answer (the JSON error, an embed's or share link's
+ * error page): a replica's not-found is then retried once on the primary. A missing route
+ * is not data, so it is never retried; an error built but handled is not an answer.
+ */
+export function answeringNotFound(code: ErrorCode): void {
+  if (code.endsWith("_not_found") && code !== "route_not_found") markNotFound();
 }
 
 export interface ErrorBody {

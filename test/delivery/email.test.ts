@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { base64Bytes, parseMime } from "./mime";
-import { call, deliverySetup, fetchDownload, isPdf, isPng, sentMails, waitForJob } from "./helpers";
+import { bindings, call, deliverySetup, fetchDownload, isPdf, isPng, sentMails, sha256, waitForJob } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 let teamId: number;
@@ -64,6 +64,15 @@ describe("report e-mail", () => {
     expect(page).toContain("Alpha GmbH");
     expect(page).toContain('<svg class="chart"');
     expect((await fetchDownload(`http://api.test/share/${"a".repeat(64)}`)).status).toBe(404);
+  });
+
+  it("answers a share link whose customer is gone with its 404 page, after one look at the primary", async () => {
+    const token = "b".repeat(64);
+    await bindings.DOWNLOADS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: 987_654_321, embedId: ctx.embedId, variables: {} }));
+    const gone = await fetchDownload(`http://api.test/share/${token}`);
+    expect(gone.status).toBe(404);
+    expect(new TextDecoder().decode(gone.bytes)).toContain("This share link is unknown or has expired.");
+    expect(gone.headers.get("X-D1-Session")).toBe("first-primary");
   });
 
   it("renders the version tagged email, else production, else the newest", async () => {
