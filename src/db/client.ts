@@ -14,8 +14,6 @@ export type Database = DrizzleD1Database<typeof schema>;
 export class RoundTripCounter {
   count = 0;
   primary = 0;
-  /** Trips made through a D1 Sessions API session (replica-eligible or not). */
-  session = 0;
 }
 
 const native = new WeakMap<object, D1PreparedStatement>();
@@ -23,12 +21,11 @@ const writes = new WeakSet<object>();
 const readStatement = /^\s*(select|with)\b/i;
 
 /** How a counted trip reaches D1: anywhere (replica-eligible session), or the primary. */
-type TripKind = { session: boolean; replicaEligible: boolean };
+type TripKind = { replicaEligible: boolean };
 
 function countedStatement(statement: D1PreparedStatement, counter: RoundTripCounter, kind: TripKind, write: boolean): D1PreparedStatement {
   const trip = () => {
     counter.count++;
-    if (kind.session) counter.session++;
     if (write || !kind.replicaEligible) counter.primary++;
   };
   const wrapped = {
@@ -61,7 +58,6 @@ function counted(source: () => D1Database | D1DatabaseSession, counter: RoundTri
     batch: (statements: D1PreparedStatement[]) => {
       const k = kind();
       counter.count++;
-      if (k.session) counter.session++;
       if (!k.replicaEligible || statements.some((s) => writes.has(s))) counter.primary++;
       return source().batch(statements.map((s) => native.get(s) ?? s));
     },
@@ -74,7 +70,7 @@ function counted(source: () => D1Database | D1DatabaseSession, counter: RoundTri
 }
 
 export function countedD1(db: D1Database, counter: RoundTripCounter): D1Database {
-  const plain: TripKind = { session: false, replicaEligible: false };
+  const plain: TripKind = { replicaEligible: false };
   return counted(() => db, counter, () => plain);
 }
 
@@ -104,10 +100,6 @@ export class RequestSession {
 
   constructor(private readonly binding: D1Database) {}
 
-  get opened(): boolean {
-    return this.session !== undefined;
-  }
-
   /** Whether trips so far could be served by a replica. */
   get replicaEligible(): boolean {
     return !this.primary;
@@ -131,7 +123,7 @@ export class RequestSession {
 }
 
 export function createSessionDatabase(session: RequestSession, counter: RoundTripCounter): Database {
-  return build(counted(() => session.current(), counter, () => ({ session: true, replicaEligible: session.replicaEligible })));
+  return build(counted(() => session.current(), counter, () => ({ replicaEligible: session.replicaEligible })));
 }
 
 export function createDatabase(d1: D1Database, counter?: RoundTripCounter): Database {
