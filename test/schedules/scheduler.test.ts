@@ -6,7 +6,7 @@ import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 import { fetchDownload, waitForJob } from "../delivery/helpers";
 import { parseMime } from "../delivery/mime";
 
-const bindings = env as unknown as { DB: D1Database; FILES: R2Bucket };
+const bindings = env as unknown as { DB: D1Database; DEMO_DATA: D1Database; FILES: R2Bucket };
 const HOUR = 3_600_000;
 
 /**
@@ -23,11 +23,12 @@ let ws: Awaited<ReturnType<typeof workspace>>;
 let embedId: string;
 let schema: number;
 let demo: number;
+let other: number;
 
 beforeAll(async () => {
   await seedOrders();
   ws = await workspace();
-  ({ schema, demo } = await sources());
+  ({ schema, demo, other } = await sources());
   embedId = await dashboard(
     { title: "Monthly numbers", panels: [kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.properties.orders_of}}")] },
     ["production"],
@@ -182,9 +183,52 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     await tick(Date.now() + HOUR);
     expect((await runsOf(schedule.id)).runs).toEqual([]);
     const resumed = await call("POST", "/api/update_report_schedule/", { token: ws.write, body: { id: schedule.id, paused: false } });
-    expect(Date.parse(resumed.body.schedule.next_run_at)).toBeGreaterThan(Date.now());
-    expect(Date.parse(resumed.body.schedule.next_run_at) - Date.now()).toBeLessThanOrEqual(10 * 60_000);
-  });
+    const next = resumed.body.schedule.next_run_at as string;
+    expect(Date.parse(next)).toBeGreaterThan(Date.now());
+    expect(Date.parse(next) - Date.now()).toBeLessThanOrEqual(10 * 60_000);
+    // The first tick after resuming runs that next slot, and only it: none of the slots
+    // that passed while paused is caught up.
+    await tick(next);
+    const { runs } = await runsOf(schedule.id);
+    expect(runs.map((r) => r.slot)).toEqual([next]);
+    expect(runs[0].job_ids).toHaveLength(1);
+    await finish(runs[0].job_ids);
+  }, 180_000);
+
+  it("reports a run partial when one customer's report was sent and another's failed", async () => {
+    const tag = unique("mixed");
+    await createTag(ws.write, tag);
+    // A table only the demo data source has: a customer mapped to the other one sees every
+    // panel fail, so its job fails (after its retries) while the other's is sent.
+    await bindings.DEMO_DATA.prepare("CREATE TABLE IF NOT EXISTS demo_only (value REAL)").run();
+    const onlyDemo = await dashboard({ title: "Demo only", panels: [kpi("v", schema, "SELECT count(*) AS value FROM demo_only")] }, ["production"]);
+    await customerWithOrders("alpha", [`${unique("ok")}@alpha.example`], [tag]);
+    await createCustomer(ws.write, { provided_id: unique("other"), emails: [`${unique("ko")}@beta.example`], group_tags: [tag], mapping: { [schema]: other } });
+    const schedule = await createSchedule({ group_tag: tag, cron: "0 6 * * *", dashboard_embed_id: onlyDemo });
+    await tick(schedule.next_run_at);
+    const { runs } = await runsOf(schedule.id);
+    expect(runs[0].job_ids).toHaveLength(2);
+    const ended = [];
+    for (const id of runs[0].job_ids) ended.push((await waitForJob(ws.read, id, (s) => s === "done" || s === "failed", 90_000)).status);
+    expect(ended.sort()).toEqual(["done", "failed"]);
+    expect((await runsOf(schedule.id)).runs[0].status).toBe("partial");
+  }, 180_000);
+
+  it("counts a run whose fan-out never finished as running, then failed after 15 minutes", async () => {
+    const c = await customerWithOrders("beta", [`${unique("died")}@beta.example`]);
+    const schedule = await createSchedule({ provided_id: c.provided_id, cron: "30 * * * *" });
+    await tick(schedule.next_run_at);
+    await finish((await runsOf(schedule.id)).runs[0].job_ids);
+    // As if the Worker had died between claiming the slot and recording its deliveries.
+    const died = (minutesAgo: number) =>
+      bindings.DB.prepare("UPDATE report_schedule_runs SET fanned_out_at = NULL, job_ids = '[]', created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE schedule_id = ?")
+        .bind(`-${minutesAgo} minutes`, schedule.id)
+        .run();
+    await died(1);
+    expect((await runsOf(schedule.id)).runs[0].status).toBe("running");
+    await died(16);
+    expect((await runsOf(schedule.id)).runs[0].status).toBe("failed");
+  }, 180_000);
 
   it("a run whose deliveries cannot start is failed, and counts them", async () => {
     const c = await customerWithOrders("alpha", [`${unique("nodash")}@alpha.example`]);
