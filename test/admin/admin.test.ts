@@ -134,4 +134,12 @@ describe("admin: schemas and data sources", () => {
       expect(res.body.error).toMatchObject({ code: "validation_error", field: "binding" });
     }
   });
+
+  it("refuses the service's own database as a data source (400 on binding), creating nothing", async () => {
+    const before = (await admin("GET", "/admin/data_sources/")).body.data_sources.length;
+    const res = await admin("POST", "/admin/data_sources/", { name: "Secrets", binding: "DB" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "validation_error", field: "binding", message: expect.stringContaining("own database") });
+    expect((await admin("GET", "/admin/data_sources/")).body.data_sources).toHaveLength(before);
+  });
 });

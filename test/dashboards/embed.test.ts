@@ -88,6 +88,16 @@ describe("embed page: data per customer", () => {
     expect((await bindings.DEMO_DATA.prepare("SELECT COUNT(*) AS n FROM orders").first<{ n: number }>())?.n).toBe(4);
   });
 
+  it("never reads the service's own database, even through a data source stored behind the API's back", async () => {
+    const own = await bindings.DB.prepare("INSERT INTO data_sources (name, binding, kind) VALUES ('Own', 'DB', 'd1') RETURNING id").first<{ id: number }>();
+    const schema = (await admin("POST", "/admin/schemas/", { name: unique("own") })).body.schema.id as number;
+    const viewer = await createCustomer(ctx.write, { provided_id: unique("curious"), mapping: { [schema]: own!.id } });
+    const embedId = await dashboard({ panels: [kpi("tokens", schema, "SELECT count(*) AS value FROM customers")] });
+    const res = await embed(embedId, viewer.token);
+    expect(res.status).toBe(200);
+    expect(panelText(res.body, "tokens")).toContain("could not be loaded");
+  });
+
   it("renders a message for a missing mapping and a failing query while the rest renders", async () => {
     const unmapped = await createCustomer(ctx.write, { provided_id: unique("unmapped") });
     const mapped = (await call("POST", "/api/get_customer/", { token: ctx.write, body: { provided_id: "alpha" } })).body.customer;
