@@ -7,6 +7,8 @@ import { JobFailure, type FailureReason } from "./job-state";
 
 export interface CaptureOptions {
   width: number;
+  /** Device pixels per CSS pixel (1: the image is exactly `width` pixels wide). */
+  scale: number;
   format: "png" | "jpeg" | "pdf";
 }
 
@@ -24,6 +26,8 @@ export interface Capture {
 interface Tab {
   page: Page;
   devtools: CDPSession;
+  /** The viewport last set on `devtools`. */
+  viewport?: { width: number; scale: number };
 }
 
 /** What crosses the RPC boundary: a JobFailure's fields travel as data, since RPC keeps only an error's message. */
@@ -157,8 +161,8 @@ async function acquire(binding: Fetcher): Promise<Browser> {
 
 /**
  * Loads the rendered dashboard, waits (bounded) for it to be complete, refuses anything that
- * is not a complete dashboard, and captures the full page at `width` CSS pixels (device
- * scale factor 1) as PNG/JPEG, or prints it as a PDF with backgrounds. Every DevTools
+ * is not a complete dashboard, and captures the full page at `width` CSS pixels (`scale`
+ * device pixels each) as PNG/JPEG, or prints it as a PDF with backgrounds. Every DevTools
  * message crosses the Browser Rendering proxy, so the whole load is one message (`loadPage`)
  * and the capture another, sent straight to the tab's DevTools session: what puppeteer's
  * setContent + waitForSelector + screenshot do in six to eight.
@@ -166,7 +170,11 @@ async function acquire(binding: Fetcher): Promise<Browser> {
 async function captureOn(tab: Tab, html: string, options: CaptureOptions, timing: StationTiming): Promise<Capture> {
   const started = Date.now();
   // The tab keeps its viewport between jobs; setting an unchanged one would cost a relayout.
-  if (tab.page.viewport()?.width !== options.width) await tab.page.setViewport({ width: options.width, height: 800, deviceScaleFactor: 1 });
+  // Set on the session that captures: the capture takes its scale from its own session.
+  if (tab.viewport?.width !== options.width || tab.viewport.scale !== options.scale) {
+    await tab.devtools.send("Emulation.setDeviceMetricsOverride", { width: options.width, height: 800, deviceScaleFactor: options.scale, mobile: false });
+    tab.viewport = { width: options.width, scale: options.scale };
+  }
   const state = (await tab.page.evaluate(`(${loadPage})(${JSON.stringify(html)}, ${RENDER_TIMEOUT_MS})`)) as PageState;
   const loaded = Date.now();
   timing.loadMs = loaded - started;

@@ -81,6 +81,8 @@ export interface JobRequest {
   subject: string;
   variables: Record<string, unknown>;
   width: number;
+  /** Device pixels per CSS pixel of the capture (reports: 2, so the image is sharp at its width in the e-mail); absent means 1. */
+  scale?: number;
   linkUrl: string | null;
   versionTags: string[];
   /** Webhook target, and the download link it reports (kept only when a webhook asks for it). */

@@ -21,6 +21,8 @@ import type { JobRequest, ReportInput, ScreenshotInput } from "./schemas";
 
 export const MAX_ATTEMPTS = 3;
 const REPORT_VERSIONS: VersionPolicy = { tags: ["email", "production"], fallBackToNewest: true };
+/** The report e-mail's image width in CSS pixels (its layout's max-width). */
+const REPORT_WIDTH = 720;
 
 export interface DeliveryScope {
   db: Database;
@@ -134,7 +136,9 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput): P
     exportType: "image",
     subject: input.subject ?? "Dashboard Email Report",
     variables: input.variables ?? {},
-    width: 1280,
+    // Drawn for the width the e-mail shows it at, at twice the pixels: text stays legible.
+    width: REPORT_WIDTH,
+    scale: 2,
     linkUrl,
     versionTags: REPORT_VERSIONS.tags,
     callbackUrl: input.callback_url ?? null,
@@ -269,7 +273,7 @@ export async function runJob(
     const html = await (early ?? renderJobPage(db, env, { customerId: job.customer_id, embedId: job.dashboard_embed_id, request }));
     stage("render");
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
-    const captured = await effects.capture(html, { width: request.width, format }, job.id);
+    const captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format }, job.id);
     const key = `jobs/${job.id}/${request.fileName}`;
     await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType } });
     stage("r2");
@@ -344,8 +348,8 @@ async function reportMail(db: Database, job: JobRow, request: JobRequest, file: 
   const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f4f6fb;font-family:Arial,Helvetica,sans-serif;color:#0f172a">
 <div style="max-width:760px;margin:0 auto">
 ${header ? `<div class="report-header">${header}</div>` : ""}
-<a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="Dashboard report for ${name}" width="720" style="display:block;width:100%;max-width:720px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
-<p style="font-size:13px;color:#64748b">Open the live dashboard: <a href="${link}">${link}</a></p>
+<a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="Dashboard report for ${name}" width="${REPORT_WIDTH}" style="display:block;width:100%;max-width:${REPORT_WIDTH}px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
+<p style="font-size:14px;margin:16px 0"><a href="${link}" style="color:#4338ca;font-weight:bold">Open the live dashboard</a></p>
 ${footer ? `<div class="report-footer">${footer}</div>` : ""}
 </div></body></html>`;
   const extension = file.contentType === "image/jpeg" ? "jpg" : "png";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { base64Bytes, parseMime } from "./mime";
-import { bindings, call, deliverySetup, fetchDownload, isPdf, isPng, sentMails, sha256, waitForJob } from "./helpers";
+import { bindings, call, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, sentMails, sha256, waitForJob } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 let teamId: number;
@@ -53,6 +53,9 @@ describe("report e-mail", () => {
     expect(inline.headers["content-type"]).toContain("image/png");
     expect(inline.headers["content-disposition"]).toContain("inline");
     expect(isPng(base64Bytes(inline.body))).toBe(true);
+    // Drawn for the 720 px the e-mail shows it at, with twice the pixels (sharp, legible).
+    expect(pngWidth(base64Bytes(inline.body))).toBe(1440);
+    expect(html).toContain('width="720"');
     const link = /<a href="(http:\/\/api\.test\/share\/[0-9a-f]{64})"[^>]*><img src="cid:dashboard"/.exec(html)?.[1];
     expect(link).toBeDefined();
     expect(text).toContain(link);

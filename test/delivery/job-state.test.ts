@@ -175,14 +175,14 @@ describe("at most one e-mail per job, never silently lost", () => {
 
 describe("no blank or error capture is delivered", () => {
   it("refuses to capture an error page (not a dashboard)", async () => {
-    const failure = await capture(bindings as never, errorPage("Not found", "This dashboard does not exist.", 404), { width: 800, format: "png" }).catch((e) => e);
+    const failure = await capture(bindings as never, errorPage("Not found", "This dashboard does not exist.", 404), { width: 800, scale: 1, format: "png" }).catch((e) => e);
     expect(failure).toBeInstanceOf(JobFailure);
     expect(failure).toMatchObject({ reason: "not_a_dashboard", final: true });
   });
 
   it("refuses an error page even if it claims to be complete", async () => {
     const html = `<!doctype html><body data-render-complete="true"><h1>Something went wrong</h1></body>`;
-    const failure = await capture(bindings as never, html, { width: 800, format: "png" }).catch((e) => e);
+    const failure = await capture(bindings as never, html, { width: 800, scale: 1, format: "png" }).catch((e) => e);
     expect(failure).toMatchObject({ reason: "not_a_dashboard" });
   });
 
