@@ -50,7 +50,7 @@ interface StationTiming {
  */
 export async function capture(env: Env, html: string, options: CaptureOptions, key = ""): Promise<Capture> {
   const stations = Math.max(1, Math.floor(numberVar(env.CAPTURE_STATIONS, 1)));
-  const namespace = env.CAPTURE_STATION as DurableObjectNamespace<CaptureStation>;
+  const namespace = env.CAPTURE_STATION as unknown as DurableObjectNamespace<CaptureStation>;
   const station = namespace.get(namespace.idFromName(`station-${stationIndex(key, stations)}`));
   const answer = (await station.capture(html, options)) as StationAnswer;
   stageParts({ page_load: answer.loadMs, capture: answer.shotMs }, "browser_connect");
