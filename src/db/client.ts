@@ -133,7 +133,9 @@ export function createDatabase(d1: D1Database, counter?: RoundTripCounter): Data
 function build(client: D1Database): Database {
   const db = drizzle(client, { schema });
   // drizzle's own D1 batch cannot bind parameters of raw `sql` queries (db.all/db.run);
-  // this one prepares every item the same way and keeps drizzle's result mapping.
+  // this one prepares every item the same way and keeps drizzle's result mapping. D1 answers
+  // a batch with rows keyed by column name: a builder select whose columns share a name
+  // (`id` of two joined tables) must rename one with `.as()`, or the two collapse.
   db.batch = (async (items: BatchItem[]) => {
     const prepared = items.map((item) => item._prepare());
     const statements = prepared.map((p) => {
