@@ -1,7 +1,9 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
+import { jsonList } from "../db/json-list";
 import { sqlNow } from "../db/time";
-import { accessGroups, apiTokens, dataSources, hierarchyLevels, schemas } from "../db/schema";
+import { accessGroups, apiTokens, customers, dataSources, hierarchyLevels, schemas } from "../db/schema";
 
 export const nameKey = (name: string) => name.toLowerCase();
 
@@ -41,7 +43,7 @@ export function revokeApiToken(db: Database, id: string) {
   return db
     .update(apiTokens)
     .set({ revokedAt: sqlNow })
-    .where(sql`${apiTokens.id} = ${id} AND ${apiTokens.revokedAt} IS NULL`);
+    .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)));
 }
 
 // ---- hierarchy levels -------------------------------------------------------------------
@@ -54,16 +56,20 @@ export function listLevels(db: Database) {
 
 /** How many customers sit at each level. */
 export function levelUsage(db: Database) {
-  return db.all<{ level_id: number; customers: number }>(
-    sql`SELECT hierarchy_level_id AS level_id, count(*) AS customers FROM customers GROUP BY hierarchy_level_id`,
-  );
+  return db.select({ levelId: customers.hierarchyLevelId, customers: count() }).from(customers).groupBy(customers.hierarchyLevelId);
 }
 
 /** Every (child level, parent level) combination that exists among customers. */
 export function parentLevelPairs(db: Database) {
-  return db.all<{ child_level_id: number; parent_level_id: number }>(sql`
-    SELECT DISTINCT c.hierarchy_level_id AS child_level_id, p.hierarchy_level_id AS parent_level_id
-      FROM customers c JOIN customers p ON p.id = c.parent_id`);
+  const parent = alias(customers, "parent");
+  return db
+    .selectDistinct({
+      childLevelId: customers.hierarchyLevelId,
+      // Named apart: batch rows are keyed by column name, and two `hierarchy_level_id` would collapse.
+      parentLevelId: sql<number>`${parent.hierarchyLevelId}`.as("parent_level_id"),
+    })
+    .from(customers)
+    .innerJoin(parent, eq(parent.id, customers.parentId));
 }
 
 export function deleteLevel(db: Database, id: number) {
@@ -85,7 +91,7 @@ export function insertSchema(db: Database, name: string) {
 
 /** Which of these schema ids exist. */
 export function existingSchemas(db: Database, ids: number[]) {
-  return db.all<{ id: number }>(sql`SELECT id FROM schemas WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
+  return db.select({ id: schemas.id }).from(schemas).where(inArray(schemas.id, jsonList(ids)));
 }
 
 export function listSchemas(db: Database) {

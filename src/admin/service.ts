@@ -64,14 +64,14 @@ export async function setLevels(db: Database, names: string[]): Promise<string[]
   const removed = current.filter((level) => !newPosition.has(level.name));
 
   for (const level of removed) {
-    const used = usage.find((u) => u.level_id === level.id);
+    const used = usage.find((u) => u.levelId === level.id);
     if (used && used.customers > 0) {
       throw new ApiError("hierarchy_level_in_use", `Level '${level.name}' still has ${used.customers} customer(s).`, "levels");
     }
   }
   for (const pair of pairs) {
-    const child = positionOfId.get(pair.child_level_id);
-    const parent = positionOfId.get(pair.parent_level_id);
+    const child = positionOfId.get(pair.childLevelId);
+    const parent = positionOfId.get(pair.parentLevelId);
     if (child !== undefined && parent !== undefined && !isAbove(parent, child)) {
       throw new ApiError("hierarchy_level_in_use", "The new order would put a parent customer at or below one of its children.", "levels");
     }
