@@ -16,15 +16,15 @@ export interface Level {
 
 /** A new parent for a customer at `level`: same access group, strictly above. */
 export function checkNewParent(
-  parent: { access_group_id: number | null; level_position: number },
+  parent: { accessGroupId: number | null; levelPosition: number },
   accessGroupId: number,
   level: Level,
   levelDefaultedToRoot: boolean,
 ): void {
-  if (parent.access_group_id !== accessGroupId) {
+  if (parent.accessGroupId !== accessGroupId) {
     throw new ApiError("parent_access_group_mismatch", "The parent belongs to another access group.", "parent_provided_id");
   }
-  if (!isAbove(parent.level_position, level.position)) {
+  if (!isAbove(parent.levelPosition, level.position)) {
     const message = levelDefaultedToRoot
       ? `Without hierarchy_level_name the customer is at the root level '${level.name}', which cannot have a parent; give a level below the parent's.`
       : `The parent must be at a strictly higher hierarchy level than '${level.name}'.`;
@@ -33,9 +33,9 @@ export function checkNewParent(
 }
 
 /** A customer keeping its parent while moving to `level` stays below that parent. */
-export function checkKeptParent(parent: { provided_id: string; level_position: number }, level: Level): void {
-  if (!isAbove(parent.level_position, level.position)) {
-    throw new ApiError("parent_not_higher_level", `The current parent '${parent.provided_id}' is not above level '${level.name}'.`, "hierarchy_level_name");
+export function checkKeptParent(parent: { providedId: string; levelPosition: number }, level: Level): void {
+  if (!isAbove(parent.levelPosition, level.position)) {
+    throw new ApiError("parent_not_higher_level", `The current parent '${parent.providedId}' is not above level '${level.name}'.`, "hierarchy_level_name");
   }
 }
 

@@ -1,50 +1,48 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, min, notExists, or, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
+import { jsonList } from "../db/json-list";
 import { sqlNow } from "../db/time";
-import { customers } from "../db/schema";
+import { customerGroupTags, customers, dataSources, groupTags, hierarchyLevels, schemas } from "../db/schema";
 
 /**
  * Data access for customers. Every function returns an unexecuted query so that services
  * can put several of them in one `db.batch` (one D1 round trip).
  */
 
-/** One customer row with what its view needs; `depth` 0 is the customer, 1 its parent, … */
-export interface CustomerRow {
-  depth: number;
-  id: number;
-  provided_id: string;
-  name: string;
-  is_demo: number;
-  emails: string;
-  properties: string | null;
-  mapping: string | null;
-  token_nonce: string;
-  token_hash: string;
-  access_group_id: number | null;
-  parent_id: number | null;
-  hierarchy_level_id: number;
-  hierarchy_level: string;
-  level_position: number;
-  access_group: string | null;
-  group_tags: string;
-  in_page?: number;
-}
+export type CustomerRow = typeof customers.$inferSelect;
 
-const viewColumns = sql.raw(`c.id, c.provided_id, c.name, c.is_demo, c.emails, c.properties, c.mapping, c.token_nonce,
-  c.token_hash, c.access_group_id, c.parent_id, c.hierarchy_level_id, l.name AS hierarchy_level, l.position AS level_position,
-  g.name AS access_group,
+/**
+ * A customer as the chain and page queries return it: its columns under the schema's names
+ * (raw rows are not mapped, so `isDemo` is SQLite's 0/1), with its level, access group and
+ * tags (a JSON array); `depth` 0 is the customer, 1 its parent, …
+ */
+export type CustomerViewRow = Omit<CustomerRow, "isDemo" | "createdAt" | "updatedAt"> & {
+  isDemo: number;
+  depth: number;
+  hierarchyLevel: string;
+  levelPosition: number;
+  accessGroup: string | null;
+  groupTags: string;
+  inPage?: number;
+};
+
+const viewColumns = sql.raw(`c.id, c.provided_id AS providedId, c.name, c.is_demo AS isDemo, c.emails, c.properties, c.mapping,
+  c.token_nonce AS tokenNonce, c.token_hash AS tokenHash, c.access_group_id AS accessGroupId, c.parent_id AS parentId,
+  c.hierarchy_level_id AS hierarchyLevelId, l.name AS hierarchyLevel, l.position AS levelPosition, g.name AS accessGroup,
   (SELECT json_group_array(name) FROM (SELECT t.name FROM customer_group_tags ct JOIN group_tags t ON t.id = ct.group_tag_id
-     WHERE ct.customer_id = c.id ORDER BY ct.position)) AS group_tags`);
+     WHERE ct.customer_id = c.id ORDER BY ct.position)) AS groupTags`);
 
 const viewJoins = sql.raw(
   `JOIN hierarchy_levels l ON l.id = c.hierarchy_level_id LEFT JOIN access_groups g ON g.id = c.access_group_id`,
 );
 
-/** The customer matched by `where` (on table alias `c0`) and all its ancestors, nearest first. */
+/** The customer matched by `where` (a condition on `customers`) and all its ancestors, nearest first. */
 export function customerChain(db: Database, where: SQL) {
-  return db.all<CustomerRow>(sql`
+  // Raw: the builder has no recursive CTE.
+  return db.all<CustomerViewRow>(sql`
     WITH RECURSIVE chain(id, depth) AS (
-      SELECT c0.id, 0 FROM customers c0 WHERE ${where}
+      SELECT id, 0 FROM customers WHERE ${where}
       UNION ALL
       SELECT p.parent_id, chain.depth + 1 FROM customers p JOIN chain ON p.id = chain.id WHERE p.parent_id IS NOT NULL
     )
@@ -53,13 +51,14 @@ export function customerChain(db: Database, where: SQL) {
      ORDER BY chain.depth`);
 }
 
+// Which customer a chain starts from (and whose children childrenSummary counts).
 export const visibleByProvidedId = (providedId: string, accessGroupId: number) =>
-  sql`c0.provided_id = ${providedId} AND c0.access_group_id = ${accessGroupId}`;
+  and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId))!;
 export const visibleByTokenHash = (tokenHash: string, accessGroupId: number) =>
-  sql`c0.token_hash = ${tokenHash} AND c0.access_group_id = ${accessGroupId}`;
-export const byId = (id: number) => sql`c0.id = ${id}`;
+  and(eq(customers.tokenHash, tokenHash), eq(customers.accessGroupId, accessGroupId))!;
+export const byId = (id: number) => eq(customers.id, id);
 /** Any customer by its token's hash, in any access group (the token itself authorises). */
-export const byTokenHash = (tokenHash: string) => sql`c0.token_hash = ${tokenHash}`;
+export const byTokenHash = (tokenHash: string) => eq(customers.tokenHash, tokenHash);
 
 export interface ListFilter {
   accessGroupId: number;
@@ -67,113 +66,112 @@ export interface ListFilter {
   hierarchyLevelName?: string;
 }
 
-function listWhere(filter: ListFilter): SQL {
-  const parts = [sql`c0.access_group_id = ${filter.accessGroupId}`];
-  if (filter.parentProvidedId !== undefined) {
-    parts.push(sql`c0.parent_id = (SELECT id FROM customers WHERE provided_id = ${filter.parentProvidedId})`);
-  }
-  if (filter.hierarchyLevelName !== undefined) {
-    parts.push(sql`c0.hierarchy_level_id = (SELECT id FROM hierarchy_levels WHERE name = ${filter.hierarchyLevelName})`);
-  }
-  return sql.join(parts, sql` AND `);
+function listWhere(db: Database, filter: ListFilter): SQL {
+  const parent = alias(customers, "parent");
+  return and(
+    eq(customers.accessGroupId, filter.accessGroupId),
+    filter.parentProvidedId === undefined
+      ? undefined
+      : eq(customers.parentId, db.select({ id: parent.id }).from(parent).where(eq(parent.providedId, filter.parentProvidedId))),
+    filter.hierarchyLevelName === undefined
+      ? undefined
+      : eq(customers.hierarchyLevelId, db.select({ id: hierarchyLevels.id }).from(hierarchyLevels).where(eq(hierarchyLevels.name, filter.hierarchyLevelName))),
+  )!;
 }
 
 /**
  * One page of customers (ordered by creation) plus every ancestor any of them needs for
- * its computed fields; rows with `in_page = 1` are the page itself.
+ * its computed fields; rows with `inPage = 1` are the page itself.
  */
 export function customerPage(db: Database, filter: ListFilter, page?: { limit: number; offset: number }) {
   const limit = page ? sql`LIMIT ${page.limit} OFFSET ${page.offset}` : sql``;
-  return db.all<CustomerRow>(sql`
+  // Raw: the builder has no recursive CTE.
+  return db.all<CustomerViewRow>(sql`
     WITH RECURSIVE page(id) AS (
-      SELECT c0.id FROM customers c0 WHERE ${listWhere(filter)} ORDER BY c0.id ${limit}
+      SELECT id FROM customers WHERE ${listWhere(db, filter)} ORDER BY id ${limit}
     ),
     chain(id) AS (
       SELECT id FROM page
       UNION
       SELECT p.parent_id FROM customers p JOIN chain ON p.id = chain.id WHERE p.parent_id IS NOT NULL
     )
-    SELECT 0 AS depth, (c.id IN (SELECT id FROM page)) AS in_page, ${viewColumns}
+    SELECT 0 AS depth, (c.id IN (SELECT id FROM page)) AS inPage, ${viewColumns}
       FROM chain JOIN customers c ON c.id = chain.id ${viewJoins}
      ORDER BY c.id`);
 }
 
 export function customerCount(db: Database, filter: ListFilter) {
-  return db.all<{ total: number }>(sql`SELECT count(*) AS total FROM customers c0 WHERE ${listWhere(filter)}`);
+  return db.select({ total: count() }).from(customers).where(listWhere(db, filter));
 }
 
 // ---- what create and update look up before writing -------------------------------------
 
 /** Any customer with this provided_id, in any access group. */
 export function customerOwner(db: Database, providedId: string) {
-  return db.all<{ id: number; access_group_id: number | null }>(
-    sql`SELECT id, access_group_id FROM customers WHERE provided_id = ${providedId}`,
-  );
+  return db.select({ id: customers.id, accessGroupId: customers.accessGroupId }).from(customers).where(eq(customers.providedId, providedId));
 }
 
 /** A prospective parent, looked up across the whole workspace. */
 export function parentCandidate(db: Database, providedId: string) {
-  return db.all<{ id: number; access_group_id: number | null; level_position: number }>(sql`
-    SELECT c.id, c.access_group_id, l.position AS level_position
-      FROM customers c JOIN hierarchy_levels l ON l.id = c.hierarchy_level_id
-     WHERE c.provided_id = ${providedId}`);
+  return db
+    .select({ id: customers.id, accessGroupId: customers.accessGroupId, levelPosition: hierarchyLevels.position })
+    .from(customers)
+    .innerJoin(hierarchyLevels, eq(hierarchyLevels.id, customers.hierarchyLevelId))
+    .where(eq(customers.providedId, providedId));
 }
 
-/** The highest (smallest) level position among the children of a customer. */
+/** The highest (smallest) level position among the children of the customer matched by `customerWhere`. */
 export function childrenSummary(db: Database, customerWhere: SQL) {
-  return db.all<{ children: number; top_child_position: number | null }>(sql`
-    SELECT count(*) AS children, min(l.position) AS top_child_position
-      FROM customers ch JOIN hierarchy_levels l ON l.id = ch.hierarchy_level_id
-     WHERE ch.parent_id = (SELECT c0.id FROM customers c0 WHERE ${customerWhere})`);
+  const child = alias(customers, "child");
+  return db
+    .select({ children: count(), topChildPosition: min(hierarchyLevels.position) })
+    .from(child)
+    .innerJoin(hierarchyLevels, eq(hierarchyLevels.id, child.hierarchyLevelId))
+    .where(eq(child.parentId, db.select({ id: customers.id }).from(customers).where(customerWhere)));
 }
+
+const levelColumns = { id: hierarchyLevels.id, name: hierarchyLevels.name, position: hierarchyLevels.position };
 
 /** A level by name, or the root level when no name is given. */
 export function hierarchyLevel(db: Database, name: string | undefined) {
   return name === undefined
-    ? db.all<{ id: number; name: string; position: number }>(sql`SELECT id, name, position FROM hierarchy_levels ORDER BY position LIMIT 1`)
-    : db.all<{ id: number; name: string; position: number }>(sql`SELECT id, name, position FROM hierarchy_levels WHERE name = ${name}`);
+    ? db.select(levelColumns).from(hierarchyLevels).orderBy(asc(hierarchyLevels.position)).limit(1)
+    : db.select(levelColumns).from(hierarchyLevels).where(eq(hierarchyLevels.name, name));
 }
 
 export function groupTagsByKey(db: Database, keys: string[]) {
-  return db.all<{ id: number; name: string; name_key: string }>(
-    sql`SELECT id, name, name_key FROM group_tags WHERE name_key IN (SELECT value FROM json_each(${JSON.stringify(keys)}))`,
-  );
+  return db
+    .select({ id: groupTags.id, name: groupTags.name, nameKey: groupTags.nameKey })
+    .from(groupTags)
+    .where(inArray(groupTags.nameKey, jsonList(keys)));
 }
 
+/** Schemas by id as given in a mapping's keys (text: "01" is not schema 1). */
 export function schemasById(db: Database, ids: string[]) {
-  return db.all<{ id: number }>(
-    sql`SELECT id FROM schemas WHERE CAST(id AS TEXT) IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
-  );
+  return db
+    .select({ id: schemas.id })
+    .from(schemas)
+    .where(inArray(sql`CAST(${schemas.id} AS TEXT)`, jsonList(ids)));
 }
 
 /** Data sources named by numeric id (as text) or by provided_id. */
 export function dataSourcesByReference(db: Database, references: string[]) {
-  const list = JSON.stringify(references);
-  return db.all<{ id: number; provided_id: string | null }>(sql`
-    SELECT id, provided_id FROM data_sources
-     WHERE CAST(id AS TEXT) IN (SELECT value FROM json_each(${list}))
-        OR provided_id IN (SELECT value FROM json_each(${list}))`);
+  return db
+    .select({ id: dataSources.id, providedId: dataSources.providedId })
+    .from(dataSources)
+    .where(or(inArray(sql`CAST(${dataSources.id} AS TEXT)`, jsonList(references)), inArray(dataSources.providedId, jsonList(references))));
 }
 
 export function paidCustomerCount(db: Database) {
-  return db.all<{ total: number }>(sql`SELECT count(*) AS total FROM customers WHERE is_demo = 0`);
+  return db.select({ total: count() }).from(customers).where(eq(customers.isDemo, false));
 }
 
 // ---- writes ---------------------------------------------------------------------------
 
-export interface NewCustomer {
-  providedId: string;
-  name: string;
+export type NewCustomer = Pick<CustomerRow, "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping" | "tokenNonce" | "tokenHash"> & {
   accessGroupId: number;
-  hierarchyLevelId: number;
-  parentId: number | null;
-  isDemo: boolean;
   emails: string[];
-  properties: string | null;
-  mapping: string | null;
-  tokenNonce: string;
-  tokenHash: string;
-}
+};
 
 /**
  * Inserts unless the provided_id exists (a concurrent create wins quietly) or the
@@ -181,6 +179,7 @@ export interface NewCustomer {
  * creates cannot overshoot the limit. `paidLimit` 0 means unlimited.
  */
 export function insertCustomer(db: Database, c: NewCustomer, paidLimit: number) {
+  // Raw: an INSERT … SELECT … WHERE; the builder's insert-select must restate every column.
   return db.run(sql`
     INSERT INTO customers (provided_id, name, access_group_id, hierarchy_level_id, parent_id, is_demo, emails,
                            properties, mapping, token_nonce, token_hash)
@@ -193,6 +192,7 @@ export function insertCustomer(db: Database, c: NewCustomer, paidLimit: number) 
 
 /** Assigns tags, in order, to the customer holding `tokenHash` (only if this call created it). */
 export function insertCustomerTags(db: Database, tokenHash: string, tagIds: number[]) {
+  // Raw: json_each as a table gives each tag its position, with one bound parameter for the whole list.
   return db.run(sql`
     INSERT INTO customer_group_tags (customer_id, group_tag_id, position)
     SELECT c.id, j.value, j.key FROM customers c, json_each(${JSON.stringify(tagIds)}) j WHERE c.token_hash = ${tokenHash}`);
@@ -200,67 +200,62 @@ export function insertCustomerTags(db: Database, tokenHash: string, tagIds: numb
 
 export function replaceCustomerTags(db: Database, customerId: number, tagIds: number[]) {
   return [
-    db.run(sql`DELETE FROM customer_group_tags WHERE customer_id = ${customerId}`),
+    db.delete(customerGroupTags).where(eq(customerGroupTags.customerId, customerId)),
+    // Raw: as in insertCustomerTags (and an empty list inserts nothing, where values([]) throws).
     db.run(sql`
       INSERT INTO customer_group_tags (customer_id, group_tag_id, position)
       SELECT ${customerId}, j.value, j.key FROM json_each(${JSON.stringify(tagIds)}) j`),
   ] as const;
 }
 
-export interface CustomerChanges {
-  providedId?: string;
-  name?: string;
-  hierarchyLevelId?: number;
-  parentId?: number | null;
-  isDemo?: boolean;
+export type CustomerChanges = Partial<Pick<CustomerRow, "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping">> & {
   emails?: string[];
-  properties?: string | null;
-  mapping?: string | null;
-}
+};
 
+/** Sets the fields given (undefined = keep). */
 export function updateCustomer(db: Database, customerId: number, changes: CustomerChanges) {
-  const sets: SQL[] = [sql`updated_at = ${sqlNow}`];
-  if (changes.providedId !== undefined) sets.push(sql`provided_id = ${changes.providedId}`);
-  if (changes.name !== undefined) sets.push(sql`name = ${changes.name}`);
-  if (changes.hierarchyLevelId !== undefined) sets.push(sql`hierarchy_level_id = ${changes.hierarchyLevelId}`);
-  if (changes.parentId !== undefined) sets.push(sql`parent_id = ${changes.parentId}`);
-  if (changes.isDemo !== undefined) sets.push(sql`is_demo = ${changes.isDemo ? 1 : 0}`);
-  if (changes.emails !== undefined) sets.push(sql`emails = ${JSON.stringify(changes.emails)}`);
-  if (changes.properties !== undefined) sets.push(sql`properties = ${changes.properties}`);
-  if (changes.mapping !== undefined) sets.push(sql`mapping = ${changes.mapping}`);
-  return db.run(sql`UPDATE customers SET ${sql.join(sets, sql`, `)} WHERE id = ${customerId}`);
+  const { emails, ...columns } = changes;
+  return db
+    .update(customers)
+    .set({ ...columns, emails: emails && JSON.stringify(emails), updatedAt: sqlNow })
+    .where(eq(customers.id, customerId));
 }
 
 /** Deletes a childless customer; its tags (and later blueprints, end users) cascade. */
 export function deleteChildlessCustomer(db: Database, tokenHash: string, accessGroupId: number) {
-  return db.all<{ id: number }>(sql`
-    DELETE FROM customers
-     WHERE token_hash = ${tokenHash} AND access_group_id = ${accessGroupId}
-       AND NOT EXISTS (SELECT 1 FROM customers ch WHERE ch.parent_id = customers.id)
-    RETURNING id`);
+  const child = alias(customers, "child");
+  return db
+    .delete(customers)
+    .where(
+      and(
+        visibleByTokenHash(tokenHash, accessGroupId),
+        notExists(db.select({ one: sql`1` }).from(child).where(eq(child.parentId, customers.id))),
+      ),
+    )
+    .returning({ id: customers.id });
 }
 
 export function customerWithChildCount(db: Database, tokenHash: string, accessGroupId: number) {
-  return db.all<{ id: number; children: number }>(sql`
-    SELECT c.id, (SELECT count(*) FROM customers ch WHERE ch.parent_id = c.id) AS children
-      FROM customers c WHERE c.token_hash = ${tokenHash} AND c.access_group_id = ${accessGroupId}`);
+  const self = alias(customers, "self");
+  return db
+    .select({ id: self.id, children: db.$count(customers, eq(customers.parentId, self.id)) })
+    .from(self)
+    .where(and(eq(self.tokenHash, tokenHash), eq(self.accessGroupId, accessGroupId)));
 }
 
 export function replaceToken(db: Database, oldHash: string, accessGroupId: number, nonce: string, newHash: string) {
-  return db.run(sql`
-    UPDATE customers SET token_nonce = ${nonce}, token_hash = ${newHash}, updated_at = ${sqlNow}
-     WHERE token_hash = ${oldHash} AND access_group_id = ${accessGroupId}`);
+  return db
+    .update(customers)
+    .set({ tokenNonce: nonce, tokenHash: newHash, updatedAt: sqlNow })
+    .where(visibleByTokenHash(oldHash, accessGroupId));
 }
 
 /** A visible customer's id and current token hash (what an embed token is minted against). */
 export function customerTokenKey(db: Database, providedId: string, accessGroupId: number) {
-  return db
-    .select({ id: customers.id, tokenHash: customers.tokenHash })
-    .from(customers)
-    .where(and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId)));
+  return db.select({ id: customers.id, tokenHash: customers.tokenHash }).from(customers).where(visibleByProvidedId(providedId, accessGroupId));
 }
 
 /** The id of the customer with this provided_id in this access group (what hangs off a customer checks first). */
 export function visibleCustomerId(db: Database, providedId: string, accessGroupId: number) {
-  return db.all<{ id: number }>(sql`SELECT id FROM customers WHERE provided_id = ${providedId} AND access_group_id = ${accessGroupId}`);
+  return db.select({ id: customers.id }).from(customers).where(visibleByProvidedId(providedId, accessGroupId));
 }

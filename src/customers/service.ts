@@ -4,7 +4,7 @@ import { ApiError } from "../http/errors";
 import { checkChildren, checkKeptParent, checkNewParent } from "./hierarchy";
 import { customerNotFound, customerTokenNotFound, parentNotFound } from "./not-found";
 import * as repo from "./repository";
-import type { CustomerRow } from "./repository";
+import type { CustomerViewRow } from "./repository";
 import type { CreateCustomerInput, Customer, CustomerMapping, UpdateCustomerInput } from "./schemas";
 import { customerToken, hashCustomerToken, newCustomerToken } from "./tokens";
 import { chainOf, normaliseEmails, toCustomer } from "./view";
@@ -18,8 +18,8 @@ export interface CustomerScope {
   paidCustomerLimit: number;
 }
 
-async function view(scope: CustomerScope, chain: CustomerRow[]): Promise<Customer> {
-  return toCustomer(chain, await customerToken(scope.tokenKey, chain[0].token_nonce));
+async function view(scope: CustomerScope, chain: CustomerViewRow[]): Promise<Customer> {
+  return toCustomer(chain, await customerToken(scope.tokenKey, chain[0].tokenNonce));
 }
 
 export { customerNotFound } from "./not-found";
@@ -69,17 +69,17 @@ export async function listCustomerPage(
   };
 }
 
-function pageToCustomers(scope: CustomerScope, rows: CustomerRow[]): Promise<Customer[]> {
+function pageToCustomers(scope: CustomerScope, rows: CustomerViewRow[]): Promise<Customer[]> {
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return Promise.all(rows.filter((row) => row.in_page === 1).map((row) => view(scope, chainOf(row, byId))));
+  return Promise.all(rows.filter((row) => row.inPage === 1).map((row) => view(scope, chainOf(row, byId))));
 }
 
 // ---- references shared by create and update ---------------------------------------------
 
 interface ReferenceLookups {
-  tags: { id: number; name: string; name_key: string }[];
+  tags: { id: number; nameKey: string }[];
   schemas: { id: number }[];
-  dataSources: { id: number; provided_id: string | null }[];
+  dataSources: { id: number; providedId: string | null }[];
 }
 
 function referenceQueries(db: Database, input: { group_tags?: string[]; mapping?: CustomerMapping | null }) {
@@ -93,7 +93,7 @@ function referenceQueries(db: Database, input: { group_tags?: string[]; mapping?
 
 /** Tag ids in the order given (duplicates dropped), or 422 unknown_group_tag. */
 function resolveTags(names: string[], found: ReferenceLookups["tags"]): number[] {
-  const byKey = new Map(found.map((tag) => [tag.name_key, tag.id]));
+  const byKey = new Map(found.map((tag) => [tag.nameKey, tag.id]));
   const ids: number[] = [];
   names.forEach((name, index) => {
     const id = byKey.get(name.toLowerCase());
@@ -115,7 +115,7 @@ function resolveMapping(mapping: CustomerMapping, lookups: ReferenceLookups): Re
     // A number or digit string names a data source id when one exists; otherwise a provided_id.
     const dataSource =
       (/^[0-9]+$/.test(text) ? lookups.dataSources.find((d) => String(d.id) === String(Number(text))) : undefined) ??
-      (typeof reference === "string" ? lookups.dataSources.find((d) => d.provided_id === reference) : undefined);
+      (typeof reference === "string" ? lookups.dataSources.find((d) => d.providedId === reference) : undefined);
     if (!dataSource) throw new ApiError("unknown_data_source", `Data source '${text}' does not exist.`, `mapping.${schemaId}`);
     stored[String(Number(schemaId))] = String(dataSource.id);
   }
@@ -189,7 +189,7 @@ export async function createCustomer(
 
   if (created.length > 0) {
     // A concurrent call may have created it first: then this call reports the winner.
-    return { new_customer: created[0].token_hash === token.hash, customer: await view(scope, created), id: created[0].id };
+    return { new_customer: created[0].tokenHash === token.hash, customer: await view(scope, created), id: created[0].id };
   }
   if (ownerAfter.length > 0) throw providedIdTaken(input.provided_id);
   throw paidLimitReached(scope.paidCustomerLimit);
@@ -236,7 +236,7 @@ async function loadForUpdate(scope: CustomerScope, input: UpdateCustomerInput) {
     ...referenceQueries(db, input),
   ]);
   const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
-  return { chain, topChildPosition: children[0]?.top_child_position, newIdOwner: owner[0], level: level[0], parent: parent[0], paidCount: paid[0].total, lookups };
+  return { chain, topChildPosition: children[0]?.topChildPosition, newIdOwner: owner[0], level: level[0], parent: parent[0], paidCount: paid[0].total, lookups };
 }
 
 interface UpdatePlan {
@@ -259,16 +259,16 @@ function checkUpdate(scope: CustomerScope, input: UpdateCustomerInput, loaded: A
   if (input.hierarchy_level_name !== undefined && !level) throw unknownLevel(input.hierarchy_level_name);
 
   const resultLevel =
-    input.hierarchy_level_name !== undefined ? level : { id: current.hierarchy_level_id, name: current.hierarchy_level, position: current.level_position };
+    input.hierarchy_level_name !== undefined ? level : { id: current.hierarchyLevelId, name: current.hierarchyLevel, position: current.levelPosition };
   if (newParent !== undefined) {
     checkNewParent(parent, scope.accessGroupId, resultLevel, false);
-  } else if (input.parent_provided_id === undefined && current.parent_id !== null && chain[1]) {
+  } else if (input.parent_provided_id === undefined && current.parentId !== null && chain[1]) {
     checkKeptParent(chain[1], resultLevel);
   }
   checkChildren(loaded.topChildPosition, resultLevel);
   const mapping = input.mapping ? resolveMapping(input.mapping, lookups) : input.mapping;
 
-  const becomesPaid = input.is_demo_group === false && current.is_demo === 1;
+  const becomesPaid = input.is_demo_group === false && current.isDemo === 1;
   if (becomesPaid && scope.paidCustomerLimit > 0 && loaded.paidCount >= scope.paidCustomerLimit) {
     throw paidLimitReached(scope.paidCustomerLimit);
   }
@@ -298,7 +298,7 @@ async function writeUpdate(scope: CustomerScope, input: UpdateCustomerInput, pla
   try {
     const results = await parentMayVanish(input.parent_provided_id ?? undefined, db.batch([update, ...tagWrites, readBack] as unknown as [typeof update, typeof readBack]));
     // The read-back runs last, so it sees every write of the batch.
-    const updated = results[1 + tagWrites.length] as CustomerRow[];
+    const updated = results[1 + tagWrites.length] as CustomerViewRow[];
     return { customer: await view(scope, updated), id: plan.id };
   } catch (error) {
     if (isUniqueViolation(error, "customers.provided_id")) {

@@ -1,5 +1,5 @@
 import type { Customer } from "./schemas";
-import type { CustomerRow } from "./repository";
+import type { CustomerViewRow } from "./repository";
 
 type JsonObject = Record<string, unknown>;
 
@@ -11,18 +11,18 @@ function parseObject(text: string | null): JsonObject | null {
  * The API's view of a customer from its row and its ancestors (nearest first).
  * Computed fields merge shallowly from the root down, so the nearest definition wins.
  */
-export function toCustomer(chain: CustomerRow[], token: string): Customer {
+export function toCustomer(chain: CustomerViewRow[], token: string): Customer {
   const self = chain[0];
   const { computedProperties, computedMapping } = computedFields(chain);
   return {
     token,
     name: self.name,
-    provided_id: self.provided_id,
+    provided_id: self.providedId,
     emails: JSON.parse(self.emails) as string[],
-    group_tags: JSON.parse(self.group_tags) as string[],
-    hierarchy_level: self.hierarchy_level,
-    access_group: self.access_group,
-    is_demo_group: self.is_demo === 1,
+    group_tags: JSON.parse(self.groupTags) as string[],
+    hierarchy_level: self.hierarchyLevel,
+    access_group: self.accessGroup,
+    is_demo_group: self.isDemo === 1,
     properties: parseObject(self.properties),
     computed_properties: computedProperties,
     parent_schema_datasource_mapping: parseObject(self.mapping) as Record<string, string> | null,
@@ -31,7 +31,7 @@ export function toCustomer(chain: CustomerRow[], token: string): Customer {
 }
 
 /** Properties and mapping merged from the root ancestor down; the nearest definition wins. */
-export function computedFields(chain: CustomerRow[]): { computedProperties: JsonObject; computedMapping: Record<string, string> } {
+export function computedFields(chain: CustomerViewRow[]): { computedProperties: JsonObject; computedMapping: Record<string, string> } {
   const computedProperties: JsonObject = {};
   const computedMapping: Record<string, string> = {};
   for (let i = chain.length - 1; i >= 0; i--) {
@@ -42,14 +42,14 @@ export function computedFields(chain: CustomerRow[]): { computedProperties: Json
 }
 
 /** Follows parent links through `rowsById` to build each customer's chain. */
-export function chainOf(row: CustomerRow, rowsById: Map<number, CustomerRow>): CustomerRow[] {
+export function chainOf(row: CustomerViewRow, rowsById: Map<number, CustomerViewRow>): CustomerViewRow[] {
   const chain = [row];
-  let parentId = row.parent_id;
+  let parentId = row.parentId;
   while (parentId !== null) {
     const parent = rowsById.get(parentId);
     if (!parent) break;
     chain.push(parent);
-    parentId = parent.parent_id;
+    parentId = parent.parentId;
   }
   return chain;
 }

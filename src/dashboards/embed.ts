@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { SQL } from "drizzle-orm";
 import Papa from "papaparse";
-import { byId, byTokenHash, type CustomerRow } from "../customers/repository";
+import { byId, byTokenHash, type CustomerViewRow } from "../customers/repository";
 import { hashCustomerToken } from "../customers/tokens";
 import { DataRoundTrips } from "./data";
 import type { AppContext, AppEnv } from "../http/context";
@@ -79,7 +79,7 @@ const generateEmbedToken = apiOperation({
 /** Who views an embed page (or its CSV) and under which constraints. */
 export interface Viewer {
   customer: SQL;
-  accept?: (customer: CustomerRow) => Promise<boolean>;
+  accept?: (customer: CustomerViewRow) => Promise<boolean>;
   versions: VersionPolicy;
   /** Variables from `var_` parameters with the locked ones laid over them. */
   variables: Record<string, unknown>;
@@ -129,7 +129,7 @@ export async function resolveViewer(c: AppContext, embedId: string, query: Recor
     const locked = claims.vars ?? {};
     return {
       customer: byId(claims.cid),
-      accept: (customer) => fingerprintMatches(claims, customer.token_hash),
+      accept: (customer) => fingerprintMatches(claims, customer.tokenHash),
       versions: environmentPolicy(claims.env ?? query.environment?.trim()),
       variables: { ...fromQuery, ...locked },
       locked: Object.keys(locked),

@@ -1,25 +1,38 @@
-import { sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { dashboards, dashboardTags, dashboardVersions, dataSources as dataSourcesTable } from "../db/schema";
 import { sqlNow } from "../db/time";
 
+export type DashboardVersionRow = typeof dashboardVersions.$inferSelect;
+
 export function upsertDashboard(db: Database, embedId: string, name: string) {
-  return db.all<{ embed_id: string; name: string }>(sql`
-    INSERT INTO dashboards (embed_id, name) VALUES (${embedId}, ${name})
-    ON CONFLICT (embed_id) DO UPDATE SET name = excluded.name, updated_at = ${sqlNow}
-    RETURNING embed_id, name`);
+  return db
+    .insert(dashboards)
+    .values({ embedId, name })
+    .onConflictDoUpdate({ target: dashboards.embedId, set: { name, updatedAt: sqlNow } })
+    .returning({ embedId: dashboards.embedId, name: dashboards.name });
 }
 
+/** Every dashboard with its number of versions and its tags (a JSON object: tag → version number). */
 export function listDashboards(db: Database) {
-  return db.all<{ embed_id: string; name: string; versions: number; tags: string }>(sql`
-    SELECT d.embed_id, d.name,
-           (SELECT count(*) FROM dashboard_versions v WHERE v.dashboard_id = d.id) AS versions,
-           (SELECT json_group_object(t.tag, v.version_number) FROM dashboard_tags t JOIN dashboard_versions v ON v.id = t.version_id
-             WHERE t.dashboard_id = d.id) AS tags
-      FROM dashboards d ORDER BY d.embed_id`);
+  const tags = db
+    .select({ tags: sql`json_group_object(${dashboardTags.tag}, ${dashboardVersions.versionNumber})` })
+    .from(dashboardTags)
+    .innerJoin(dashboardVersions, eq(dashboardVersions.id, dashboardTags.versionId))
+    .where(eq(dashboardTags.dashboardId, dashboards.id));
+  return db
+    .select({
+      embedId: dashboards.embedId,
+      name: dashboards.name,
+      versions: db.$count(dashboardVersions, eq(dashboardVersions.dashboardId, dashboards.id)),
+      tags: sql<string | null>`${tags}`,
+    })
+    .from(dashboards)
+    .orderBy(asc(dashboards.embedId));
 }
 
 export function dashboardByEmbedId(db: Database, embedId: string) {
-  return db.all<{ id: number }>(sql`SELECT id FROM dashboards WHERE embed_id = ${embedId}`);
+  return db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.embedId, embedId));
 }
 
 /** Schemas are the admin plane's; one lookup serves every capability that names them. */
@@ -27,14 +40,16 @@ export { existingSchemas } from "../admin/repository";
 
 /** Next version number, taken inside the statement so concurrent saves cannot collide silently. */
 export function insertVersion(db: Database, embedId: string, definition: string, draft: boolean) {
-  return db.all<{ version_number: number; draft: number }>(sql`
+  // Raw: an INSERT … SELECT; the builder's insert-select must restate every column. Raw rows are not mapped: `draft` is 0/1.
+  return db.all<Pick<DashboardVersionRow, "versionNumber"> & { draft: number }>(sql`
     INSERT INTO dashboard_versions (dashboard_id, version_number, definition, draft)
     SELECT d.id, coalesce((SELECT max(version_number) FROM dashboard_versions WHERE dashboard_id = d.id), 0) + 1, ${definition}, ${draft ? 1 : 0}
       FROM dashboards d WHERE d.embed_id = ${embedId}
-    RETURNING version_number, draft`);
+    RETURNING version_number AS versionNumber, draft`);
 }
 
 export function tagVersion(db: Database, embedId: string, tag: string, versionNumber: number) {
+  // Raw: an INSERT … SELECT (as insertVersion).
   return db.all<{ tag: string }>(sql`
     INSERT INTO dashboard_tags (dashboard_id, tag, version_id)
     SELECT d.id, ${tag}, v.id FROM dashboards d JOIN dashboard_versions v ON v.dashboard_id = d.id
@@ -43,11 +58,12 @@ export function tagVersion(db: Database, embedId: string, tag: string, versionNu
     RETURNING tag`);
 }
 
+/** What chooseVersion finds; the version's columns are null when there is nothing to render. */
 export interface VersionChoice {
-  dashboard_name: string;
-  version_number: number | null;
+  dashboardName: string;
+  versionNumber: number | null;
   definition: string | null;
-  tag_found: number;
+  tagFound: number;
 }
 
 /**
@@ -55,6 +71,7 @@ export interface VersionChoice {
  * preference), else — when `fallBackToNewest` — the newest version or draft.
  */
 export function chooseVersion(db: Database, embedId: string, tags: string[], fallBackToNewest: boolean) {
+  // Raw: json_each ranks the wanted tags inside one statement, with one bound parameter for the list.
   return db.all<VersionChoice>(sql`
     WITH wanted AS (
       SELECT t.version_id AS id, p.key AS rank FROM dashboards d
@@ -62,8 +79,8 @@ export function chooseVersion(db: Database, embedId: string, tags: string[], fal
         JOIN dashboard_tags t ON t.dashboard_id = d.id AND t.tag = p.value
        WHERE d.embed_id = ${embedId}
     )
-    SELECT d.name AS dashboard_name, v.version_number, v.definition,
-           (SELECT count(*) FROM wanted) AS tag_found
+    SELECT d.name AS dashboardName, v.version_number AS versionNumber, v.definition,
+           (SELECT count(*) FROM wanted) AS tagFound
       FROM dashboards d
       LEFT JOIN dashboard_versions v ON v.id = coalesce(
         (SELECT id FROM wanted ORDER BY rank LIMIT 1),
@@ -73,5 +90,5 @@ export function chooseVersion(db: Database, embedId: string, tags: string[], fal
 }
 
 export function dataSources(db: Database) {
-  return db.all<{ id: number; binding: string; kind: "d1" | "postgres" }>(sql`SELECT id, binding, kind FROM data_sources`);
+  return db.select({ id: dataSourcesTable.id, binding: dataSourcesTable.binding, kind: dataSourcesTable.kind }).from(dataSourcesTable);
 }

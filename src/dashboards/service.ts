@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { customerChain, customerTokenKey, type CustomerRow } from "../customers/repository";
+import { customerChain, customerTokenKey, type CustomerViewRow } from "../customers/repository";
 import { customerNotFound } from "../customers/service";
 import { computedFields } from "../customers/view";
 import type { Database, RoundTripCounter } from "../db/client";
@@ -16,11 +16,11 @@ import * as repo from "./repository";
 // ---- administration -----------------------------------------------------------------------
 
 export function createOrReplaceDashboard(db: Database, input: { embed_id?: string; name: string }) {
-  return repo.upsertDashboard(db, input.embed_id ?? randomAlphanumeric(20), input.name).then((rows) => rows[0]);
+  return repo.upsertDashboard(db, input.embed_id ?? randomAlphanumeric(20), input.name).then(([row]) => ({ embed_id: row.embedId, name: row.name }));
 }
 
 export async function listDashboards(db: Database) {
-  return (await repo.listDashboards(db)).map((d) => ({ embed_id: d.embed_id, name: d.name, versions: d.versions, tags: JSON.parse(d.tags ?? "{}") }));
+  return (await repo.listDashboards(db)).map((d) => ({ embed_id: d.embedId, name: d.name, versions: d.versions, tags: JSON.parse(d.tags ?? "{}") }));
 }
 
 function dashboardNotFound(embedId: string, field = "embed_id"): ApiError {
@@ -38,7 +38,7 @@ export async function saveVersion(db: Database, input: { embed_id: string; defin
     throw new ApiError("unknown_schema", `Schema ${input.definition.panels[index].schema_id} does not exist.`, `definition.panels.${index}.schema_id`);
   }
   const [version] = await repo.insertVersion(db, input.embed_id, JSON.stringify(input.definition), input.draft ?? false);
-  return { version_number: version.version_number, draft: version.draft === 1 };
+  return { version_number: version.versionNumber, draft: version.draft === 1 };
 }
 
 export async function tagVersion(db: Database, input: { embed_id: string; tag: string; version_number: number }) {
@@ -69,7 +69,7 @@ export interface RenderRequest {
   /** Counts the round trips to the data sources (reported outside production). */
   dataRoundTrips?: RoundTripCounter;
   /** A last check on the customer found (e.g. a signed token's fingerprint); false = not found. */
-  accept?: (customer: CustomerRow) => Promise<boolean>;
+  accept?: (customer: CustomerViewRow) => Promise<boolean>;
 }
 
 /** Everything a render or a CSV needs before any panel runs. */
@@ -105,10 +105,10 @@ async function loadDashboard(db: Database, request: RenderRequest): Promise<Load
   const { computedProperties, computedMapping } = computedFields(chain);
   const defaults = Object.fromEntries(definition.variables.filter((v) => v.default !== undefined).map((v) => [v.name, v.default]));
   const context = {
-    customer: { provided_id: chain[0].provided_id, name: chain[0].name, properties: computedProperties },
+    customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties },
     variables: { ...defaults, ...request.variables },
   };
-  return { definition, dashboardName: version.dashboard_name, context, isDemo: chain[0].is_demo === 1, mapping: computedMapping, sources };
+  return { definition, dashboardName: version.dashboardName, context, isDemo: chain[0].isDemo === 1, mapping: computedMapping, sources };
 }
 
 /**
