@@ -1,5 +1,6 @@
-import { sql } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { blueprints, customers } from "../db/schema";
 import { sqlNow } from "../db/time";
 
 /** Unexecuted queries for blueprints, reachable only through a visible customer. */
@@ -10,34 +11,29 @@ export { visibleCustomerId } from "../customers/repository";
 /** Schemas are the admin plane's; one lookup serves every capability that names them. */
 export { existingSchemas } from "../admin/repository";
 
-export function insertBlueprint(db: Database, b: { embedId: string; name: string; customerId: number; tables: string }) {
-  return db.all<{ id: number }>(sql`
-    INSERT INTO blueprints (embed_id, name, customer_id, tables) VALUES (${b.embedId}, ${b.name}, ${b.customerId}, ${b.tables})
-    RETURNING id`);
-}
+export type BlueprintRow = typeof blueprints.$inferSelect;
 
-export interface BlueprintRow {
-  id: number;
-  embed_id: string;
-  name: string;
-  customer_provided_id: string;
-  tables: string;
+export function insertBlueprint(db: Database, b: Pick<BlueprintRow, "embedId" | "name" | "customerId" | "tables">) {
+  return db.insert(blueprints).values(b).returning({ id: blueprints.id });
 }
 
 export function visibleBlueprint(db: Database, id: number, accessGroupId: number) {
-  return db.all<BlueprintRow>(sql`
-    SELECT b.id, b.embed_id, b.name, c.provided_id AS customer_provided_id, b.tables
-      FROM blueprints b JOIN customers c ON c.id = b.customer_id
-     WHERE b.id = ${id} AND c.access_group_id = ${accessGroupId}`);
+  return db
+    .select({ id: blueprints.id, embedId: blueprints.embedId, name: blueprints.name, customerProvidedId: customers.providedId, tables: blueprints.tables })
+    .from(blueprints)
+    .innerJoin(customers, eq(customers.id, blueprints.customerId))
+    .where(and(eq(blueprints.id, id), eq(customers.accessGroupId, accessGroupId)));
 }
 
 export function replaceTables(db: Database, id: number, tables: string) {
-  return db.run(sql`UPDATE blueprints SET tables = ${tables}, updated_at = ${sqlNow} WHERE id = ${id}`);
+  return db.update(blueprints).set({ tables, updatedAt: sqlNow }).where(eq(blueprints.id, id));
 }
 
 export function customerBlueprints(db: Database, providedId: string, accessGroupId: number) {
-  return db.all<{ id: number; embed_id: string; name: string }>(sql`
-    SELECT b.id, b.embed_id, b.name FROM blueprints b JOIN customers c ON c.id = b.customer_id
-     WHERE c.provided_id = ${providedId} AND c.access_group_id = ${accessGroupId}
-     ORDER BY b.id`);
+  return db
+    .select({ id: blueprints.id, embedId: blueprints.embedId, name: blueprints.name })
+    .from(blueprints)
+    .innerJoin(customers, eq(customers.id, blueprints.customerId))
+    .where(and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId)))
+    .orderBy(asc(blueprints.id));
 }

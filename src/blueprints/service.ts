@@ -82,11 +82,11 @@ export async function listCustomerBlueprints(scope: BlueprintScope, providedId: 
     repo.customerBlueprints(db, providedId, scope.accessGroupId),
   ]);
   if (customer.length === 0) throw customerNotFound(providedId, "customer_id");
-  return blueprints;
+  return blueprints.map((b) => ({ id: b.id, embed_id: b.embedId, name: b.name }));
 }
 
 export async function getBlueprint(scope: BlueprintScope, id: number) {
   const [row] = await repo.visibleBlueprint(scope.db, id, scope.accessGroupId);
   if (!row) throw blueprintNotFound(id);
-  return { id: row.id, embed_id: row.embed_id, name: row.name, customer_id: row.customer_provided_id, tables: JSON.parse(row.tables) as StoredTable[] };
+  return { id: row.id, embed_id: row.embedId, name: row.name, customer_id: row.customerProvidedId, tables: JSON.parse(row.tables) as StoredTable[] };
 }
