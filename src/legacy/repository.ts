@@ -1,35 +1,35 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { customers, endUsers } from "../db/schema";
 import { sqlNow } from "../db/time";
 
-export interface EndUserRow {
-  provided_id: string;
-  email: string;
-  attributes: string;
-}
+export type EndUserRow = typeof endUsers.$inferSelect;
 
 export function visibleCustomerById(db: Database, id: number, accessGroupId: number) {
-  return db.all<{ id: number }>(sql`SELECT id FROM customers WHERE id = ${id} AND access_group_id = ${accessGroupId}`);
+  return db
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.id, id), eq(customers.accessGroupId, accessGroupId)));
 }
 
+const byKey = (customerId: number, providedId: string) => and(eq(endUsers.customerId, customerId), eq(endUsers.providedId, providedId));
+
 export function endUser(db: Database, customerId: number, providedId: string) {
-  return db.all<EndUserRow>(
-    sql`SELECT provided_id, email, attributes FROM end_users WHERE customer_id = ${customerId} AND provided_id = ${providedId}`,
-  );
+  return db
+    .select({ providedId: endUsers.providedId, email: endUsers.email, attributes: endUsers.attributes })
+    .from(endUsers)
+    .where(byKey(customerId, providedId));
 }
 
 /** Creates the end user unless it exists (a concurrent create wins quietly). */
-export function insertEndUser(db: Database, u: { customerId: number; providedId: string; email: string; attributes: string }) {
-  return db.run(sql`
-    INSERT INTO end_users (customer_id, provided_id, email, attributes)
-    VALUES (${u.customerId}, ${u.providedId}, ${u.email}, ${u.attributes})
-    ON CONFLICT (customer_id, provided_id) DO NOTHING`);
+export function insertEndUser(db: Database, u: Pick<EndUserRow, "customerId" | "providedId" | "email" | "attributes">) {
+  return db.insert(endUsers).values(u).onConflictDoNothing({ target: [endUsers.customerId, endUsers.providedId] });
 }
 
 /** Replaces the fields given (null = keep). */
-export function updateEndUser(db: Database, u: { customerId: number; providedId: string; email: string | null; attributes: string | null }) {
-  return db.run(sql`
-    UPDATE end_users SET email = coalesce(${u.email}, email), attributes = coalesce(${u.attributes}, attributes),
-                         updated_at = ${sqlNow}
-     WHERE customer_id = ${u.customerId} AND provided_id = ${u.providedId}`);
+export function updateEndUser(db: Database, u: Pick<EndUserRow, "customerId" | "providedId"> & { email: string | null; attributes: string | null }) {
+  return db
+    .update(endUsers)
+    .set({ email: sql`coalesce(${u.email}, ${endUsers.email})`, attributes: sql`coalesce(${u.attributes}, ${endUsers.attributes})`, updatedAt: sqlNow })
+    .where(byKey(u.customerId, u.providedId));
 }

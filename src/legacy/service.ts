@@ -63,15 +63,20 @@ export async function updateUserGroup(scope: CustomerScope, input: UserGroupInpu
   return { ...userGroup(id, customer), api_environment_tag: customer.is_demo_group ? ("Testing" as const) : ("Customer" as const) };
 }
 
+/** The API's view of an end user. */
+function endUserView(row: Pick<repo.EndUserRow, "providedId" | "email" | "attributes">) {
+  return { provided_id: row.providedId, email: row.email, attributes: row.attributes };
+}
+
 /** Get or create: an existing end user is returned unchanged. */
-export async function createEndUser(scope: CustomerScope, input: CreateEndUserInput): Promise<repo.EndUserRow> {
+export async function createEndUser(scope: CustomerScope, input: CreateEndUserInput) {
   const { db } = scope;
   const [customer, existing] = await db.batch([
     repo.visibleCustomerById(db, input.customer_id, scope.accessGroupId),
     repo.endUser(db, input.customer_id, input.provided_id),
   ]);
   if (customer.length === 0) throw userGroupNotFound(input.customer_id);
-  if (existing.length > 0) return existing[0];
+  if (existing.length > 0) return endUserView(existing[0]);
   const [, created] = await db.batch([
     repo.insertEndUser(db, {
       customerId: input.customer_id,
@@ -81,11 +86,11 @@ export async function createEndUser(scope: CustomerScope, input: CreateEndUserIn
     }),
     repo.endUser(db, input.customer_id, input.provided_id),
   ]);
-  return created[0];
+  return endUserView(created[0]);
 }
 
 /** Replaces `email` and `attributes` when given; creates the end user (needs `email`) when it does not exist. */
-export async function updateEndUser(scope: CustomerScope, input: UpdateEndUserInput): Promise<repo.EndUserRow> {
+export async function updateEndUser(scope: CustomerScope, input: UpdateEndUserInput) {
   const { db } = scope;
   const [customer, existing] = await db.batch([
     repo.visibleCustomerById(db, input.customer_id, scope.accessGroupId),
@@ -99,11 +104,11 @@ export async function updateEndUser(scope: CustomerScope, input: UpdateEndUserIn
       repo.insertEndUser(db, { customerId: input.customer_id, providedId: input.provided_id, email: input.email, attributes: attributes ?? "{}" }),
       repo.endUser(db, input.customer_id, input.provided_id),
     ]);
-    return created[0];
+    return endUserView(created[0]);
   }
   const [, updated] = await db.batch([
     repo.updateEndUser(db, { customerId: input.customer_id, providedId: input.provided_id, email: input.email ?? null, attributes }),
     repo.endUser(db, input.customer_id, input.provided_id),
   ]);
-  return updated[0];
+  return endUserView(updated[0]);
 }
