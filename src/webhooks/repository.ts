@@ -1,15 +1,17 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { webhookSecrets } from "../db/schema";
 
 export function webhookSecret(db: Database, accessGroupId: number) {
-  return db.all<{ secret: string }>(sql`SELECT secret FROM webhook_secrets WHERE access_group_id = ${accessGroupId}`);
+  return db.select({ secret: webhookSecrets.secret }).from(webhookSecrets).where(eq(webhookSecrets.accessGroupId, accessGroupId));
 }
 
 /** Creates or replaces the access group's secret (the old one stops working at once). */
 export function putWebhookSecret(db: Database, accessGroupName: string, secret: string) {
-  return db.all<{ created_at: string }>(sql`
+  // Raw: an INSERT … SELECT (the access group by name); the builder's insert-select must restate every column.
+  return db.all<Pick<typeof webhookSecrets.$inferSelect, "createdAt">>(sql`
     INSERT INTO webhook_secrets (access_group_id, secret)
     SELECT id, ${secret} FROM access_groups WHERE name_key = ${accessGroupName.toLowerCase()}
     ON CONFLICT (access_group_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
-    RETURNING created_at`);
+    RETURNING created_at AS createdAt`);
 }

@@ -27,7 +27,7 @@ export async function createWebhookSecret(db: Database, accessGroup: string): Pr
   const secret = `whsec_${randomHex(32)}`;
   const [row] = await repo.putWebhookSecret(db, accessGroup, secret);
   if (!row) throw new ApiError("access_group_not_found", `Access group '${accessGroup}' does not exist.`, "access_group");
-  return { access_group: accessGroup, created_at: row.created_at, secret };
+  return { access_group: accessGroup, created_at: row.createdAt, secret };
 }
 
 /** `sha256=<hex>`: HMAC-SHA256 of the exact body bytes with the access group's secret. */
