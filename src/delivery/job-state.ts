@@ -1,5 +1,9 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, type SQL } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
+import { jobs } from "../db/schema";
+import { sqlNow as now } from "../db/time";
+import type { JobStatus } from "./job-vocabulary";
 
 /**
  * The delivery job state machine: every status a job can have, every move between them,
@@ -15,11 +19,7 @@ import type { Database } from "../db/client";
  * Once a job is `sending` an e-mail may have left: it goes back to `queued` only when the
  * send is known to have failed, and is never claimed again otherwise (at most one e-mail).
  */
-export const JOB_STATUSES = ["queued", "rendering", "sending", "done", "failed"] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-
-export const JOB_KINDS = ["screenshot", "report"] as const;
-export type JobKind = (typeof JOB_KINDS)[number];
+export { JOB_KINDS, JOB_STATUSES, type JobKind, type JobStatus } from "./job-vocabulary";
 
 /**
  * Allowed moves, `from → [to]`. `rendering → rendering` is a redelivered message taking
@@ -69,31 +69,14 @@ export class JobFailure extends Error {
   }
 }
 
-export interface JobRow {
-  id: string;
-  kind: JobKind;
-  status: JobStatus;
-  attempts: number;
-  error: string | null;
-  customer_id: number | null;
-  access_group_id: number;
-  dashboard_embed_id: string;
-  request: string;
-  file_key: string | null;
-  content_type: string | null;
-  email_claimed_at: string | null;
-  sent_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type JobRow = typeof jobs.$inferSelect;
 
-import { sqlNow as now } from "../db/time";
 export { now };
 
 export interface TransitionOptions {
-  /** Extra `column = value` assignments made in the same statement. */
-  set?: SQL[];
-  /** Extra condition, e.g. on `updated_at` for the stuck-job sweep. */
+  /** Other columns set in the same statement (status, updated_at and error are the transition's own). */
+  set?: Omit<SQLiteUpdateSetSource<typeof jobs>, "id" | "status" | "updatedAt" | "error">;
+  /** Extra condition, e.g. on `attempts` for the stuck-job sweep. */
   where?: SQL;
   /** `error` column; omitted leaves it, null clears it. */
   error?: string | null;
@@ -105,21 +88,15 @@ export interface TransitionOptions {
  * An empty result means the job was elsewhere (or gone): the caller lost the race.
  */
 export function transition(db: Database, id: string, from: readonly JobStatus[], to: JobStatus, options: TransitionOptions = {}) {
-  return db.all<JobRow>(transitionSql(sql`id = ${id}`, from, to, options));
+  return transitionWhere(db, eq(jobs.id, id), from, to, options);
 }
 
 /** The same guarded move for every job matching `where` (the sweep). */
 export function transitionWhere(db: Database, where: SQL, from: readonly JobStatus[], to: JobStatus, options: TransitionOptions = {}) {
-  return db.all<JobRow>(transitionSql(where, from, to, options));
-}
-
-function transitionSql(target: SQL, from: readonly JobStatus[], to: JobStatus, options: TransitionOptions): SQL {
   if (from.length === 0 || from.some((status) => !canTransition(status, to))) throw new TransitionNotAllowed(from, to);
-  const sets = [sql`status = ${to}`, sql`updated_at = ${now}`, ...(options.set ?? [])];
-  if (options.error !== undefined) sets.push(sql`error = ${options.error}`);
-  const fromList = sql.join(
-    from.map((status) => sql`${status}`),
-    sql`, `,
-  );
-  return sql`UPDATE jobs SET ${sql.join(sets, sql`, `)} WHERE ${target} AND status IN (${fromList})${options.where ? sql` AND ${options.where}` : sql``} RETURNING *`;
+  return db
+    .update(jobs)
+    .set({ ...options.set, status: to, updatedAt: now, error: options.error })
+    .where(and(where, inArray(jobs.status, from), options.where))
+    .returning();
 }

@@ -1,9 +1,10 @@
-import { sql } from "drizzle-orm";
+import { gte, lt, sql } from "drizzle-orm";
 import { customerNotFound } from "../customers/not-found";
 import { byId, customerChain, visibleByProvidedId } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
 import { newest, renderForCustomer, type VersionPolicy } from "../dashboards/service";
 import type { Database } from "../db/client";
+import { jobs } from "../db/schema";
 import { sqlSecondsAgo } from "../db/time";
 import { numberVar, type Env } from "../env";
 import { ApiError } from "../http/errors";
@@ -55,7 +56,7 @@ async function checkRenderable(scope: DeliveryScope, providedId: string, embedId
 
 /** Inserts the job and enqueues it; a failure to enqueue fails the job. */
 async function startJob(scope: DeliveryScope, kind: "screenshot" | "report", customerId: number, embedId: string, request: JobRequest, id = newJobId()) {
-  await repo.insertJob(scope.db, { id, kind, customerId, accessGroupId: scope.accessGroupId, embedId, request: JSON.stringify(request) });
+  await repo.insertJob(scope.db, { id, kind, customerId, accessGroupId: scope.accessGroupId, dashboardEmbedId: embedId, request: JSON.stringify(request) });
   try {
     await scope.env.DELIVERY_QUEUE.send({ jobId: id, page: { customerId, embedId, request } } satisfies DeliveryMessage);
   } catch (error) {
@@ -155,8 +156,8 @@ export async function jobStatus(db: Database, accessGroupId: number, jobId: stri
     status: job.status,
     attempts: job.attempts,
     error: job.error,
-    created_at: job.created_at,
-    updated_at: job.updated_at,
+    created_at: job.createdAt,
+    updated_at: job.updatedAt,
   };
 }
 
@@ -184,11 +185,11 @@ export async function download(db: Database, env: Env, token: string, waitSecond
     const [job] = await repo.jobById(db, jobId);
     if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
     if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
-    if (job.status === "done" && job.file_key) {
-      const file = await env.FILES.get(job.file_key);
+    if (job.status === "done" && job.fileKey) {
+      const file = await env.FILES.get(job.fileKey);
       if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
       const request = JSON.parse(job.request) as JobRequest;
-      return { state: "ready", file, fileName: request.fileName, contentType: job.content_type ?? "application/octet-stream" };
+      return { state: "ready", file, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream" };
     }
     const left = until - Date.now();
     if (left <= 0) return { state: "pending", status: job.status };
@@ -257,20 +258,20 @@ export async function runJob(
   // fewer before the capture. Its outcome is used only if this attempt gets the job.
   const early = page ? renderJobPage(db, env, page) : undefined;
   early?.catch(() => undefined);
-  const [job] = await transition(db, jobId, ["queued", "rendering"], "rendering", { set: [sql`attempts = max(attempts, ${attempt})`], error: null });
+  const [job] = await transition(db, jobId, ["queued", "rendering"], "rendering", { set: { attempts: sql`max(${jobs.attempts}, ${attempt})` }, error: null });
   stage("job_update");
   if (!job) return undefined; // finished, being sent by another delivery, or gone
-  if (job.customer_id === null) throw new JobFailure("customer_deleted", true);
+  if (job.customerId === null) throw new JobFailure("customer_deleted", true);
   const request = JSON.parse(job.request) as JobRequest;
 
   // A retry after a failed send finds the file stored by the earlier attempt.
   let file: { bytes: Uint8Array; contentType: string; key: string };
-  if (job.file_key) {
-    const object = await env.FILES.get(job.file_key);
+  if (job.fileKey) {
+    const object = await env.FILES.get(job.fileKey);
     if (!object) throw new JobFailure("render_failed", false, "stored file missing");
-    file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.content_type ?? "image/png", key: job.file_key };
+    file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey };
   } else {
-    const html = await (early ?? renderJobPage(db, env, { customerId: job.customer_id, embedId: job.dashboard_embed_id, request }));
+    const html = await (early ?? renderJobPage(db, env, { customerId: job.customerId, embedId: job.dashboardEmbedId, request }));
     stage("render");
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
     const captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format }, job.id);
@@ -279,7 +280,7 @@ export async function runJob(
     stage("r2");
     file = { ...captured, key };
   }
-  const fileColumns = [sql`file_key = ${file.key}`, sql`content_type = ${file.contentType}`];
+  const fileColumns = { fileKey: file.key, contentType: file.contentType };
 
   if (!request.email) {
     const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
@@ -289,7 +290,7 @@ export async function runJob(
 
   const mail = job.kind === "report" ? await reportMail(db, job, request, file) : screenshotMail(request, file);
   // The claim: of all deliveries of this job, exactly one moves it to `sending`.
-  const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: [...fileColumns, sql`email_claimed_at = ${now}`] });
+  const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: { ...fileColumns, emailClaimedAt: now } });
   if (!claimed) return undefined;
   try {
     await effects.send(mail, job.id);
@@ -302,7 +303,7 @@ export async function runJob(
   for (let tries = 1; tries <= 2; tries++) {
     try {
       await effects.afterSend(job.id);
-      const [sent] = await transition(db, job.id, ["sending"], "done", { set: [sql`sent_at = ${now}`], error: null });
+      const [sent] = await transition(db, job.id, ["sending"], "done", { set: { sentAt: now }, error: null });
       return sent;
     } catch (error) {
       log("error", "e-mail sent but not recorded", { job_id: job.id, try: tries, detail: error instanceof Error ? error.message : String(error) });
@@ -338,7 +339,7 @@ function screenshotMail(request: JobRequest, file: StoredFile) {
 }
 
 async function reportMail(db: Database, job: JobRow, request: JobRequest, file: StoredFile) {
-  const customerId = job.customer_id ?? 0;
+  const customerId = job.customerId ?? 0;
   const [[endUser], [customer]] = await db.batch([repo.endUserByEmail(db, customerId, request.email as string), repo.customerName(db, customerId)]);
   const attributes = endUser ? (JSON.parse(endUser.attributes) as Record<string, unknown>) : {};
   const header = typeof attributes.header === "string" ? sanitizeHtml(attributes.header) : "";
@@ -387,14 +388,14 @@ export async function recordFailure(db: Database, jobId: string, attempt: number
  * used up; `queued` ones are enqueued again. Returns the jobs it ended and re-enqueued.
  */
 export async function sweepStuckJobs(db: Database, env: Env, olderThanSeconds = STUCK_AFTER_SECONDS): Promise<{ ended: JobRow[]; requeued: JobRow[] }> {
-  const stale = sql`updated_at < ${sqlSecondsAgo(olderThanSeconds)}`;
+  const stale = lt(jobs.updatedAt, sqlSecondsAgo(olderThanSeconds));
   const [unknown, exhausted, stuck, lost] = await db.batch([
     transitionWhere(db, stale, ["sending"], "failed", { error: FAILURE_REASONS.outcome_unknown }),
-    transitionWhere(db, sql`${stale} AND attempts >= ${MAX_ATTEMPTS}`, ["rendering"], "failed", { error: FAILURE_REASONS.render_failed }),
-    transitionWhere(db, sql`${stale} AND attempts < ${MAX_ATTEMPTS}`, ["rendering"], "queued", { error: null }),
+    transitionWhere(db, stale, ["rendering"], "failed", { where: gte(jobs.attempts, MAX_ATTEMPTS), error: FAILURE_REASONS.render_failed }),
+    transitionWhere(db, stale, ["rendering"], "queued", { where: lt(jobs.attempts, MAX_ATTEMPTS), error: null }),
     transitionWhere(db, stale, ["queued"], "queued"),
   ]);
-  for (const job of unknown) log("error", "delivery outcome unknown: job stuck while sending", { job_id: job.id, since: job.updated_at });
+  for (const job of unknown) log("error", "delivery outcome unknown: job stuck while sending", { job_id: job.id, since: job.updatedAt });
   const requeued = [...stuck, ...lost];
   for (const job of requeued) {
     log("warn", "stuck job queued again", { job_id: job.id, attempts: job.attempts });
@@ -421,5 +422,5 @@ export async function sendJobWebhook(db: Database, message: WebhookMessage): Pro
   const request = JSON.parse(job.request) as JobRequest;
   if (!request.callbackUrl) return "gave_up";
   const body: WebhookBody = { job_id: job.id, status: job.status, error: job.error, ...(job.status === "done" && request.downloadUrl ? { url: request.downloadUrl } : {}) };
-  return deliverWebhook(db, { url: request.callbackUrl, accessGroupId: job.access_group_id, body }, message.attempt);
+  return deliverWebhook(db, { url: request.callbackUrl, accessGroupId: job.accessGroupId, body }, message.attempt);
 }
