@@ -1,5 +1,6 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, lte, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { customerGroupTags, customers, groupTags, reportScheduleRuns, reportSchedules } from "../db/schema";
 import { sqlNow } from "../db/time";
 
 /**
@@ -7,122 +8,79 @@ import { sqlNow } from "../db/time";
  * put several in one `db.batch` (one D1 round trip).
  */
 
-export interface ScheduleRow {
-  id: string;
-  access_group_id: number;
-  dashboard_embed_id: string;
-  customer_id: number | null;
-  group_tag_id: number | null;
-  provided_id: string | null;
-  group_tag: string | null;
-  cron: string;
-  timezone: string;
-  recipients: string;
-  format: "report" | "pdf" | "image";
-  subject: string | null;
-  variables: string | null;
-  paused: number;
-  next_run_at: string | null;
-  link_base: string;
-  created_at: string;
-}
+/** A schedule with the names of its target: the customer's provided_id or the group tag. */
+export type ScheduleRow = typeof reportSchedules.$inferSelect & { providedId: string | null; groupTag: string | null };
 
-export interface RunRow {
-  id: number;
-  schedule_id: string;
-  slot: string;
-  trigger: "schedule" | "manual";
-  job_ids: string;
-  skipped: number;
-  not_started: number;
-  fanned_out_at: string | null;
-  created_at: string;
-}
+export type RunRow = typeof reportScheduleRuns.$inferSelect;
 
-/** Job statuses of a run's jobs, counted: `{ run_id, status, n }`. */
+/** A customer a run delivers to, with its own addresses. */
+export type TargetRow = Pick<typeof customers.$inferSelect, "providedId" | "emails"> & { scheduleId: string };
+
+/** Job statuses of a run's jobs, counted: `{ runId, status, n }`. */
 export interface RunJobCount {
-  run_id: number;
+  runId: number;
   status: string;
   n: number;
 }
 
-/** A customer a run delivers to, with its own addresses. */
-export interface TargetRow {
-  schedule_id: string;
-  provided_id: string;
-  emails: string;
-}
-
-const now = sqlNow;
-
-const scheduleColumns = sql.raw(`s.id, s.access_group_id, s.dashboard_embed_id, s.customer_id, s.group_tag_id,
-  c.provided_id AS provided_id, t.name AS group_tag, s.cron, s.timezone, s.recipients, s.format, s.subject, s.variables,
-  s.paused, s.next_run_at, s.link_base, s.created_at`);
-const scheduleJoins = sql.raw(`LEFT JOIN customers c ON c.id = s.customer_id LEFT JOIN group_tags t ON t.id = s.group_tag_id`);
-
-function schedules(db: Database, where: SQL, order = sql`s.created_at, s.id`) {
-  return db.all<ScheduleRow>(sql`SELECT ${scheduleColumns} FROM report_schedules s ${scheduleJoins} WHERE ${where} ORDER BY ${order}`);
+function schedules(db: Database, where?: SQL) {
+  return db
+    .select({ ...getTableColumns(reportSchedules), providedId: customers.providedId, groupTag: groupTags.name })
+    .from(reportSchedules)
+    .leftJoin(customers, eq(customers.id, reportSchedules.customerId))
+    .leftJoin(groupTags, eq(groupTags.id, reportSchedules.groupTagId))
+    .where(where)
+    .orderBy(asc(reportSchedules.createdAt), asc(reportSchedules.id));
 }
 
 export const visibleSchedule = (db: Database, id: string, accessGroupId: number) =>
-  schedules(db, sql`s.id = ${id} AND s.access_group_id = ${accessGroupId}`);
-export const scheduleById = (db: Database, id: string) => schedules(db, sql`s.id = ${id}`);
-export const schedulesOfAccessGroup = (db: Database, accessGroupId: number) => schedules(db, sql`s.access_group_id = ${accessGroupId}`);
-export const allSchedules = (db: Database) => schedules(db, sql`1 = 1`);
+  schedules(db, and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId)));
+export const scheduleById = (db: Database, id: string) => schedules(db, eq(reportSchedules.id, id));
+export const schedulesOfAccessGroup = (db: Database, accessGroupId: number) => schedules(db, eq(reportSchedules.accessGroupId, accessGroupId));
+export const allSchedules = (db: Database) => schedules(db);
 
 /** The customers' and dashboards' own lookups. */
 export { visibleCustomerId } from "../customers/repository";
 export { dashboardByEmbedId } from "../dashboards/repository";
 
 export function groupTagIdByKey(db: Database, key: string) {
-  return db.all<{ id: number }>(sql`SELECT id FROM group_tags WHERE name_key = ${key}`);
+  return db.select({ id: groupTags.id }).from(groupTags).where(eq(groupTags.nameKey, key));
 }
 
-export interface ScheduleValues {
-  dashboardEmbedId: string;
-  customerId: number | null;
-  groupTagId: number | null;
-  cron: string;
-  timezone: string;
-  recipients: string;
-  format: string;
-  subject: string | null;
-  variables: string | null;
-  paused: boolean;
-  nextRunAt: string | null;
-  linkBase: string;
-}
+export type ScheduleValues = Pick<
+  ScheduleRow,
+  "dashboardEmbedId" | "customerId" | "groupTagId" | "cron" | "timezone" | "recipients" | "format" | "subject" | "variables" | "paused" | "nextRunAt" | "linkBase"
+>;
 
 export function insertSchedule(db: Database, id: string, accessGroupId: number, v: ScheduleValues) {
-  return db.run(sql`
-    INSERT INTO report_schedules (id, access_group_id, dashboard_embed_id, customer_id, group_tag_id, cron, timezone,
-                                  recipients, format, subject, variables, paused, next_run_at, link_base)
-    VALUES (${id}, ${accessGroupId}, ${v.dashboardEmbedId}, ${v.customerId}, ${v.groupTagId}, ${v.cron}, ${v.timezone},
-            ${v.recipients}, ${v.format}, ${v.subject}, ${v.variables}, ${v.paused ? 1 : 0}, ${v.nextRunAt}, ${v.linkBase})`);
+  return db.insert(reportSchedules).values({ id, accessGroupId, ...v });
 }
 
 export function updateSchedule(db: Database, id: string, accessGroupId: number, v: ScheduleValues) {
-  return db.all<{ id: string }>(sql`
-    UPDATE report_schedules
-       SET dashboard_embed_id = ${v.dashboardEmbedId}, customer_id = ${v.customerId}, group_tag_id = ${v.groupTagId},
-           cron = ${v.cron}, timezone = ${v.timezone}, recipients = ${v.recipients}, format = ${v.format},
-           subject = ${v.subject}, variables = ${v.variables}, paused = ${v.paused ? 1 : 0}, next_run_at = ${v.nextRunAt},
-           link_base = ${v.linkBase}, updated_at = ${now}
-     WHERE id = ${id} AND access_group_id = ${accessGroupId}
-    RETURNING id`);
+  return db
+    .update(reportSchedules)
+    .set({ ...v, updatedAt: sqlNow })
+    .where(and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId)))
+    .returning({ id: reportSchedules.id });
 }
 
 export function deleteSchedule(db: Database, id: string, accessGroupId: number) {
-  return db.all<{ id: string }>(sql`DELETE FROM report_schedules WHERE id = ${id} AND access_group_id = ${accessGroupId} RETURNING id`);
+  return db
+    .delete(reportSchedules)
+    .where(and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId)))
+    .returning({ id: reportSchedules.id });
 }
 
 // ---- runs -----------------------------------------------------------------------------------
 
 /** Schedules whose next slot has come (paused ones have no next_run_at). */
 export function dueSchedules(db: Database, until: string, limit: number) {
-  return db.all<Pick<ScheduleRow, "id" | "cron" | "timezone" | "next_run_at">>(sql`
-    SELECT id, cron, timezone, next_run_at FROM report_schedules
-     WHERE next_run_at <= ${until} ORDER BY next_run_at, id LIMIT ${limit}`);
+  return db
+    .select({ id: reportSchedules.id, cron: reportSchedules.cron, timezone: reportSchedules.timezone, nextRunAt: reportSchedules.nextRunAt })
+    .from(reportSchedules)
+    .where(lte(reportSchedules.nextRunAt, until))
+    .orderBy(asc(reportSchedules.nextRunAt), asc(reportSchedules.id))
+    .limit(limit);
 }
 
 /**
@@ -131,63 +89,77 @@ export function dueSchedules(db: Database, until: string, limit: number) {
  */
 export function claimSlot(db: Database, scheduleId: string, slot: string, dueAt: string) {
   // Only while the schedule is still due as read (not paused or changed in the meantime).
-  return db.all<{ id: number; schedule_id: string; slot: string }>(sql`
+  // Raw: an INSERT … SELECT; the builder's insert-select must restate every column.
+  return db.all<Pick<RunRow, "id" | "scheduleId" | "slot">>(sql`
     INSERT INTO report_schedule_runs (schedule_id, slot, "trigger")
     SELECT id, ${slot}, 'schedule' FROM report_schedules WHERE id = ${scheduleId} AND next_run_at = ${dueAt}
-    ON CONFLICT DO NOTHING RETURNING id, schedule_id, slot`);
+    ON CONFLICT DO NOTHING RETURNING id, schedule_id AS scheduleId, slot`);
 }
 
 /** Moves the schedule on, unless another tick already did (or someone changed it meanwhile). */
 export function advance(db: Database, scheduleId: string, from: string, to: string | null) {
-  return db.run(sql`UPDATE report_schedules SET next_run_at = ${to} WHERE id = ${scheduleId} AND next_run_at = ${from}`);
+  return db
+    .update(reportSchedules)
+    .set({ nextRunAt: to })
+    .where(and(eq(reportSchedules.id, scheduleId), eq(reportSchedules.nextRunAt, from)));
 }
 
 export function insertManualRun(db: Database, scheduleId: string, slot: string) {
-  return db.all<{ id: number; schedule_id: string; slot: string }>(sql`
-    INSERT INTO report_schedule_runs (schedule_id, slot, "trigger") VALUES (${scheduleId}, ${slot}, 'manual') RETURNING id, schedule_id, slot`);
+  return db
+    .insert(reportScheduleRuns)
+    .values({ scheduleId, slot, trigger: "manual" })
+    .returning({ id: reportScheduleRuns.id, scheduleId: reportScheduleRuns.scheduleId, slot: reportScheduleRuns.slot });
 }
 
 export function finishFanOut(db: Database, runId: number, jobIds: string[], skipped: number, notStarted: number) {
-  return db.run(sql`
-    UPDATE report_schedule_runs SET job_ids = ${JSON.stringify(jobIds)}, skipped = ${skipped}, not_started = ${notStarted}, fanned_out_at = ${now}
-     WHERE id = ${runId}`);
+  return db
+    .update(reportScheduleRuns)
+    .set({ jobIds: JSON.stringify(jobIds), skipped, notStarted, fannedOutAt: sqlNow })
+    .where(eq(reportScheduleRuns.id, runId));
 }
 
 /** The customers a schedule delivers to now: its one customer, or every tagged customer of its access group. */
 export function targets(db: Database, scheduleId: string) {
-  return db.all<TargetRow>(sql`
-    SELECT s.id AS schedule_id, c.provided_id, c.emails
-      FROM report_schedules s JOIN customers c ON c.id = s.customer_id AND c.access_group_id = s.access_group_id
-     WHERE s.id = ${scheduleId}
-    UNION ALL
-    SELECT s.id, c.provided_id, c.emails
-      FROM report_schedules s
-      JOIN customer_group_tags ct ON ct.group_tag_id = s.group_tag_id
-      JOIN customers c ON c.id = ct.customer_id AND c.access_group_id = s.access_group_id
-     WHERE s.id = ${scheduleId}
-     ORDER BY 2`);
+  const columns = { scheduleId: reportSchedules.id, providedId: customers.providedId, emails: customers.emails };
+  const inAccessGroup = eq(customers.accessGroupId, reportSchedules.accessGroupId);
+  return db
+    .select(columns)
+    .from(reportSchedules)
+    .innerJoin(customers, and(eq(customers.id, reportSchedules.customerId), inAccessGroup))
+    .where(eq(reportSchedules.id, scheduleId))
+    .unionAll(
+      db
+        .select(columns)
+        .from(reportSchedules)
+        .innerJoin(customerGroupTags, eq(customerGroupTags.groupTagId, reportSchedules.groupTagId))
+        .innerJoin(customers, and(eq(customers.id, customerGroupTags.customerId), inAccessGroup))
+        .where(eq(reportSchedules.id, scheduleId)),
+    )
+    .orderBy(asc(customers.providedId));
 }
 
 export function recentRuns(db: Database, scheduleId: string, limit: number) {
-  return db.all<RunRow>(sql`SELECT * FROM report_schedule_runs WHERE schedule_id = ${scheduleId} ORDER BY id DESC LIMIT ${limit}`);
+  return db.select().from(reportScheduleRuns).where(eq(reportScheduleRuns.scheduleId, scheduleId)).orderBy(desc(reportScheduleRuns.id)).limit(limit);
 }
 
 export function runById(db: Database, runId: number) {
-  return db.all<RunRow>(sql`SELECT * FROM report_schedule_runs WHERE id = ${runId}`);
+  return db.select().from(reportScheduleRuns).where(eq(reportScheduleRuns.id, runId));
 }
 
 /** Job statuses of the newest `limit` runs of a schedule, counted per run. */
 export function recentRunJobCounts(db: Database, scheduleId: string, limit: number) {
+  // Raw: json_each unpacks each run's job ids (a JSON array column) to join them with the jobs.
   return db.all<RunJobCount>(sql`
-    SELECT r.id AS run_id, j.status AS status, count(*) AS n
+    SELECT r.id AS runId, j.status AS status, count(*) AS n
       FROM (SELECT id, job_ids FROM report_schedule_runs WHERE schedule_id = ${scheduleId} ORDER BY id DESC LIMIT ${limit}) r,
            json_each(r.job_ids) je JOIN jobs j ON j.id = je.value
      GROUP BY r.id, j.status`);
 }
 
 export function runJobCounts(db: Database, runId: number) {
+  // Raw: json_each, as recentRunJobCounts.
   return db.all<RunJobCount>(sql`
-    SELECT r.id AS run_id, j.status AS status, count(*) AS n
+    SELECT r.id AS runId, j.status AS status, count(*) AS n
       FROM report_schedule_runs r, json_each(r.job_ids) je JOIN jobs j ON j.id = je.value
      WHERE r.id = ${runId}
      GROUP BY r.id, j.status`);

@@ -27,18 +27,18 @@ const FAN_OUT_CONCURRENCY = 6;
 function view(row: repo.ScheduleRow): Schedule {
   return {
     id: row.id,
-    dashboard_embed_id: row.dashboard_embed_id,
-    provided_id: row.provided_id,
-    group_tag: row.group_tag,
+    dashboard_embed_id: row.dashboardEmbedId,
+    provided_id: row.providedId,
+    group_tag: row.groupTag,
     cron: row.cron,
     timezone: row.timezone,
     recipients: JSON.parse(row.recipients) as string[],
     format: row.format,
     subject: row.subject,
     variables: row.variables === null ? null : (JSON.parse(row.variables) as Record<string, unknown>),
-    paused: row.paused === 1,
-    next_run_at: row.next_run_at,
-    created_at: row.created_at,
+    paused: row.paused,
+    next_run_at: row.nextRunAt,
+    created_at: row.createdAt,
   };
 }
 
@@ -48,12 +48,12 @@ function view(row: repo.ScheduleRow): Schedule {
  * that could not even be started count as failed jobs.
  */
 export function runStatus(run: repo.RunRow, counts: repo.RunJobCount[], now = Date.now()): Run["status"] {
-  if (run.fanned_out_at === null) return Date.parse(run.created_at) < now - STALE_FAN_OUT_MS ? "failed" : "running";
+  if (run.fannedOutAt === null) return Date.parse(run.createdAt) < now - STALE_FAN_OUT_MS ? "failed" : "running";
   let pending = 0;
   let done = 0;
-  let failed = run.not_started;
+  let failed = run.notStarted;
   for (const count of counts) {
-    if (count.run_id !== run.id) continue;
+    if (count.runId !== run.id) continue;
     if (count.status === "done") done += count.n;
     else if (count.status === "failed") failed += count.n;
     else pending += count.n;
@@ -68,7 +68,7 @@ function runView(run: repo.RunRow, counts: repo.RunJobCount[]): Run {
     slot: run.slot,
     trigger: run.trigger,
     status: runStatus(run, counts),
-    job_ids: JSON.parse(run.job_ids) as string[],
+    job_ids: JSON.parse(run.jobIds) as string[],
     skipped: run.skipped,
   };
 }
@@ -136,7 +136,7 @@ export async function listSchedules(scope: ScheduleScope): Promise<Schedule[]> {
 
 /** Operators: every schedule of every access group. */
 export async function listAllSchedules(db: Database): Promise<(Schedule & { access_group_id: number })[]> {
-  return (await repo.allSchedules(db)).map((row) => ({ ...view(row), access_group_id: row.access_group_id }));
+  return (await repo.allSchedules(db)).map((row) => ({ ...view(row), access_group_id: row.accessGroupId }));
 }
 
 export async function getSchedule(scope: ScheduleScope, id: string): Promise<{ schedule: Schedule; runs: Run[] }> {
@@ -159,16 +159,16 @@ export async function updateSchedule(scope: ScheduleScope, input: UpdateSchedule
   if (!current) throw notFound(input.id);
   const cron = input.cron?.trim() ?? current.cron;
   const timezone = input.timezone ?? current.timezone;
-  const paused = input.paused ?? current.paused === 1;
-  const timingChanged = cron !== current.cron || timezone !== current.timezone || paused !== (current.paused === 1);
-  const nextRun = paused ? null : timingChanged || current.next_run_at === null ? nextRunAt(cron, timezone, now) : current.next_run_at;
+  const paused = input.paused ?? current.paused;
+  const timingChanged = cron !== current.cron || timezone !== current.timezone || paused !== current.paused;
+  const nextRun = paused ? null : timingChanged || current.nextRunAt === null ? nextRunAt(cron, timezone, now) : current.nextRunAt;
 
   const retarget = input.provided_id !== undefined || input.group_tag !== undefined;
-  const embedId = input.dashboard_embed_id ?? current.dashboard_embed_id;
+  const embedId = input.dashboard_embed_id ?? current.dashboardEmbedId;
   const target = await resolveReferences(scope, {
     embedId,
-    providedId: retarget ? (input.provided_id ?? null) : current.provided_id,
-    groupTag: retarget ? (input.group_tag ?? null) : current.group_tag,
+    providedId: retarget ? (input.provided_id ?? null) : current.providedId,
+    groupTag: retarget ? (input.group_tag ?? null) : current.groupTag,
   });
   const [updated, [row]] = await scope.db.batch([
     repo.updateSchedule(scope.db, input.id, scope.accessGroupId, {
@@ -197,10 +197,7 @@ export async function deleteSchedule(scope: ScheduleScope, id: string): Promise<
 
 // ---- runs ---------------------------------------------------------------------------------
 
-interface ClaimedRun {
-  id: number;
-  schedule_id: string;
-}
+type ClaimedRun = Pick<repo.RunRow, "id" | "scheduleId">;
 
 /**
  * Starts one delivery job per recipient of every customer the runs target (each customer
@@ -209,7 +206,7 @@ interface ClaimedRun {
  */
 async function fanOut(db: Database, env: Env, runs: ClaimedRun[]): Promise<number> {
   if (runs.length === 0) return 0;
-  const loaded = await db.batch(runs.flatMap((run) => [repo.scheduleById(db, run.schedule_id), repo.targets(db, run.schedule_id)]) as never) as unknown[][];
+  const loaded = await db.batch(runs.flatMap((run) => [repo.scheduleById(db, run.scheduleId), repo.targets(db, run.scheduleId)]) as never) as unknown[][];
   const tallies = runs.map(() => ({ skipped: 0, notStarted: 0, jobIds: [] as (string | null)[] }));
   const work: { run: number; slot: number; delivery: Delivery }[] = [];
   runs.forEach((_, i) => {
@@ -226,11 +223,11 @@ async function fanOut(db: Database, env: Env, runs: ClaimedRun[]): Promise<numbe
           run: i,
           slot: tallies[i].jobIds.push(null) - 1,
           delivery: {
-            accessGroupId: schedule.access_group_id,
-            linkBase: schedule.link_base,
+            accessGroupId: schedule.accessGroupId,
+            linkBase: schedule.linkBase,
             format: schedule.format,
-            providedId: target.provided_id,
-            embedId: schedule.dashboard_embed_id,
+            providedId: target.providedId,
+            embedId: schedule.dashboardEmbedId,
             email,
             subject: schedule.subject,
             variables,
@@ -249,7 +246,7 @@ async function fanOut(db: Database, env: Env, runs: ClaimedRun[]): Promise<numbe
       } catch (error) {
         tallies[item.run].notStarted++;
         const reason = error instanceof ApiError ? error.code : error instanceof Error ? error.message : String(error);
-        log("warn", "scheduled delivery not started", { schedule_id: runs[item.run].schedule_id, run_id: runs[item.run].id, provided_id: item.delivery.providedId, reason });
+        log("warn", "scheduled delivery not started", { schedule_id: runs[item.run].scheduleId, run_id: runs[item.run].id, provided_id: item.delivery.providedId, reason });
       }
     }
   };
@@ -302,7 +299,7 @@ export async function runDueSchedules(env: Env, scheduledTime: number): Promise<
   const moves: ReturnType<typeof repo.advance>[] = [];
   for (const schedule of due) {
     const cron = new CronSchedule(schedule.cron, schedule.timezone);
-    const from = schedule.next_run_at as string;
+    const from = schedule.nextRunAt as string;
     const slot = cron.latestBetween(new Date(from), tick);
     const next = cron.next(tick);
     if (slot) claims.push(repo.claimSlot(db, schedule.id, slotString(slot), from));
