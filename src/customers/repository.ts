@@ -179,7 +179,7 @@ export type NewCustomer = Pick<CustomerRow, "providedId" | "name" | "hierarchyLe
  * creates cannot overshoot the limit. `paidLimit` 0 means unlimited.
  */
 export function insertCustomer(db: Database, c: NewCustomer, paidLimit: number) {
-  // Raw: an INSERT … SELECT … WHERE; the builder's insert-select must restate every column.
+  // Raw: an INSERT … SELECT … WHERE, and drizzle's insert-select must list every column of the table, defaults included.
   return db.run(sql`
     INSERT INTO customers (provided_id, name, access_group_id, hierarchy_level_id, parent_id, is_demo, emails,
                            properties, mapping, token_nonce, token_hash)

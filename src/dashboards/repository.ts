@@ -40,7 +40,8 @@ export { existingSchemas } from "../admin/repository";
 
 /** Next version number, taken inside the statement so concurrent saves cannot collide silently. */
 export function insertVersion(db: Database, embedId: string, definition: string, draft: boolean) {
-  // Raw: an INSERT … SELECT; the builder's insert-select must restate every column. Raw rows are not mapped: `draft` is 0/1.
+  // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
+  // Raw rows are not mapped: `draft` is 0/1.
   return db.all<Pick<DashboardVersionRow, "versionNumber"> & { draft: number }>(sql`
     INSERT INTO dashboard_versions (dashboard_id, version_number, definition, draft)
     SELECT d.id, coalesce((SELECT max(version_number) FROM dashboard_versions WHERE dashboard_id = d.id), 0) + 1, ${definition}, ${draft ? 1 : 0}

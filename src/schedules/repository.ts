@@ -89,7 +89,7 @@ export function dueSchedules(db: Database, until: string, limit: number) {
  */
 export function claimSlot(db: Database, scheduleId: string, slot: string, dueAt: string) {
   // Only while the schedule is still due as read (not paused or changed in the meantime).
-  // Raw: an INSERT … SELECT; the builder's insert-select must restate every column.
+  // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
   return db.all<Pick<RunRow, "id" | "scheduleId" | "slot">>(sql`
     INSERT INTO report_schedule_runs (schedule_id, slot, "trigger")
     SELECT id, ${slot}, 'schedule' FROM report_schedules WHERE id = ${scheduleId} AND next_run_at = ${dueAt}

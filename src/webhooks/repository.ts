@@ -8,7 +8,7 @@ export function webhookSecret(db: Database, accessGroupId: number) {
 
 /** Creates or replaces the access group's secret (the old one stops working at once). */
 export function putWebhookSecret(db: Database, accessGroupName: string, secret: string) {
-  // Raw: an INSERT … SELECT (the access group by name); the builder's insert-select must restate every column.
+  // Raw: an INSERT … SELECT (the access group by name), and drizzle's insert-select must list every column of the table, defaults included.
   return db.all<Pick<typeof webhookSecrets.$inferSelect, "createdAt">>(sql`
     INSERT INTO webhook_secrets (access_group_id, secret)
     SELECT id, ${secret} FROM access_groups WHERE name_key = ${accessGroupName.toLowerCase()}
