@@ -90,6 +90,16 @@ export function chooseVersion(db: Database, embedId: string, tags: string[], fal
      WHERE d.embed_id = ${embedId}`);
 }
 
+/** Any version of the dashboard (a batch statement, or a condition inside `exists`). */
+export function anyVersion(db: Database, embedId: string) {
+  return db
+    .select({ id: dashboardVersions.id })
+    .from(dashboardVersions)
+    .innerJoin(dashboards, eq(dashboards.id, dashboardVersions.dashboardId))
+    .where(eq(dashboards.embedId, embedId))
+    .limit(1);
+}
+
 export function dataSources(db: Database) {
   return db.select({ id: dataSourcesTable.id, binding: dataSourcesTable.binding, kind: dataSourcesTable.kind }).from(dataSourcesTable);
 }

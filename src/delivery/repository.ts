@@ -1,12 +1,27 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { customers, endUsers, jobs } from "../db/schema";
 import type { JobRow } from "./job-state";
 
 export type { JobRow } from "./job-state";
 
-export function insertJob(db: Database, job: Pick<JobRow, "id" | "kind" | "customerId" | "accessGroupId" | "dashboardEmbedId" | "request">) {
-  return db.insert(jobs).values(job);
+/**
+ * Inserts the job for the customer `customerId` selects, only when that customer exists and
+ * `condition` holds; answers the job's id when it was inserted. The caller's checks and the
+ * insert can so share one batch (one D1 round trip) and a refused request inserts nothing.
+ */
+export function insertJobWhen(
+  db: Database,
+  job: Pick<JobRow, "id" | "kind" | "accessGroupId" | "dashboardEmbedId" | "request">,
+  customerId: SQLWrapper,
+  condition: SQL,
+) {
+  // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
+  return db.all<{ id: string }>(sql`
+    INSERT INTO jobs (id, kind, customer_id, access_group_id, dashboard_embed_id, request)
+    SELECT ${job.id}, ${job.kind}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId}, ${job.request}
+     WHERE (${customerId}) IS NOT NULL AND ${condition}
+    RETURNING id`);
 }
 
 export function jobById(db: Database, id: string) {

@@ -1,6 +1,6 @@
-import { gte, lt, sql } from "drizzle-orm";
+import { and, exists, gte, lt, sql } from "drizzle-orm";
 import { customerNotFound } from "../customers/not-found";
-import { byId, customerChain, visibleByProvidedId } from "../customers/repository";
+import { byId, customerChain, visibleByProvidedId, visibleCustomerId } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
 import { newest, renderForCustomer, type VersionPolicy } from "../dashboards/service";
 import type { Database } from "../db/client";
@@ -14,7 +14,8 @@ import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
 import { stage } from "../lib/stages";
 import { sanitizeHtml } from "../lib/sanitize-html";
-import { checkCallbackUrl, deliverWebhook, requireSecret, type WebhookBody, type WebhookMessage } from "../webhooks/service";
+import * as webhooks from "../webhooks/repository";
+import { checkCallbackUrl, deliverWebhook, webhookSecretMissing, type WebhookBody, type WebhookMessage } from "../webhooks/service";
 import type { DeliveryEffects } from "./effects";
 import { FAILURE_REASONS, JobFailure, now, transition, transitionWhere, type FailureReason, type JobRow } from "./job-state";
 import * as repo from "./repository";
@@ -40,51 +41,73 @@ export function downloadFileName(name: string | undefined, exportType: "image" |
   return safe.toLowerCase().endsWith(`.${extension}`) ? safe : `${safe}.${extension}`;
 }
 
-/** Customer visible, dashboard known, a version to render — all before any job exists. */
-async function checkRenderable(scope: DeliveryScope, providedId: string, embedId: string, versions: VersionPolicy): Promise<number> {
-  const [chain, choice] = await scope.db.batch([
-    customerChain(scope.db, visibleByProvidedId(providedId, scope.accessGroupId)),
-    dashboards.chooseVersion(scope.db, embedId, versions.tags, versions.fallBackToNewest),
+/** What a new job needs checked before it may exist. */
+interface NewJob {
+  kind: "screenshot" | "report";
+  providedId: string;
+  embedId: string;
+  callbackUrl: string | undefined;
+  request: JobRequest;
+}
+
+/**
+ * Checks and inserts a job in one batch (one D1 round trip): the customer is visible to the
+ * token, the dashboard exists and has a version to render, and a callback_url has a
+ * webhook secret to sign with. The insert's own condition repeats the checks, so a refused
+ * request inserts nothing; the errors come in the contract's order (400 callback scheme,
+ * 404 customer, 404 dashboard, 422 no version, 422 no secret). Both delivery policies fall
+ * back to the newest version, so "a version to render" is "any version". Answers the
+ * customer's id.
+ */
+async function insertCheckedJob(scope: DeliveryScope, id: string, job: NewJob, versions: VersionPolicy): Promise<number> {
+  if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
+  const { db, accessGroupId } = scope;
+  const renderable = and(
+    exists(dashboards.anyVersion(db, job.embedId)),
+    job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
+  )!;
+  const [chain, choice, secret, inserted] = await db.batch([
+    customerChain(db, visibleByProvidedId(job.providedId, accessGroupId)),
+    dashboards.chooseVersion(db, job.embedId, versions.tags, versions.fallBackToNewest),
+    webhooks.secretExists(db, accessGroupId),
+    repo.insertJobWhen(
+      db,
+      { id, kind: job.kind, accessGroupId, dashboardEmbedId: job.embedId, request: JSON.stringify(job.request) },
+      visibleCustomerId(db, job.providedId, accessGroupId),
+      renderable,
+    ),
   ]);
-  if (chain.length === 0) throw customerNotFound(providedId);
-  if (choice.length === 0) throw new ApiError("dashboard_not_found", `Dashboard '${embedId}' does not exist.`, "dashboard_embed_id");
+  if (chain.length === 0) throw customerNotFound(job.providedId);
+  if (choice.length === 0) throw new ApiError("dashboard_not_found", `Dashboard '${job.embedId}' does not exist.`, "dashboard_embed_id");
   if (choice[0].definition === null) {
-    throw new ApiError("no_dashboard_version", `Dashboard '${embedId}' has no version or draft to render.`, "dashboard_embed_id");
+    throw new ApiError("no_dashboard_version", `Dashboard '${job.embedId}' has no version or draft to render.`, "dashboard_embed_id");
   }
+  if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
+  if (inserted.length !== 1) throw new Error(`job ${id} passed its checks but was not inserted`);
   return chain[0].id;
 }
 
-/** Inserts the job and enqueues it; a failure to enqueue fails the job. */
-async function startJob(scope: DeliveryScope, kind: "screenshot" | "report", customerId: number, embedId: string, request: JobRequest, id = newJobId()) {
-  await repo.insertJob(scope.db, { id, kind, customerId, accessGroupId: scope.accessGroupId, dashboardEmbedId: embedId, request: JSON.stringify(request) });
+/**
+ * Enqueues an inserted job, after `first` (e.g. storing the link its e-mail carries). If
+ * either fails, the job is failed at once — never left for the sweep to send later.
+ */
+async function enqueueJob(scope: DeliveryScope, id: string, page: JobPage, first?: () => Promise<void>): Promise<void> {
   try {
-    await scope.env.DELIVERY_QUEUE.send({ jobId: id, page: { customerId, embedId, request } } satisfies DeliveryMessage);
+    await first?.();
+    await scope.env.DELIVERY_QUEUE.send({ jobId: id, page } satisfies DeliveryMessage);
   } catch (error) {
     await transition(scope.db, id, ["queued"], "failed", { error: FAILURE_REASONS.not_queued });
     throw error;
   }
-  return id;
 }
 
 const newJobId = () => `job_${randomAlphanumeric(24)}`;
-
-/**
- * A callback URL is checked before any job exists: its scheme with the other fields (400,
- * before existence checks), a secret to sign with after them (422).
- */
-async function checkCallback(scope: DeliveryScope, callbackUrl: string | undefined, renderable: () => Promise<number>): Promise<number> {
-  if (callbackUrl !== undefined) checkCallbackUrl(scope.env, callbackUrl);
-  const customerId = await renderable();
-  if (callbackUrl !== undefined) await requireSecret(scope.db, scope.accessGroupId);
-  return customerId;
-}
 
 /**
  * Creates and enqueues a screenshot job (plain objects in and out: callable from any
  * module, e.g. scheduled reports).
  */
 export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput): Promise<{ job_id: string; url?: string }> {
-  const customerId = await checkCallback(scope, input.callback_url, () => checkRenderable(scope, input.provided_id, input.dashboard_embed_id, newest));
   const fileName = downloadFileName(input.download_file_name, input.export_type);
   const request: JobRequest = {
     email: input.email ?? null,
@@ -97,20 +120,20 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
     versionTags: [],
     callbackUrl: input.callback_url ?? null,
   };
-  // The download token exists before the job runs, so the link answers 202 at once.
   const jobId = newJobId();
-  let url: string | undefined;
-  let linkStored: Promise<void> | undefined;
-  if (!input.email) {
-    const token = randomHex(32);
-    url = `${scope.baseUrl}/api/downloads/${token}`;
-    // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
-    if (request.callbackUrl) request.downloadUrl = url;
-    const ttl = Math.max(60, numberVar(scope.env.DOWNLOAD_TTL_SECONDS, 900));
-    // Stored while the job starts (nobody has the link before this call answers).
-    linkStored = sha256Hex(token).then((hash) => scope.env.DOWNLOADS.put(`download:${hash}`, jobId, { expirationTtl: ttl }));
-  }
-  await Promise.all([startJob(scope, "screenshot", customerId, input.dashboard_embed_id, request, jobId), linkStored]);
+  // Without e-mail, the answer is a download link (its token in KV, hashed).
+  const token = input.email ? undefined : randomHex(32);
+  const url = token && `${scope.baseUrl}/api/downloads/${token}`;
+  // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
+  if (url && request.callbackUrl) request.downloadUrl = url;
+  const job = { kind: "screenshot", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
+  const customerId = await insertCheckedJob(scope, jobId, job, newest);
+  const ttl = Math.max(60, numberVar(scope.env.DOWNLOAD_TTL_SECONDS, 900));
+  // The link is stored while the job is enqueued: nobody has it before this call answers.
+  await Promise.all([
+    enqueueJob(scope, jobId, { customerId, embedId: job.embedId, request }),
+    token && sha256Hex(token).then((hash) => scope.env.DOWNLOADS.put(`download:${hash}`, jobId, { expirationTtl: ttl })),
+  ]);
   return { job_id: jobId, ...(url ? { url } : {}) };
 }
 
@@ -122,15 +145,8 @@ export interface ShareLink {
 
 /** Creates and enqueues a report job (plain objects in and out, like requestScreenshot). */
 export async function requestReport(scope: DeliveryScope, input: ReportInput): Promise<{ job_id: string }> {
-  const customerId = await checkCallback(scope, input.callback_url, () => checkRenderable(scope, input.provided_id, input.dashboard_embed_id, REPORT_VERSIONS));
-  let linkUrl = input.custom_url ?? null;
-  if (!linkUrl) {
-    const token = randomHex(32);
-    const share: ShareLink = { customerId, embedId: input.dashboard_embed_id, variables: input.variables ?? {} };
-    const ttl = Math.max(60, numberVar(scope.env.SHARE_TTL_SECONDS, 604_800));
-    await scope.env.DOWNLOADS.put(`share:${await sha256Hex(token)}`, JSON.stringify(share), { expirationTtl: ttl });
-    linkUrl = `${scope.baseUrl}/share/${token}`;
-  }
+  // Without custom_url, the e-mail links to a share link (its token in KV, hashed).
+  const shareToken = input.custom_url ? undefined : randomHex(32);
   const request: JobRequest = {
     email: input.email,
     fileName: `dashboard_report.${scope.env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpg" : "png"}`,
@@ -140,11 +156,22 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput): P
     // Drawn for the width the e-mail shows it at, at twice the pixels: text stays legible.
     width: REPORT_WIDTH,
     scale: 2,
-    linkUrl,
+    linkUrl: input.custom_url ?? `${scope.baseUrl}/share/${shareToken}`,
     versionTags: REPORT_VERSIONS.tags,
     callbackUrl: input.callback_url ?? null,
   };
-  return { job_id: await startJob(scope, "report", customerId, input.dashboard_embed_id, request) };
+  const jobId = newJobId();
+  const job = { kind: "report", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
+  const customerId = await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
+  // The share link exists before the job may send the e-mail that carries it.
+  const storeShare = async () => {
+    if (!shareToken) return;
+    const share: ShareLink = { customerId, embedId: job.embedId, variables: request.variables };
+    const ttl = Math.max(60, numberVar(scope.env.SHARE_TTL_SECONDS, 604_800));
+    await scope.env.DOWNLOADS.put(`share:${await sha256Hex(shareToken)}`, JSON.stringify(share), { expirationTtl: ttl });
+  };
+  await enqueueJob(scope, jobId, { customerId, embedId: job.embedId, request }, storeShare);
+  return { job_id: jobId };
 }
 
 export async function jobStatus(db: Database, accessGroupId: number, jobId: string) {

@@ -2,6 +2,11 @@ import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { webhookSecrets } from "../db/schema";
 
+/** Whether the access group has a secret, without reading it (a batch statement, or a condition inside `exists`). */
+export function secretExists(db: Database, accessGroupId: number) {
+  return db.select({ accessGroupId: webhookSecrets.accessGroupId }).from(webhookSecrets).where(eq(webhookSecrets.accessGroupId, accessGroupId));
+}
+
 export function webhookSecret(db: Database, accessGroupId: number) {
   return db.select({ secret: webhookSecrets.secret }).from(webhookSecrets).where(eq(webhookSecrets.accessGroupId, accessGroupId));
 }

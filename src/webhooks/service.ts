@@ -48,11 +48,9 @@ export function checkCallbackUrl(env: Env, callbackUrl: string): void {
 }
 
 /** A callback needs the access group's secret to be signed: refused before a job exists. */
-export async function requireSecret(db: Database, accessGroupId: number): Promise<void> {
-  const [row] = await repo.webhookSecret(db, accessGroupId);
-  if (!row) {
-    throw new ApiError("webhook_secret_missing", "callback_url needs a webhook secret for this access group (POST /admin/webhook_secrets/).", "callback_url");
-  }
+/** A callback_url needs a secret to sign with: the error when the access group has none. */
+export function webhookSecretMissing(): ApiError {
+  return new ApiError("webhook_secret_missing", "callback_url needs a webhook secret for this access group (POST /admin/webhook_secrets/).", "callback_url");
 }
 
 /**

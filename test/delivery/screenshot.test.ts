@@ -52,6 +52,18 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
   });
 });
 
+describe("starting a job", () => {
+  it("checks and inserts in one D1 round trip (screenshot and report)", async () => {
+    const screenshot = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    const report = await call("POST", "/api/dashboard/report", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email: "trips@alpha.example" } });
+    for (const res of [screenshot, report]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.headers.get("X-D1-Round-Trips")).toBe("1");
+    }
+    for (const res of [screenshot, report]) await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
+  });
+});
+
 describe("GET /api/downloads/{token}?wait=<seconds>", () => {
   /** A download link to a job that runs only when the test delivers it. */
   async function linkToUnqueuedJob() {
