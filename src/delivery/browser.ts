@@ -10,6 +10,8 @@ export interface CaptureOptions {
   /** Device pixels per CSS pixel (1: the image is exactly `width` pixels wide). */
   scale: number;
   format: "png" | "jpeg" | "pdf";
+  /** How long each wait for the page may take (default RENDER_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 /** How long a page may take to mark itself rendered before the attempt fails. */
@@ -176,10 +178,11 @@ async function captureOn(tab: Tab, html: string, options: CaptureOptions, timing
     await tab.devtools.send("Emulation.setDeviceMetricsOverride", { width: options.width, height: 800, deviceScaleFactor: options.scale, mobile: false });
     tab.viewport = { width: options.width, scale: options.scale };
   }
-  const state = (await tab.page.evaluate(`(${loadPage})(${JSON.stringify(html)}, ${RENDER_TIMEOUT_MS})`)) as PageState;
+  const timeoutMs = options.timeoutMs ?? RENDER_TIMEOUT_MS;
+  const state = (await tab.page.evaluate(`(${loadPage})(${JSON.stringify(html)}, ${timeoutMs})`)) as PageState;
   const loaded = Date.now();
   timing.loadMs = loaded - started;
-  assertCompleteDashboard(state);
+  assertCompleteDashboard(state, timeoutMs);
   if (options.format === "pdf") {
     const { data } = await tab.devtools.send("Page.printToPDF", {
       printBackground: true,
@@ -216,14 +219,16 @@ interface PageState {
 /**
  * Runs in the tab (as written: a string, no DOM types here): replaces the document with
  * `html` the way puppeteer's setContent does, waits for `load` and its fonts, then for the
- * body's `data-render-complete` mark (at most `timeoutMs`), and reports what is on the page.
+ * body's `data-render-complete` mark (each wait at most `timeoutMs`, so no page holds the
+ * station's line for long), and reports what is on the page.
  */
 const loadPage = `async (html, timeoutMs) => {
   document.open();
   document.write(html);
   document.close();
-  if (document.readyState !== "complete") await new Promise((resolve) => window.addEventListener("load", resolve, { once: true }));
-  await document.fonts.ready;
+  const bounded = (promise) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+  if (document.readyState !== "complete") await bounded(new Promise((resolve) => window.addEventListener("load", resolve, { once: true })));
+  await bounded(document.fonts.ready);
   const marked = () => document.body !== null && document.body.getAttribute("data-render-complete") === "true";
   const isDashboard = document.querySelector("main.dashboard") !== null;
   if (isDashboard && !marked()) {
@@ -248,9 +253,9 @@ const loadPage = `async (html, timeoutMs) => {
  * not), the body says it is complete, and not every data panel failed to load (an empty
  * report that looks like success is worse than a failed job).
  */
-function assertCompleteDashboard(state: PageState): void {
+function assertCompleteDashboard(state: PageState, timeoutMs: number): void {
   if (!state.dashboard) throw new JobFailure("not_a_dashboard", true, "the page has no dashboard");
-  if (!state.complete) throw new JobFailure("incomplete_capture", false, `not marked complete within ${RENDER_TIMEOUT_MS} ms`);
+  if (!state.complete) throw new JobFailure("incomplete_capture", false, `not marked complete within ${timeoutMs} ms`);
   if (state.data > 0 && state.failed === state.data) {
     throw new JobFailure("all_panels_failed", false, `${state.failed} of ${state.data} data panels failed`);
   }

@@ -180,6 +180,15 @@ describe("no blank or error capture is delivered", () => {
     expect(failure).toMatchObject({ reason: "not_a_dashboard", final: true });
   });
 
+  it("refuses a dashboard that never marks itself complete, within the wait's bound (incomplete_capture, retried)", async () => {
+    const html = `<!doctype html><body><main class="dashboard"><section class="panel">…</section></main></body>`;
+    const started = Date.now();
+    const failure = await capture(bindings as never, html, { width: 800, scale: 1, format: "png", timeoutMs: 500 }).catch((e) => e);
+    expect(failure).toBeInstanceOf(JobFailure);
+    expect(failure).toMatchObject({ reason: "incomplete_capture", final: false });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it("refuses an error page even if it claims to be complete", async () => {
     const html = `<!doctype html><body data-render-complete="true"><h1>Something went wrong</h1></body>`;
     const failure = await capture(bindings as never, html, { width: 800, scale: 1, format: "png" }).catch((e) => e);
