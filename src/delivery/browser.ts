@@ -76,6 +76,8 @@ function stationIndex(key: string, stations: number): number {
 export class CaptureStation extends DurableObject<Env> {
   private browser: Browser | undefined;
   private tab: Tab | undefined;
+  /** The Browser Rendering session this station used last: the first it tries again. */
+  private sessionId: string | undefined;
   private line: Promise<unknown> = Promise.resolve();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -105,7 +107,8 @@ export class CaptureStation extends DurableObject<Env> {
   private async warmTab(): Promise<Tab> {
     if (this.browser?.isConnected() && this.tab && !this.tab.page.isClosed()) return this.tab;
     this.letGo();
-    const browser = await acquire(this.env.BROWSER);
+    const browser = await acquire(this.env.BROWSER, this.sessionId);
+    this.sessionId = browser.sessionId();
     try {
       const page = (await browser.pages())[0] ?? (await browser.newPage());
       this.tab = { page, devtools: await page.createCDPSession() };
@@ -129,27 +132,23 @@ export class CaptureStation extends DurableObject<Env> {
 }
 
 /**
- * Connects to a free Browser Rendering session (the one this station used last first), and
- * launches one only when none is free. Disconnecting later (not closing) leaves the session
- * warm for the next connect.
+ * Connects to a free Browser Rendering session (`preferred`, the station's last, first),
+ * and launches one only when none is free. Disconnecting later (not closing) leaves the
+ * session warm for the next connect.
  */
-let lastSessionId: string | undefined;
-
-async function acquire(binding: Fetcher): Promise<Browser> {
-  if (lastSessionId) {
+async function acquire(binding: Fetcher, preferred: string | undefined): Promise<Browser> {
+  if (preferred) {
     try {
-      return await puppeteer.connect(binding, lastSessionId);
+      return await puppeteer.connect(binding, preferred);
     } catch {
-      lastSessionId = undefined;
+      // taken by another station, or gone: look for another
     }
   }
   try {
     const sessions = await puppeteer.sessions(binding);
     for (const session of sessions.filter((s) => !s.connectionId)) {
       try {
-        const browser = await puppeteer.connect(binding, session.sessionId);
-        lastSessionId = session.sessionId;
-        return browser;
+        return await puppeteer.connect(binding, session.sessionId);
       } catch {
         // taken or gone meanwhile: try the next one
       }
@@ -157,9 +156,7 @@ async function acquire(binding: Fetcher): Promise<Browser> {
   } catch {
     // listing sessions failed: launch below
   }
-  const browser = await puppeteer.launch(binding, { keep_alive: 600_000 });
-  lastSessionId = browser.sessionId();
-  return browser;
+  return puppeteer.launch(binding, { keep_alive: 600_000 });
 }
 
 /**
