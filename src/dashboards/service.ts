@@ -23,7 +23,7 @@ export async function listDashboards(db: Database) {
   return (await repo.listDashboards(db)).map((d) => ({ embed_id: d.embedId, name: d.name, versions: d.versions, tags: JSON.parse(d.tags ?? "{}") }));
 }
 
-function dashboardNotFound(embedId: string, field = "embed_id"): ApiError {
+export function dashboardNotFound(embedId: string, field = "embed_id"): ApiError {
   return new ApiError("dashboard_not_found", `Dashboard '${embedId}' does not exist.`, field);
 }
 
@@ -82,6 +82,20 @@ interface LoadedDashboard {
   sources: Awaited<ReturnType<typeof repo.dataSources>>;
 }
 
+/**
+ * The version `chooseVersion` found, or the error that says why there is none to render:
+ * no such dashboard (404), no such environment (404), no version at all (422).
+ */
+export function versionToRender(choice: repo.VersionChoice[], embedId: string, versions: VersionPolicy): repo.VersionChoice & { definition: string } {
+  if (choice.length === 0) throw dashboardNotFound(embedId, "dashboard_embed_id");
+  const [version] = choice;
+  if (version.definition !== null) return { ...version, definition: version.definition };
+  if (!versions.fallBackToNewest) {
+    throw new ApiError("dashboard_version_not_found", `Dashboard '${embedId}' has no environment '${versions.tags.join("', '")}'.`, "environment");
+  }
+  throw new ApiError("no_dashboard_version", `Dashboard '${embedId}' has no version or draft to render.`, "dashboard_embed_id");
+}
+
 /** One D1 round trip: the customer chain, the version to show and the data sources. */
 async function loadDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
   const [chain, choice, sources] = await db.batch([
@@ -92,14 +106,7 @@ async function loadDashboard(db: Database, request: RenderRequest): Promise<Load
   if (chain.length === 0 || (request.accept && !(await request.accept(chain[0])))) {
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
-  if (choice.length === 0) throw dashboardNotFound(request.embedId, "dashboard_embed_id");
-  const version = choice[0];
-  if (version.definition === null) {
-    if (!request.versions.fallBackToNewest) {
-      throw new ApiError("dashboard_version_not_found", `Dashboard '${request.embedId}' has no environment '${request.versions.tags.join("', '")}'.`, "environment");
-    }
-    throw new ApiError("no_dashboard_version", `Dashboard '${request.embedId}' has no version or draft to render.`, "dashboard_embed_id");
-  }
+  const version = versionToRender(choice, request.embedId, request.versions);
 
   const definition = JSON.parse(version.definition) as Definition;
   const { computedProperties, computedMapping } = computedFields(chain);

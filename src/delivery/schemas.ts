@@ -43,7 +43,7 @@ export const ReportBody = z
   })
   .openapi("ReportRequest");
 
-/** The longest a download request waits for its job (a request held open costs nothing while it waits). */
+/** The longest a download request waits for its job (it looks at the job meanwhile: see downloadPollPause). */
 export const MAX_DOWNLOAD_WAIT_SECONDS = 30;
 
 export const DownloadQuery = z.object({

@@ -2,7 +2,7 @@ import { and, exists, gte, lt, sql } from "drizzle-orm";
 import { customerNotFound } from "../customers/not-found";
 import { byId, customerChain, visibleByProvidedId, visibleCustomerId } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
-import { newest, renderForCustomer, type VersionPolicy } from "../dashboards/service";
+import { newest, renderForCustomer, versionToRender, type VersionPolicy } from "../dashboards/service";
 import type { Database } from "../db/client";
 import { jobs } from "../db/schema";
 import { sqlSecondsAgo } from "../db/time";
@@ -78,10 +78,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: NewJob, v
     ),
   ]);
   if (chain.length === 0) throw customerNotFound(job.providedId);
-  if (choice.length === 0) throw new ApiError("dashboard_not_found", `Dashboard '${job.embedId}' does not exist.`, "dashboard_embed_id");
-  if (choice[0].definition === null) {
-    throw new ApiError("no_dashboard_version", `Dashboard '${job.embedId}' has no version or draft to render.`, "dashboard_embed_id");
-  }
+  versionToRender(choice, job.embedId, versions);
   if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
   if (inserted.length !== 1) throw new Error(`job ${id} passed its checks but was not inserted`);
   return chain[0].id;
@@ -193,7 +190,6 @@ export type DownloadState =
   | { state: "ready"; file: R2ObjectBody; fileName: string; contentType: string }
   | { state: "failed"; error: string };
 
-/** What a download link gives now; unknown and expired tokens are 404. */
 /**
  * While a download request waits, it looks at the job every 5 ms for the first second (most
  * captures end within it, and a look is one indexed read), every 50 ms up to 5 s, then every
@@ -203,6 +199,10 @@ export function downloadPollPause(waitedMs: number): number {
   return waitedMs < 1000 ? 5 : waitedMs < 5000 ? 50 : 250;
 }
 
+/**
+ * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
+ * expired tokens are 404.
+ */
 export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
   const jobId = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`download:${await sha256Hex(token)}`) : null;
   if (!jobId) throw new ApiError("job_not_found", "This download link is unknown or has expired.");

@@ -29,11 +29,7 @@ export function timeStages<T>(jobId: string, run: () => Promise<T>): Promise<T> 
 
 /** Ends stage `name` now (a stage seen twice adds up). */
 export function stage(name: string): void {
-  const timing = current.getStore();
-  if (!timing) return;
-  const now = Date.now();
-  timing.stages[name] = (timing.stages[name] ?? 0) + (now - timing.last);
-  timing.last = now;
+  stageParts({}, name);
 }
 
 /** A job's timing: when its consumer started (epoch ms), when it last marked a stage, and the stages in ms. */

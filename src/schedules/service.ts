@@ -1,5 +1,6 @@
 import { normaliseEmails } from "../customers/view";
 import { customerNotFound } from "../customers/not-found";
+import { dashboardNotFound } from "../dashboards/service";
 import { createDatabase, RoundTripCounter, type Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
@@ -96,7 +97,7 @@ async function resolveReferences(
   if (refs.providedId !== null && customer.length === 0) {
     throw customerNotFound(refs.providedId);
   }
-  if (dashboard.length === 0) throw new ApiError("dashboard_not_found", `Dashboard '${refs.embedId}' does not exist.`, "dashboard_embed_id");
+  if (dashboard.length === 0) throw dashboardNotFound(refs.embedId, "dashboard_embed_id");
   if (refs.groupTag !== null && tag.length === 0) throw new ApiError("unknown_group_tag", `Group tag '${refs.groupTag}' does not exist.`, "group_tag");
   return { customerId: refs.providedId !== null ? customer[0].id : null, groupTagId: refs.groupTag !== null ? tag[0].id : null };
 }
