@@ -92,10 +92,12 @@ export function renderDashboard(input: RenderInput): string {
     .map((panel) => renderPanel(panel, input, g))
     .join("\n");
   const controls = input.interaction ? renderControls(input.definition.variables, input.context, input.interaction) : "";
+  // A page nobody interacts with (a capture, a share link) is "still": a table there cannot be
+  // scrolled sideways, so its cells wrap and every column shows.
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}">
+<body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}">
 <header class="dashboard-header"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(input.context.customer.name)}</p></header>
 ${controls}<div class="grid">
 ${panels}
@@ -273,6 +275,7 @@ html,body{margin:0;background:#f4f6fb;color:#0f172a;font:14px/1.45 system-ui,-ap
 table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 th{position:sticky;top:0;background:#f8fafc;color:#475569;font-weight:600;text-align:left;padding:6px 10px;border-bottom:1px solid #e2e8f0;white-space:nowrap}
 td{padding:6px 10px;border-bottom:1px solid #f1f5f9;white-space:nowrap}
+.still th,.still td{white-space:normal;overflow-wrap:break-word}
 .num{text-align:right}
 tbody tr:nth-child(even) td{background:#fcfdfe}
 .note{margin:6px 0 0;color:#94a3b8;font-size:12px}
