@@ -1,5 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { visibleByProvidedId } from "../customers/repository";
 import { blueprints, customers } from "../db/schema";
 import { sqlNow } from "../db/time";
 
@@ -34,6 +35,6 @@ export function customerBlueprints(db: Database, providedId: string, accessGroup
     .select({ id: blueprints.id, embedId: blueprints.embedId, name: blueprints.name })
     .from(blueprints)
     .innerJoin(customers, eq(customers.id, blueprints.customerId))
-    .where(and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId)))
+    .where(visibleByProvidedId(providedId, accessGroupId))
     .orderBy(asc(blueprints.id));
 }

@@ -22,8 +22,6 @@ async function view(scope: CustomerScope, chain: CustomerViewRow[]): Promise<Cus
   return toCustomer(chain, await customerToken(scope.tokenKey, chain[0].tokenNonce));
 }
 
-export { customerNotFound } from "./not-found";
-
 // ---- reads (one D1 round trip each) ----------------------------------------------------
 
 export async function getCustomer(scope: CustomerScope, providedId: string): Promise<Customer> {
@@ -147,7 +145,7 @@ export async function createCustomer(
     ...referenceQueries(db, input),
   ]);
 
-  // An existing customer is returned unchanged; the other fields are not looked up.
+  // An existing customer is returned unchanged; the other fields are not checked.
   if (existing.length > 0) return { new_customer: false, customer: await view(scope, existing), id: existing[0].id };
   if (owner.length > 0) throw providedIdTaken(input.provided_id);
 

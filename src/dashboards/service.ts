@@ -1,6 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { customerChain, customerTokenKey, type CustomerViewRow } from "../customers/repository";
-import { customerNotFound } from "../customers/service";
+import { customerNotFound } from "../customers/not-found";
 import { computedFields } from "../customers/view";
 import type { Database, RoundTripCounter } from "../db/client";
 import type { Env } from "../env";

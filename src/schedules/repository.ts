@@ -43,9 +43,8 @@ export const allSchedules = (db: Database) => schedules(db);
 export { visibleCustomerId } from "../customers/repository";
 export { dashboardByEmbedId } from "../dashboards/repository";
 
-export function groupTagIdByKey(db: Database, key: string) {
-  return db.select({ id: groupTags.id }).from(groupTags).where(eq(groupTags.nameKey, key));
-}
+/** Group tags are the group-tags module's; a schedule only checks that its tag exists. */
+export { groupTagByKey, tagKey } from "../group-tags/repository";
 
 export type ScheduleValues = Pick<
   ScheduleRow,

@@ -92,7 +92,7 @@ async function resolveReferences(
   const [customer, dashboard, tag] = await db.batch([
     repo.visibleCustomerId(db, refs.providedId ?? "", accessGroupId),
     repo.dashboardByEmbedId(db, refs.embedId),
-    repo.groupTagIdByKey(db, (refs.groupTag ?? "").toLowerCase()),
+    repo.groupTagByKey(db, repo.tagKey(refs.groupTag ?? "")),
   ]);
   if (refs.providedId !== null && customer.length === 0) {
     throw customerNotFound(refs.providedId);

@@ -47,7 +47,6 @@ export function checkCallbackUrl(env: Env, callbackUrl: string): void {
   throw new ApiError("validation_error", "callback_url must be https (http only on localhost in development).", "callback_url");
 }
 
-/** A callback needs the access group's secret to be signed: refused before a job exists. */
 /** A callback_url needs a secret to sign with: the error when the access group has none. */
 export function webhookSecretMissing(): ApiError {
   return new ApiError("webhook_secret_missing", "callback_url needs a webhook secret for this access group (POST /admin/webhook_secrets/).", "callback_url");
