@@ -15,8 +15,8 @@
 // downloadable, against the same 40 captures by bare Chromium in its warm tab (one at a time:
 // headless Chromium times out capturing 40 tabs at once).
 // Usage: npm run bench:delivery [-- --runs 20 --burst 40]
-import { existsSync } from "node:fs";
 import puppeteer from "puppeteer-core";
+import { ensureChromium } from "../scripts/lib/chromium.mjs";
 import { startLocalServer } from "../scripts/lib/local-server.mjs";
 
 const runsArg = process.argv.indexOf("--runs");
@@ -25,7 +25,7 @@ const burstArg = process.argv.indexOf("--burst");
 const burst = burstArg > 0 ? Number(process.argv[burstArg + 1]) : 40;
 const port = 19957;
 const base = `http://127.0.0.1:${port}`;
-const chromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/lib/chromium/chromium"].filter(Boolean).find((p) => existsSync(p));
+const chromium = await ensureChromium(); // the same Chromium as Browser Rendering uses locally
 const server = await startLocalServer({
   port,
   args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"],

@@ -29,11 +29,13 @@ describe("the capture station", () => {
 
   it("connects afresh when its browser went away, and the capture still succeeds", async () => {
     await capture(env as never, page("before"), { width: 500, scale: 1, format: "png" });
+    const before = await held();
     await runInDurableObject(station(), async (instance) => {
       await (instance as unknown as { browser: { close(): Promise<void> } }).browser.close();
     });
     const after = await capture(env as never, page("after"), { width: 500, scale: 1, format: "pdf" });
     expect(new TextDecoder().decode(after.bytes.slice(0, 5))).toBe("%PDF-");
     expect(after.contentType).toBe("application/pdf");
+    expect((await held()).session).not.toBe(before.session); // its old session was closed: a new one
   });
 });

@@ -78,6 +78,7 @@ describe("report e-mail", () => {
     expect(gone.status).toBe(404);
     expect(new TextDecoder().decode(gone.bytes)).toContain("This share link is unknown or has expired.");
     expect(gone.headers.get("X-D1-Session")).toBe("first-primary");
+    expect(gone.headers.get("X-D1-Primary-Round-Trips")).toBe("1");
   });
 
   it("renders the version tagged email, else production, else the newest", async () => {

@@ -27,7 +27,7 @@ describe("/openapi.json declares every /api/ operation's responses", async () =>
     expect(errors.map(([status]) => status), "error responses").toEqual(expect.arrayContaining([expect.stringMatching(/^4/)]));
     for (const [status, response] of errors) {
       const schema = response.content?.["application/json"]?.schema as { $ref?: string } | undefined;
-      expect(schema, `${status} schema`).toBeTruthy();
+      expect(schema?.$ref, `${status} schema`).toBe("#/components/schemas/Error");
     }
   });
 });

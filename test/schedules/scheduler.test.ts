@@ -182,6 +182,9 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     const schedule = await createSchedule({ provided_id: c.provided_id, cron: "*/10 * * * *", paused: true });
     await tick(Date.now() + HOUR);
     expect((await runsOf(schedule.id)).runs).toEqual([]);
+    // Paused for a while: the slot it last knew is two hours gone, with eleven more after it.
+    const stale = new Date(Date.now() - 2 * HOUR).toISOString().replace(/:\d\d\.\d+Z$/, ":00Z");
+    await bindings.DB.prepare("UPDATE report_schedules SET next_run_at = ? WHERE id = ?").bind(stale, schedule.id).run();
     const resumed = await call("POST", "/api/update_report_schedule/", { token: ws.write, body: { id: schedule.id, paused: false } });
     const next = resumed.body.schedule.next_run_at as string;
     expect(Date.parse(next)).toBeGreaterThan(Date.now());
@@ -224,7 +227,7 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
       bindings.DB.prepare("UPDATE report_schedule_runs SET fanned_out_at = NULL, job_ids = '[]', created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE schedule_id = ?")
         .bind(`-${minutesAgo} minutes`, schedule.id)
         .run();
-    await died(1);
+    await died(14);
     expect((await runsOf(schedule.id)).runs[0].status).toBe("running");
     await died(16);
     expect((await runsOf(schedule.id)).runs[0].status).toBe("failed");
