@@ -16,7 +16,7 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const declaredLength = Number(c.req.header("Content-Length") ?? "0");
   if (declaredLength > MAX_BODY_BYTES) throw new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
 
-  const bytes = c.req.raw.body ? await readLimited(c.req.raw.body) : new Uint8Array();
+  const bytes = c.req.raw.body ? await readBody(c.req.raw, c.req.header("Content-Length") !== undefined) : new Uint8Array();
   // Kept for a retry of the request on the primary (see serveRequest), instead of a copy of every body.
   const state = currentRequest();
   if (state) state.body = bytes;
@@ -46,6 +46,14 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
   await next();
 };
+
+/** A declared length was checked above and bounds what is read, so the native read is used; otherwise the stream is counted as it comes. */
+async function readBody(request: Request, lengthDeclared: boolean): Promise<Uint8Array> {
+  if (!lengthDeclared) return readLimited(request.body!);
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > MAX_BODY_BYTES) throw new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
+  return bytes;
+}
 
 async function readLimited(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];

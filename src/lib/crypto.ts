@@ -1,7 +1,12 @@
 const encoder = new TextEncoder();
 
+const hexByte = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
+/** Lowercase hex; a table lookup because every API call hashes its token. */
 export function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  let out = "";
+  for (const b of new Uint8Array(bytes)) out += hexByte[b];
+  return out;
 }
 
 /** `byteLength` random bytes as lowercase hex. */

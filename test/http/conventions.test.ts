@@ -1,5 +1,24 @@
 import { describe, expect, it } from "vitest";
+import { exports } from "cloudflare:workers";
 import { call, workspace } from "../helpers/api";
+
+/** A POST whose body arrives in pieces, with no Content-Length. */
+async function sendStreamed(path: string, token: string, pieces: string[]): Promise<Response> {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const piece of pieces) controller.enqueue(encoder.encode(piece));
+      controller.close();
+    },
+  });
+  const request = new Request(`http://api.test${path}`, {
+    method: "POST",
+    headers: { "Service-Authorization": `Token ${token}`, "Content-Type": "application/json" },
+    body,
+  });
+  expect(request.headers.get("Content-Length")).toBeNull();
+  return (exports as any).default.fetch(request);
+}
 
 describe("HTTP conventions", () => {
   it("serves a path with and without its trailing slash", async () => {
@@ -50,6 +69,32 @@ describe("HTTP conventions", () => {
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe("payload_too_large");
     const got = await call("POST", "/api/get_customer/", { token: write, body: { provided_id: "too-big" } });
+    expect(got.status).toBe(404);
+  });
+
+  it("reads a body whether its length is declared (Content-Length) or it is streamed without one", async () => {
+    const { write } = await workspace();
+    await call("POST", "/api/create_customer/", { token: write, body: { provided_id: "body-length" } });
+    const text = JSON.stringify({ provided_id: "body-length" });
+    const declared = await call("POST", "/api/get_customer/", {
+      token: write,
+      rawBody: text,
+      headers: { "Content-Type": "application/json", "Content-Length": String(new TextEncoder().encode(text).byteLength) },
+    });
+    const streamed = await sendStreamed("/api/get_customer/", write, [text.slice(0, 5), text.slice(5)]);
+    expect(declared.status).toBe(200);
+    expect(streamed.status).toBe(200);
+    expect((await streamed.json<any>()).customer.provided_id).toBe("body-length");
+  });
+
+  it("refuses a streamed body over 1 MiB without Content-Length (413 payload_too_large) and stores nothing", async () => {
+    const { write } = await workspace();
+    const head = '{"provided_id":"streamed-too-big","properties":{"blob":"';
+    const chunk = "x".repeat(256 * 1024);
+    const res = await sendStreamed("/api/create_customer/", write, [head, chunk, chunk, chunk, chunk, '"}}']);
+    expect(res.status).toBe(413);
+    expect((await res.json<any>()).error.code).toBe("payload_too_large");
+    const got = await call("POST", "/api/get_customer/", { token: write, body: { provided_id: "streamed-too-big" } });
     expect(got.status).toBe(404);
   });
 
