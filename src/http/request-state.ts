@@ -57,7 +57,7 @@ export async function serveRequest(
   handle: (request: Request, env: Env) => Response | Promise<Response>,
 ): Promise<Response> {
   const state = new RequestState(env);
-  const served = env.ENVIRONMENT === "production" ? env : countingBindings(env, state);
+  const served = env.ENVIRONMENT === "production" ? env : countingBindings(env);
   const first = await runInRequest(state, () => handle(request, served));
   if (!state.notFound || state.session.primary || state.d1.count === 0 || first.status < 400) return first;
   // The body was read once by the JSON body rules; a route that never read it gets it untouched.
@@ -73,24 +73,33 @@ export async function serveRequest(
   return runInRequest(state, () => handle(replay, served));
 }
 
-/** The request's view of env with KV, R2 and queue calls counted (never in production). */
-function countingBindings(env: Env, state: RequestState): Env {
+const countedViews = new WeakMap<Env, Env>();
+
+/**
+ * Env with KV, R2 and queue calls counted for the request making them (never in
+ * production). Built once per env, not per request: each call finds its request's counters.
+ */
+function countingBindings(env: Env): Env {
+  let view = countedViews.get(env);
+  if (view) return view;
   const counted = <T extends object>(binding: T, methods: string[], kind: keyof RequestState["bindingTrips"]): T => {
     const wrapper = Object.create(binding) as Record<string, unknown>;
     for (const method of methods) {
       const original = (binding as Record<string, unknown>)[method];
       if (typeof original !== "function") continue;
       wrapper[method] = (...args: unknown[]) => {
-        state.bindingTrips[kind]++;
+        const state = storage.getStore();
+        if (state) state.bindingTrips[kind]++;
         return (original as (...a: unknown[]) => unknown).apply(binding, args);
       };
     }
     return wrapper as T;
   };
-  const view = Object.create(env) as Env;
+  view = Object.create(env) as Env;
   view.DOWNLOADS = counted(env.DOWNLOADS, ["get", "getWithMetadata", "put", "delete", "list"], "kv");
   view.FILES = counted(env.FILES, ["get", "head", "put", "delete", "list", "createMultipartUpload"], "r2");
   view.DELIVERY_QUEUE = counted(env.DELIVERY_QUEUE, ["send", "sendBatch"], "queue");
+  countedViews.set(env, view);
   return view;
 }
 

@@ -63,6 +63,15 @@ describe("starting a job", () => {
     }
     for (const res of [screenshot, report]) await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
   });
+
+  it("counts the other bindings per request (X-Binding-Round-Trips): the download link stored and the job queued, then one KV look and one R2 read to download", async () => {
+    const screenshot = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    expect(screenshot.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=1");
+    await waitForJob(ctx.read, screenshot.body.job_id, (s) => s === "done");
+    const download = await call("GET", new URL(screenshot.body.url).pathname);
+    expect(download.status).toBe(200);
+    expect(download.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=1 queue=0");
+  });
 });
 
 describe("GET /api/downloads/{token}?wait=<seconds>", () => {
