@@ -1,10 +1,11 @@
 // Bundled for Node by bench/render.mjs: the dashboard pipeline (customer + version lookup,
 // panel queries, server-side rendering) against local D1 through wrangler's platform proxy.
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { customers } from "../src/db/schema";
 import { createDatabase } from "../src/db/client";
 import { runPanels } from "../src/dashboards/data";
 import { DashboardDefinition } from "../src/dashboards/definition";
 import { renderDashboard } from "../src/dashboards/render";
 import { renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest } from "../src/dashboards/service";
 
-export { sql, createDatabase, runPanels, DashboardDefinition, renderDashboard, renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest };
+export { eq, customers, sql, createDatabase, runPanels, DashboardDefinition, renderDashboard, renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest };

@@ -41,7 +41,7 @@ try {
     const definition = lib.DashboardDefinition.parse(example.definition);
     await lib.createOrReplaceDashboard(db, { embed_id: example.embed_id, name: example.name });
     await lib.saveVersion(db, { embed_id: example.embed_id, definition });
-    const request = { embedId: example.embed_id, customer: lib.sql`c0.provided_id = ${"acme-berlin"}`, versions: lib.newest, variables: {} };
+    const request = { embedId: example.embed_id, customer: lib.eq(lib.customers.providedId, "acme-berlin"), versions: lib.newest, variables: {} };
 
     const context = {
       customer: { provided_id: "acme-berlin", name: "Acme Berlin", properties: { currency: "EUR", region: "EU", plan: "enterprise", city: "Berlin" } },

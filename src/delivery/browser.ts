@@ -20,7 +20,7 @@ const RENDER_TIMEOUT_MS = 20_000;
 const IDLE_DISCONNECT_MS = 60_000;
 
 export interface Capture {
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   contentType: "image/png" | "image/jpeg" | "application/pdf";
 }
 
@@ -201,9 +201,9 @@ async function captureOn(tab: Tab, html: string, options: CaptureOptions, timing
 }
 
 /** DevTools sends files as base64; Buffer decodes natively (a byte-by-byte loop costs ms per file). */
-function fromBase64(data: string): Uint8Array {
+function fromBase64(data: string): Uint8Array<ArrayBuffer> {
   const bytes = Buffer.from(data, "base64");
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
 }
 
 interface PageState {

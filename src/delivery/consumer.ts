@@ -1,10 +1,10 @@
 import { createDatabase } from "../db/client";
 import type { Env } from "../env";
 import { log } from "../lib/log";
-import { timeStages } from "../lib/stages";
-import { retryDelaySeconds } from "../webhooks/service";
+import { retryDelaySeconds as webhookRetryDelaySeconds } from "../webhooks/service";
+import { attemptJob, retryDelaySeconds } from "./attempt";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
-import { announceEnd, MAX_ATTEMPTS, recordFailure, runJob, sendJobWebhook, sweepStuckJobs, type DeliveryMessage, type JobPage } from "./service";
+import { announceEnd, MAX_ATTEMPTS, sendJobWebhook, sweepStuckJobs, type DeliveryMessage, type JobPage } from "./service";
 
 export type { DeliveryMessage } from "./service";
 
@@ -36,7 +36,7 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
 }
 
 async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effects: DeliveryEffects, message: Message<DeliveryMessage>): Promise<void> {
-  const body = message.body as Partial<{ jobId: unknown; after: unknown; page: JobPage; webhook: unknown; attempt: unknown }> | null;
+  const body = message.body as Partial<{ jobId: unknown; after: unknown; page: JobPage; backstop: unknown; webhook: unknown; attempt: unknown }> | null;
   if (typeof body?.webhook === "string") {
     try {
       await webhook(db, env, { webhook: body.webhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
@@ -53,24 +53,15 @@ async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effec
     message.ack();
     return;
   }
-  const jobId = body.jobId;
   const attempt = (typeof body.after === "number" ? body.after : 0) + message.attempts;
-  try {
-    const done = await timeStages(jobId, () => runJob(db, env, effects, jobId, attempt, body.page));
-    if (done) await announceEnd(env, done);
+  const outcome = await attemptJob(db, env, effects, { jobId: body.jobId, page: body.page, backstop: body.backstop === true }, attempt);
+  if (outcome === "retry") {
+    message.retry({ delaySeconds: retryDelaySeconds(attempt) });
+  } else if (outcome === "failed" && message.attempts >= MAX_ATTEMPTS) {
+    // Failed after every attempt: the message goes on to the dead-letter queue.
+    message.retry({ delaySeconds: 0 });
+  } else {
     message.ack();
-  } catch (error) {
-    const failure = await recordFailure(db, jobId, attempt, error);
-    if (failure.outcome === "retry") {
-      message.retry({ delaySeconds: 5 * 2 ** (message.attempts - 1) });
-    } else if (failure.outcome === "failed") {
-      await announceEnd(env, failure.job);
-      // Failed after every attempt: the message goes on to the dead-letter queue.
-      if (message.attempts >= MAX_ATTEMPTS) message.retry({ delaySeconds: 0 });
-      else message.ack();
-    } else {
-      message.ack();
-    }
   }
 }
 
@@ -94,6 +85,6 @@ async function webhook(db: ReturnType<typeof createDatabase>, env: Env, message:
   const outcome = await sendJobWebhook(db, message);
   if (outcome !== "retry") return;
   await env.DELIVERY_QUEUE.send({ webhook: message.webhook, attempt: message.attempt + 1 } satisfies DeliveryMessage, {
-    delaySeconds: retryDelaySeconds(message.attempt),
+    delaySeconds: webhookRetryDelaySeconds(message.attempt),
   });
 }

@@ -6,6 +6,7 @@ import { accessScope } from "../customers/scope";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { DownloadQuery, JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
+import { runFirstAttempt } from "./attempt";
 import * as delivery from "./service";
 
 const tags = ["Dashboard delivery"];
@@ -130,13 +131,23 @@ function baseUrl(c: AppContext): string {
   return new URL(c.req.url).origin;
 }
 
+/** A job requested through the API runs its first attempt in this call's background: the caller waits for it. */
+function jobScope(c: AppContext): delivery.DeliveryScope {
+  return {
+    ...accessScope(c),
+    env: c.env,
+    baseUrl: baseUrl(c),
+    runFirstAttempt: (jobId, page) => c.executionCtx.waitUntil(runFirstAttempt(c.env, jobId, page)),
+  };
+}
+
 export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(screenshot, async (c) => {
-    const result = await delivery.requestScreenshot({ ...accessScope(c), env: c.env, baseUrl: baseUrl(c) }, c.req.valid("json"));
+    const result = await delivery.requestScreenshot(jobScope(c), c.req.valid("json"));
     return c.json({ success: 1 as const, ...result }, 200);
   });
   app.openapi(report, async (c) => {
-    const result = await delivery.requestReport({ ...accessScope(c), env: c.env, baseUrl: baseUrl(c) }, c.req.valid("json"));
+    const result = await delivery.requestReport(jobScope(c), c.req.valid("json"));
     return c.json({ success: 1 as const, ...result }, 200);
   });
   app.openapi(jobStatus, async (c) => {
@@ -153,7 +164,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     if (state.state === "failed") throw new ApiError("render_failed", `The export could not be produced: ${state.error}`);
     c.header("Content-Type", state.contentType);
     c.header("Content-Disposition", `attachment; filename="${state.fileName}"`);
-    return c.body(state.file.body, 200) as never;
+    return c.body(state.body, 200) as never;
   });
 
   app.openapi(shareRoute, async (c) => {

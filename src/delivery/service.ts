@@ -1,4 +1,4 @@
-import { and, exists, gte, lt, sql } from "drizzle-orm";
+import { and, eq, exists, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { customerNotFound } from "../customers/not-found";
 import { byId, customerChain, visibleByProvidedId, visibleCustomerId } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
@@ -18,6 +18,7 @@ import * as webhooks from "../webhooks/repository";
 import { checkCallbackUrl, deliverWebhook, webhookSecretMissing, type WebhookBody, type WebhookMessage } from "../webhooks/service";
 import type { DeliveryEffects } from "./effects";
 import { FAILURE_REASONS, JobFailure, now, transition, transitionWhere, type FailureReason, type JobRow } from "./job-state";
+import { isAttemptedHere, jobEnded, watchJob } from "./job-endings";
 import * as repo from "./repository";
 import type { JobRequest, ReportInput, ScreenshotInput } from "./schemas";
 
@@ -32,6 +33,12 @@ export interface DeliveryScope {
   accessGroupId: number;
   /** Where links point, e.g. https://api.example.com */
   baseUrl: string;
+  /**
+   * Set where someone waits for the job (the API): runs its first attempt in the
+   * background of this call (delivery/attempt.ts) instead of behind a queue hand-over.
+   * Without it (scheduled runs) the job is queued, and the queue paces the work.
+   */
+  runFirstAttempt?: (jobId: string, page: JobPage) => void;
 }
 
 /** `name` made safe for Content-Disposition, with the extension added once. */
@@ -85,12 +92,22 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: NewJob, v
 }
 
 /**
- * Enqueues an inserted job, after `first` (e.g. storing the link its e-mail carries). If
- * either fails, the job is failed at once — never left for the sweep to send later.
+ * Starts an inserted job, after `first` (e.g. storing the link its e-mail carries): its
+ * first attempt at once where the scope runs it, with a held-back backstop message;
+ * otherwise a queue message. If `first` or the queue refuses a job nothing runs yet, the
+ * job is failed at once — never left for the sweep to send later.
  */
-async function enqueueJob(scope: DeliveryScope, id: string, page: JobPage, first?: () => Promise<void>): Promise<void> {
+async function startJob(scope: DeliveryScope, id: string, page: JobPage, first?: () => Promise<void>): Promise<void> {
   try {
     await first?.();
+    if (scope.runFirstAttempt) {
+      scope.runFirstAttempt(id, page);
+      await scope.env.DELIVERY_QUEUE.send({ jobId: id, after: 1, page, backstop: true } satisfies DeliveryMessage, { delaySeconds: BACKSTOP_DELAY_SECONDS }).catch((error) => {
+        // The attempt runs; were it to die too, the stuck-job sweep queues the job again.
+        log("warn", "backstop message not queued", { job_id: id, detail: error instanceof Error ? error.message : String(error) });
+      });
+      return;
+    }
     await scope.env.DELIVERY_QUEUE.send({ jobId: id, page } satisfies DeliveryMessage);
   } catch (error) {
     await transition(scope.db, id, ["queued"], "failed", { error: FAILURE_REASONS.not_queued });
@@ -128,7 +145,7 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
   const ttl = Math.max(60, numberVar(scope.env.DOWNLOAD_TTL_SECONDS, 900));
   // The link is stored while the job is enqueued: nobody has it before this call answers.
   await Promise.all([
-    enqueueJob(scope, jobId, { customerId, embedId: job.embedId, request }),
+    startJob(scope, jobId, { customerId, embedId: job.embedId, request }),
     token && sha256Hex(token).then((hash) => scope.env.DOWNLOADS.put(`download:${hash}`, jobId, { expirationTtl: ttl })),
   ]);
   return { job_id: jobId, ...(url ? { url } : {}) };
@@ -167,7 +184,7 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput): P
     const ttl = Math.max(60, numberVar(scope.env.SHARE_TTL_SECONDS, 604_800));
     await scope.env.DOWNLOADS.put(`share:${await sha256Hex(shareToken)}`, JSON.stringify(share), { expirationTtl: ttl });
   };
-  await enqueueJob(scope, jobId, { customerId, embedId: job.embedId, request }, storeShare);
+  await startJob(scope, jobId, { customerId, embedId: job.embedId, request }, storeShare);
   return { job_id: jobId };
 }
 
@@ -187,7 +204,7 @@ export async function jobStatus(db: Database, accessGroupId: number, jobId: stri
 
 export type DownloadState =
   | { state: "pending"; status: string }
-  | { state: "ready"; file: R2ObjectBody; fileName: string; contentType: string }
+  | { state: "ready"; body: ReadableStream | Uint8Array<ArrayBuffer>; fileName: string; contentType: string }
   | { state: "failed"; error: string };
 
 /**
@@ -199,28 +216,47 @@ export function downloadPollPause(waitedMs: number): number {
   return waitedMs < 1000 ? 5 : waitedMs < 5000 ? 50 : 250;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
- * expired tokens are 404.
+ * expired tokens are 404. While an attempt of the job runs in this isolate, a waiting
+ * request checks every millisecond whether it ended (job-endings.ts) instead of looking at
+ * the job: then it has the file at once.
  */
 export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
   const jobId = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`download:${await sha256Hex(token)}`) : null;
   if (!jobId) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
   const started = Date.now();
   const until = started + waitSeconds * 1000;
-  for (;;) {
-    const [job] = await repo.jobById(db, jobId);
-    if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
-    if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
-    if (job.status === "done" && job.fileKey) {
-      const file = await env.FILES.get(job.fileKey);
-      if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
+  const watch = waitSeconds > 0 ? watchJob(jobId) : undefined;
+  let noted = () => watch?.ending();
+  try {
+    for (;;) {
+      const [job] = await repo.jobById(db, jobId);
+      if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
+      if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
       const request = JSON.parse(job.request) as JobRequest;
-      return { state: "ready", file, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream" };
+      if (job.status === "done" && job.fileKey) {
+        const file = await env.FILES.get(job.fileKey);
+        if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
+        return { state: "ready", body: file.body, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream" };
+      }
+      const left = until - Date.now();
+      if (left <= 0) return { state: "pending", status: job.status };
+      if (watch && isAttemptedHere(jobId)) {
+        // The attempt runs here and notes its ending: no look at the database meanwhile.
+        while (isAttemptedHere(jobId) && !noted() && Date.now() < until) await sleep(1);
+      } else {
+        await sleep(Math.min(downloadPollPause(Date.now() - started), left));
+      }
+      const ended = noted();
+      if (ended?.status === "done") return { state: "ready", body: ended.file.bytes, fileName: request.fileName, contentType: ended.file.contentType };
+      // A failure noted here ends the pause once; its reason is read from the job.
+      if (ended) noted = () => undefined;
     }
-    const left = until - Date.now();
-    if (left <= 0) return { state: "pending", status: job.status };
-    await new Promise((resolve) => setTimeout(resolve, Math.min(downloadPollPause(Date.now() - started), left)));
+  } finally {
+    watch?.stop();
   }
 }
 
@@ -238,7 +274,18 @@ export async function renderShare(db: Database, env: Env, token: string): Promis
  * A job to run (`after`: attempts already used before this message; `page`: what the job
  * renders, so the render can start alongside the claim) or a webhook to send.
  */
-export type DeliveryMessage = { jobId: string; after?: number; page?: JobPage } | WebhookMessage;
+export type DeliveryMessage = JobMessage | WebhookMessage;
+
+/**
+ * A job to run. `backstop`: held back while the API call that created the job runs its
+ * first attempt; it runs the job only if that attempt never started or died.
+ */
+export interface JobMessage {
+  jobId: string;
+  after?: number;
+  page?: JobPage;
+  backstop?: boolean;
+}
 
 /** What a job renders: who sees which dashboard, how. */
 export interface JobPage {
@@ -249,6 +296,27 @@ export interface JobPage {
 
 /** How long a job may sit in `rendering` or `sending` before the sweep takes it over. */
 export const STUCK_AFTER_SECONDS = 300;
+
+/**
+ * A first attempt in the API call's background lives at most this long (Workers end
+ * `waitUntil` work 30 s after the response); a job it left in `rendering` longer is dead.
+ */
+export const FIRST_ATTEMPT_LIFETIME_SECONDS = 30;
+/** The backstop arrives once the first attempt has ended, one way or the other. */
+export const BACKSTOP_DELAY_SECONDS = FIRST_ATTEMPT_LIFETIME_SECONDS + 5;
+
+/**
+ * What a backstop may claim: the first attempt never started (`queued`, no attempt), its
+ * retry message was lost (`queued` after one attempt: a retry is due 5 s after a failure,
+ * long before the backstop), or it died (`rendering` past its lifetime). Anything else has
+ * another owner, or has ended.
+ */
+function backstopClaimable(): SQL {
+  return and(
+    lte(jobs.attempts, 1),
+    or(eq(jobs.status, "queued"), and(eq(jobs.status, "rendering"), lt(jobs.updatedAt, sqlSecondsAgo(FIRST_ATTEMPT_LIFETIME_SECONDS)))),
+  )!;
+}
 
 /**
  * An error from rendering that says the customer or dashboard is gone (or never had a
@@ -277,22 +345,26 @@ export async function runJob(
   db: Database,
   env: Env,
   effects: DeliveryEffects,
-  jobId: string,
+  { jobId, page, backstop }: JobMessage,
   attempt: number,
-  page?: JobPage,
 ): Promise<JobRow | undefined> {
   // Known from the message, the page renders while the claim runs: one D1 round trip
-  // fewer before the capture. Its outcome is used only if this attempt gets the job.
-  const early = page ? renderJobPage(db, env, page) : undefined;
+  // fewer before the capture. Its outcome is used only if this attempt gets the job. A
+  // backstop mostly finds the job ended, so it renders only once it has the job.
+  const early = page && !backstop ? renderJobPage(db, env, page) : undefined;
   early?.catch(() => undefined);
-  const [job] = await transition(db, jobId, ["queued", "rendering"], "rendering", { set: { attempts: sql`max(${jobs.attempts}, ${attempt})` }, error: null });
+  const [job] = await transition(db, jobId, ["queued", "rendering"], "rendering", {
+    set: { attempts: sql`max(${jobs.attempts}, ${attempt})` },
+    error: null,
+    where: backstop ? backstopClaimable() : undefined,
+  });
   stage("job_update");
   if (!job) return undefined; // finished, being sent by another delivery, or gone
   if (job.customerId === null) throw new JobFailure("customer_deleted", true);
   const request = JSON.parse(job.request) as JobRequest;
 
   // A retry after a failed send finds the file stored by the earlier attempt.
-  let file: { bytes: Uint8Array; contentType: string; key: string };
+  let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string };
   if (job.fileKey) {
     const object = await env.FILES.get(job.fileKey);
     if (!object) throw new JobFailure("render_failed", false, "stored file missing");
@@ -312,6 +384,7 @@ export async function runJob(
   if (!request.email) {
     const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
     stage("job_update");
+    if (done) jobEnded(job.id, { status: "done", file: { bytes: file.bytes, contentType: file.contentType } });
     return done;
   }
 
@@ -405,6 +478,7 @@ export async function recordFailure(db: Database, jobId: string, attempt: number
   const from = failure.reason === "send_failed" ? (["sending"] as const) : (["rendering"] as const);
   const [job] = await transition(db, jobId, from, final ? "failed" : "queued", { error: FAILURE_REASONS[failure.reason] });
   if (!job) return { outcome: "moved_on" };
+  if (final) jobEnded(jobId, { status: "failed" });
   return { outcome: final ? "failed" : "retry", job };
 }
 

@@ -67,7 +67,7 @@ describe("the hot path", () => {
   ] as const)("%s takes %i D1 round trips (start, render, [claim,] finish)", async (_name, trips, email) => {
     const id = await job(email);
     const counter = new RoundTripCounter();
-    const done = await runJob(createDatabase(bindings.DB, counter), env as never, deliveryEffects(env as never), id, 1);
+    const done = await runJob(createDatabase(bindings.DB, counter), env as never, deliveryEffects(env as never), { jobId: id }, 1);
     expect(done).toMatchObject({ id, status: "done" });
     expect(counter.count).toBe(trips);
   });

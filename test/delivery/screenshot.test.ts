@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { watchedJobCount } from "../../src/delivery/job-endings";
 import { downloadFileName } from "../../src/delivery/service";
 import { roundTrips } from "../helpers/api";
 import { bindings, call, sha256, deliverByHand, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, unqueuedJob, waitForJob } from "./helpers";
@@ -93,6 +94,9 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     const file = await waiting;
     expect(file.status).toBe(200);
     expect(isPng(file.bytes)).toBe(true);
+    // The job ended in this isolate: the file came with the ending, not from R2.
+    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+    expect(watchedJobCount()).toBe(0);
   });
 
   it("answers 202 with Retry-After when the wait ends before the job", async () => {

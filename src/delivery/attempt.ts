@@ -1,0 +1,52 @@
+import { createDatabase, type Database } from "../db/client";
+import type { Env } from "../env";
+import { log } from "../lib/log";
+import { timeStages } from "../lib/stages";
+import { deliveryEffects, type DeliveryEffects } from "./effects";
+import { attemptingHere } from "./job-endings";
+import { announceEnd, recordFailure, runJob, type DeliveryMessage, type JobMessage, type JobPage } from "./service";
+
+/** What an attempt left: nothing more to do, another attempt due, or the job failed for good. */
+export type AttemptOutcome = "finished" | "retry" | "failed";
+
+/** Backoff before attempt `attempt + 1`: 5 s after the first failure, 10 s after the second. */
+export function retryDelaySeconds(attempt: number): number {
+  return 5 * 2 ** (Math.max(1, attempt) - 1);
+}
+
+/**
+ * One attempt of a job, its end recorded and announced (webhook). Throws only when the
+ * failure itself cannot be recorded (the database is unreachable): the caller's delivery
+ * must then come again.
+ */
+export async function attemptJob(db: Database, env: Env, effects: DeliveryEffects, message: JobMessage, attempt: number): Promise<AttemptOutcome> {
+  try {
+    const done = await attemptingHere(message.jobId, () => timeStages(message.jobId, () => runJob(db, env, effects, message, attempt)));
+    if (done) await announceEnd(env, done);
+    return "finished";
+  } catch (error) {
+    const failure = await recordFailure(db, message.jobId, attempt, error);
+    if (failure.outcome === "failed") await announceEnd(env, failure.job);
+    return failure.outcome === "moved_on" ? "finished" : failure.outcome;
+  }
+}
+
+/**
+ * A job's first attempt, run in the background of the API call that created it (its
+ * `waitUntil`): no queue hand-over between the request and the capture. A failed attempt
+ * queues the next one with the usual backoff. If the isolate dies mid-attempt, the
+ * backstop message sent with the job takes over (service.ts, BACKSTOP_DELAY_SECONDS).
+ */
+export async function runFirstAttempt(env: Env, jobId: string, page: JobPage): Promise<void> {
+  try {
+    const outcome = await attemptJob(createDatabase(env.DB), env, deliveryEffects(env), { jobId, page }, 1);
+    if (outcome === "retry") {
+      await env.DELIVERY_QUEUE.send({ jobId, after: 1, page } satisfies DeliveryMessage, { delaySeconds: retryDelaySeconds(1) });
+    }
+  } catch (error) {
+    log("error", "first attempt could not be recorded; the backstop takes the job over", {
+      job_id: jobId,
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
