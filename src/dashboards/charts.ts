@@ -20,6 +20,49 @@ function toNumber(value: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/**
+ * Charts drawn lately in this isolate, by what they were drawn from (kind, columns, the
+ * values shown and the size): the same chart is drawn once — every viewer of a customer's
+ * dashboard, a share link opened again, a capture of a page just viewed. Drawing is most
+ * of a render's CPU (about 1 ms per chart); a look-up is a string key. Bounded in entries
+ * and characters, oldest out first.
+ */
+const drawn = new Map<string, string>();
+const DRAWN_MAX_ENTRIES = 200;
+const DRAWN_MAX_CHARS = 4_000_000;
+let drawnChars = 0;
+
+function drawnOnce(key: string, draw: () => string): string {
+  const hit = drawn.get(key);
+  if (hit !== undefined) {
+    drawn.delete(key); // most recently used goes last
+    drawn.set(key, hit);
+    return hit;
+  }
+  const svg = draw();
+  drawn.set(key, svg);
+  drawnChars += key.length + svg.length;
+  while (drawn.size > DRAWN_MAX_ENTRIES || drawnChars > DRAWN_MAX_CHARS) {
+    const [oldKey, oldSvg] = drawn.entries().next().value!;
+    drawn.delete(oldKey);
+    drawnChars -= oldKey.length + oldSvg.length;
+  }
+  return svg;
+}
+
+/** Forgets every chart kept; answers how many there were. */
+export function forgetDrawnCharts(): number {
+  const count = drawn.size;
+  drawn.clear();
+  drawnChars = 0;
+  return count;
+}
+
+/** Charts kept by `drawnOnce` (tests). */
+export function drawnChartCount(): number {
+  return drawn.size;
+}
+
 /** Server-side ECharts: the option rendered to an SVG string that scales with its panel. */
 function render(option: echarts.EChartsCoreOption, width: number, height: number): string {
   const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
@@ -41,7 +84,9 @@ export function cartesianChart(
   size: { width: number; height: number },
 ): string {
   const categories = rows.map((row) => String(row[xColumn] ?? ""));
-  return render(
+  const values = yColumns.map((column) => rows.map((row) => toNumber(row[column])));
+  const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values]);
+  return drawnOnce(key, () => render(
     {
       legend: { show: yColumns.length > 1, top: 0, left: 0, itemGap: 24, icon: "roundRect", textStyle: { color: TEXT } },
       // ECharts 6 keeps axis labels inside the chart by itself (grid.outerBounds).
@@ -59,10 +104,10 @@ export function cartesianChart(
         splitLine: { lineStyle: { color: GRID_LINE } },
         axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value) },
       },
-      series: yColumns.map((column) => ({
+      series: yColumns.map((column, i) => ({
         name: column,
         type: type === "area" ? "line" : type,
-        data: rows.map((row) => toNumber(row[column])),
+        data: values[i],
         smooth: false,
         showSymbol: false,
         barMaxWidth: 36,
@@ -73,12 +118,13 @@ export function cartesianChart(
     },
     size.width,
     size.height,
-  );
+  ));
 }
 
 export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, size: { width: number; height: number }): string {
   const legendRight = size.width > size.height * 1.3;
-  return render(
+  const slices = rows.map((row) => ({ name: String(row[labelColumn] ?? ""), value: toNumber(row[valueColumn]) ?? 0 }));
+  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices]), () => render(
     {
       legend: legendRight
         ? { orient: "vertical", right: 8, top: "middle", icon: "circle", textStyle: { color: TEXT } }
@@ -96,11 +142,11 @@ export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, 
             fontWeight: 600,
             formatter: (p: { percent?: number }) => ((p.percent ?? 0) >= 4 ? `${Math.round(p.percent ?? 0)}%` : ""),
           },
-          data: rows.map((row) => ({ name: String(row[labelColumn] ?? ""), value: toNumber(row[valueColumn]) ?? 0 })),
+          data: slices,
         },
       ],
     },
     size.width,
     size.height,
-  );
+  ));
 }

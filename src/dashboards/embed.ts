@@ -9,6 +9,7 @@ import { answeringNotFound, ApiError } from "../http/errors";
 import { EmbedId, HEX_TOKEN, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
+import { forgetDrawnCharts } from "./charts";
 import { embedScript } from "./embed-script";
 import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
 import { DEFAULT_PAGE_WIDTH } from "./render";
@@ -255,6 +256,12 @@ const panelCsv = createRoute({
 });
 
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
+  // Local development only: forget the charts drawn in this isolate, so `npm run
+  // bench:delivery` can measure a first drawing next to a repeated one.
+  app.post("/_dev/charts/forget", (c) => {
+    if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", "No route POST /_dev/charts/forget.");
+    return c.json({ success: 1, forgotten: forgetDrawnCharts() });
+  });
   app.openapi(generateEmbedToken, async (c) => {
     const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
     return c.json({ success: 1 as const, ...(await mintEmbedToken(c.get("db"), c.env, scope, c.req.valid("json"))) }, 200);

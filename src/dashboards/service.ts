@@ -73,7 +73,7 @@ export interface RenderRequest {
 }
 
 /** Everything a render or a CSV needs before any panel runs. */
-interface LoadedDashboard {
+export interface LoadedDashboard {
   definition: Definition;
   dashboardName: string;
   context: PlaceholderContext;
@@ -96,13 +96,19 @@ export function versionToRender(choice: repo.VersionChoice[], embedId: string, v
   throw new ApiError("no_dashboard_version", `Dashboard '${embedId}' has no version or draft to render.`, "dashboard_embed_id");
 }
 
-/** One D1 round trip: the customer chain, the version to show and the data sources. */
-async function loadDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
-  const [chain, choice, sources] = await db.batch([
-    customerChain(db, request.customer),
-    repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest),
-    repo.dataSources(db),
-  ]);
+/**
+ * What a render reads before its panels run — the customer chain, the version to show and
+ * the data sources — as statements for one batch (which may carry others: starting a
+ * delivery job reads them with its checks, see `loadedDashboard`).
+ */
+export function dashboardReads(db: Database, request: Pick<RenderRequest, "customer" | "embedId" | "versions">) {
+  return [customerChain(db, request.customer), repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest), repo.dataSources(db)] as const;
+}
+
+type DashboardReadRows = readonly [CustomerViewRow[], repo.VersionChoice[], LoadedDashboard["sources"]];
+
+/** The dashboard to render from the rows of `dashboardReads`; a customer or version not found is an error. */
+export async function loadedDashboard(request: RenderRequest, [chain, choice, sources]: DashboardReadRows): Promise<LoadedDashboard> {
   if (chain.length === 0 || (request.accept && !(await request.accept(chain[0])))) {
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
@@ -118,6 +124,11 @@ async function loadDashboard(db: Database, request: RenderRequest): Promise<Load
   return { definition, dashboardName: version.dashboardName, context, isDemo: chain[0].isDemo === 1, mapping: computedMapping, sources };
 }
 
+/** One D1 round trip: the customer chain, the version to show and the data sources. */
+async function loadDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
+  return loadedDashboard(request, await db.batch(dashboardReads(db, request)));
+}
+
 /**
  * The dashboard rendered for one customer at a page width: one D1 round trip for customer,
  * version and data sources, then one batch per data source for the panels' queries.
@@ -128,8 +139,17 @@ export async function renderForCustomer(
   request: RenderRequest,
   presentation: { width?: number; interaction?: Interaction } = {},
 ): Promise<string> {
-  const loaded = await loadDashboard(db, request);
-  const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, loaded.context, request.dataRoundTrips);
+  return renderLoaded(env, await loadDashboard(db, request), presentation, request.dataRoundTrips);
+}
+
+/** A loaded dashboard rendered: one batch per data source for the panels' queries, then the HTML. */
+export async function renderLoaded(
+  env: object,
+  loaded: LoadedDashboard,
+  presentation: { width?: number; interaction?: Interaction } = {},
+  dataRoundTrips?: RoundTripCounter,
+): Promise<string> {
+  const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, loaded.context, dataRoundTrips);
   return renderDashboard({ ...loaded, results, ...presentation });
 }
 

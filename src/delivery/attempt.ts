@@ -4,7 +4,7 @@ import { log } from "../lib/log";
 import { timeStages } from "../lib/stages";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { attemptingHere } from "./job-endings";
-import { announceEnd, recordFailure, runJob, type DeliveryMessage, type JobMessage, type JobPage } from "./service";
+import { announceEnd, recordFailure, runJob, type DeliveryMessage, type FirstAttempt, type JobMessage, type JobPage } from "./service";
 
 /** What an attempt left: nothing more to do, another attempt due, or the job failed for good. */
 export type AttemptOutcome = "finished" | "retry" | "failed";
@@ -19,9 +19,16 @@ export function retryDelaySeconds(attempt: number): number {
  * failure itself cannot be recorded (the database is unreachable): the caller's delivery
  * must then come again.
  */
-export async function attemptJob(db: Database, env: Env, effects: DeliveryEffects, message: JobMessage, attempt: number): Promise<AttemptOutcome> {
+export async function attemptJob(
+  db: Database,
+  env: Env,
+  effects: DeliveryEffects,
+  message: JobMessage,
+  attempt: number,
+  firstAttempt?: FirstAttempt,
+): Promise<AttemptOutcome> {
   try {
-    const done = await attemptingHere(message.jobId, () => timeStages(message.jobId, () => runJob(db, env, effects, message, attempt)));
+    const done = await attemptingHere(message.jobId, () => timeStages(message.jobId, () => runJob(db, env, effects, message, attempt, firstAttempt)));
     if (done) await announceEnd(env, done);
     return "finished";
   } catch (error) {
@@ -33,13 +40,15 @@ export async function attemptJob(db: Database, env: Env, effects: DeliveryEffect
 
 /**
  * A job's first attempt, run in the background of the API call that created it (its
- * `waitUntil`): no queue hand-over between the request and the capture. A failed attempt
+ * `waitUntil`): the job was born claimed and its dashboard read in the call's batch, so
+ * nothing stands between the request and the panels' queries — no queue hand-over, no claim. A failed attempt
  * queues the next one with the usual backoff. If the isolate dies mid-attempt, the
  * backstop message sent with the job takes over (service.ts, BACKSTOP_DELAY_SECONDS).
  */
-export async function runFirstAttempt(env: Env, jobId: string, page: JobPage): Promise<void> {
+export async function runFirstAttempt(env: Env, first: FirstAttempt, page: JobPage): Promise<void> {
+  const jobId = first.job.id;
   try {
-    const outcome = await attemptJob(createDatabase(env.DB), env, deliveryEffects(env), { jobId, page }, 1);
+    const outcome = await attemptJob(createDatabase(env.DB), env, deliveryEffects(env), { jobId, page }, 1, first);
     if (outcome === "retry") {
       await env.DELIVERY_QUEUE.send({ jobId, after: 1, page } satisfies DeliveryMessage, { delaySeconds: retryDelaySeconds(1) });
     }

@@ -12,14 +12,14 @@ export type { JobRow } from "./job-state";
  */
 export function insertJobWhen(
   db: Database,
-  job: Pick<JobRow, "id" | "kind" | "accessGroupId" | "dashboardEmbedId" | "request">,
+  job: Pick<JobRow, "id" | "kind" | "status" | "attempts" | "accessGroupId" | "dashboardEmbedId" | "request">,
   customerId: SQLWrapper,
   condition: SQL,
 ) {
   // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
   return db.all<{ id: string }>(sql`
-    INSERT INTO jobs (id, kind, customer_id, access_group_id, dashboard_embed_id, request)
-    SELECT ${job.id}, ${job.kind}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId}, ${job.request}
+    INSERT INTO jobs (id, kind, status, attempts, customer_id, access_group_id, dashboard_embed_id, request)
+    SELECT ${job.id}, ${job.kind}, ${job.status}, ${job.attempts}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId}, ${job.request}
      WHERE (${customerId}) IS NOT NULL AND ${condition}
     RETURNING id`);
 }

@@ -137,7 +137,7 @@ function jobScope(c: AppContext): delivery.DeliveryScope {
     ...accessScope(c),
     env: c.env,
     baseUrl: baseUrl(c),
-    runFirstAttempt: (jobId, page) => c.executionCtx.waitUntil(runFirstAttempt(c.env, jobId, page)),
+    runFirstAttempt: (first, page) => c.executionCtx.waitUntil(runFirstAttempt(c.env, first, page)),
   };
 }
 

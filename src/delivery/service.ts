@@ -2,7 +2,17 @@ import { and, eq, exists, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { customerNotFound } from "../customers/not-found";
 import { byId, customerChain, visibleByProvidedId, visibleCustomerId } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
-import { newest, renderForCustomer, versionToRender, type VersionPolicy } from "../dashboards/service";
+import {
+  dashboardReads,
+  loadedDashboard,
+  newest,
+  renderForCustomer,
+  renderLoaded,
+  versionToRender,
+  type LoadedDashboard,
+  type RenderRequest,
+  type VersionPolicy,
+} from "../dashboards/service";
 import type { Database } from "../db/client";
 import { jobs } from "../db/schema";
 import { sqlSecondsAgo } from "../db/time";
@@ -38,7 +48,7 @@ export interface DeliveryScope {
    * background of this call (delivery/attempt.ts) instead of behind a queue hand-over.
    * Without it (scheduled runs) the job is queued, and the queue paces the work.
    */
-  runFirstAttempt?: (jobId: string, page: JobPage) => void;
+  runFirstAttempt?: (first: FirstAttempt, page: JobPage) => void;
 }
 
 /** `name` made safe for Content-Disposition, with the extension added once. */
@@ -66,42 +76,68 @@ interface NewJob {
  * back to the newest version, so "a version to render" is "any version". Answers the
  * customer's id.
  */
-async function insertCheckedJob(scope: DeliveryScope, id: string, job: NewJob, versions: VersionPolicy): Promise<number> {
+async function insertCheckedJob(scope: DeliveryScope, id: string, job: NewJob, versions: VersionPolicy): Promise<InsertedJob> {
   if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
   const { db, accessGroupId } = scope;
   const renderable = and(
     exists(dashboards.anyVersion(db, job.embedId)),
     job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
   )!;
-  const [chain, choice, secret, inserted] = await db.batch([
-    customerChain(db, visibleByProvidedId(job.providedId, accessGroupId)),
-    dashboards.chooseVersion(db, job.embedId, versions.tags, versions.fallBackToNewest),
+  const render: RenderRequest = { embedId: job.embedId, customer: visibleByProvidedId(job.providedId, accessGroupId), versions, variables: job.request.variables };
+  // A job someone waits for is born claimed by its first attempt, which this call runs.
+  const born = scope.runFirstAttempt !== undefined;
+  const [chain, choice, sources, secret, inserted, [row]] = await db.batch([
+    ...dashboardReads(db, render),
     webhooks.secretExists(db, accessGroupId),
     repo.insertJobWhen(
       db,
-      { id, kind: job.kind, accessGroupId, dashboardEmbedId: job.embedId, request: JSON.stringify(job.request) },
+      {
+        id,
+        kind: job.kind,
+        status: born ? "rendering" : "queued",
+        attempts: born ? 1 : 0,
+        accessGroupId,
+        dashboardEmbedId: job.embedId,
+        request: JSON.stringify(job.request),
+      },
       visibleCustomerId(db, job.providedId, accessGroupId),
       renderable,
     ),
+    repo.jobById(db, id),
   ]);
   if (chain.length === 0) throw customerNotFound(job.providedId);
   versionToRender(choice, job.embedId, versions);
   if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
-  if (inserted.length !== 1) throw new Error(`job ${id} passed its checks but was not inserted`);
-  return chain[0].id;
+  if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
+  const page: JobPage = { customerId: chain[0].id, embedId: job.embedId, request: job.request };
+  // The batch read what the render needs: the first attempt goes straight to the panels.
+  return { id, page, firstAttempt: born ? { job: row, loaded: await loadedDashboard(render, [chain, choice, sources]) } : undefined };
+}
+
+/** A job just inserted: what it renders, and its first attempt when this call runs it. */
+interface InsertedJob {
+  id: string;
+  page: JobPage;
+  firstAttempt?: FirstAttempt;
+}
+
+/** A job's first attempt, run by the call that created it: the job as born (claimed), its dashboard already read. */
+export interface FirstAttempt {
+  job: JobRow;
+  loaded: LoadedDashboard;
 }
 
 /**
  * Starts an inserted job, after `first` (e.g. storing the link its e-mail carries): its
  * first attempt at once where the scope runs it, with a held-back backstop message;
- * otherwise a queue message. If `first` or the queue refuses a job nothing runs yet, the
- * job is failed at once — never left for the sweep to send later.
+ * otherwise a queue message. If `first` fails, or the queue refuses a job nothing runs
+ * yet, the job is failed at once — never left for the sweep to send later.
  */
-async function startJob(scope: DeliveryScope, id: string, page: JobPage, first?: () => Promise<void>): Promise<void> {
+async function startJob(scope: DeliveryScope, { id, page, firstAttempt }: InsertedJob, first?: () => Promise<void>): Promise<void> {
   try {
     await first?.();
-    if (scope.runFirstAttempt) {
-      scope.runFirstAttempt(id, page);
+    if (scope.runFirstAttempt && firstAttempt) {
+      scope.runFirstAttempt(firstAttempt, page);
       await scope.env.DELIVERY_QUEUE.send({ jobId: id, after: 1, page, backstop: true } satisfies DeliveryMessage, { delaySeconds: BACKSTOP_DELAY_SECONDS }).catch((error) => {
         // The attempt runs; were it to die too, the stuck-job sweep queues the job again.
         log("warn", "backstop message not queued", { job_id: id, detail: error instanceof Error ? error.message : String(error) });
@@ -110,7 +146,7 @@ async function startJob(scope: DeliveryScope, id: string, page: JobPage, first?:
     }
     await scope.env.DELIVERY_QUEUE.send({ jobId: id, page } satisfies DeliveryMessage);
   } catch (error) {
-    await transition(scope.db, id, ["queued"], "failed", { error: FAILURE_REASONS.not_queued });
+    await transition(scope.db, id, ["queued", "rendering"], "failed", { error: FAILURE_REASONS.not_queued });
     throw error;
   }
 }
@@ -141,11 +177,11 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
   // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
   if (url && request.callbackUrl) request.downloadUrl = url;
   const job = { kind: "screenshot", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
-  const customerId = await insertCheckedJob(scope, jobId, job, newest);
+  const inserted = await insertCheckedJob(scope, jobId, job, newest);
   const ttl = Math.max(60, numberVar(scope.env.DOWNLOAD_TTL_SECONDS, 900));
   // The link is stored while the job is enqueued: nobody has it before this call answers.
   await Promise.all([
-    startJob(scope, jobId, { customerId, embedId: job.embedId, request }),
+    startJob(scope, inserted),
     token && sha256Hex(token).then((hash) => scope.env.DOWNLOADS.put(`download:${hash}`, jobId, { expirationTtl: ttl })),
   ]);
   return { job_id: jobId, ...(url ? { url } : {}) };
@@ -176,15 +212,15 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput): P
   };
   const jobId = newJobId();
   const job = { kind: "report", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
-  const customerId = await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
+  const inserted = await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
   // The share link exists before the job may send the e-mail that carries it.
   const storeShare = async () => {
     if (!shareToken) return;
-    const share: ShareLink = { customerId, embedId: job.embedId, variables: request.variables };
+    const share: ShareLink = { customerId: inserted.page.customerId, embedId: job.embedId, variables: request.variables };
     const ttl = Math.max(60, numberVar(scope.env.SHARE_TTL_SECONDS, 604_800));
     await scope.env.DOWNLOADS.put(`share:${await sha256Hex(shareToken)}`, JSON.stringify(share), { expirationTtl: ttl });
   };
-  await startJob(scope, jobId, { customerId, embedId: job.embedId, request }, storeShare);
+  await startJob(scope, inserted, storeShare);
   return { job_id: jobId };
 }
 
@@ -347,18 +383,26 @@ export async function runJob(
   effects: DeliveryEffects,
   { jobId, page, backstop }: JobMessage,
   attempt: number,
+  firstAttempt?: FirstAttempt,
 ): Promise<JobRow | undefined> {
   // Known from the message, the page renders while the claim runs: one D1 round trip
   // fewer before the capture. Its outcome is used only if this attempt gets the job. A
-  // backstop mostly finds the job ended, so it renders only once it has the job.
-  const early = page && !backstop ? renderJobPage(db, env, page) : undefined;
+  // backstop mostly finds the job ended, so it renders only once it has the job. A first
+  // attempt has its job claimed at birth and its dashboard read: it starts at the panels.
+  const early = firstAttempt
+    ? renderLoaded(env, firstAttempt.loaded, { width: page?.request.width })
+    : page && !backstop
+      ? renderJobPage(db, env, page)
+      : undefined;
   early?.catch(() => undefined);
-  const [job] = await transition(db, jobId, ["queued", "rendering"], "rendering", {
-    set: { attempts: sql`max(${jobs.attempts}, ${attempt})` },
-    error: null,
-    where: backstop ? backstopClaimable() : undefined,
-  });
-  stage("job_update");
+  const [job] = firstAttempt
+    ? [firstAttempt.job]
+    : await transition(db, jobId, ["queued", "rendering"], "rendering", {
+        set: { attempts: sql`max(${jobs.attempts}, ${attempt})` },
+        error: null,
+        where: backstop ? backstopClaimable() : undefined,
+      });
+  if (!firstAttempt) stage("job_update");
   if (!job) return undefined; // finished, being sent by another delivery, or gone
   if (job.customerId === null) throw new JobFailure("customer_deleted", true);
   const request = JSON.parse(job.request) as JobRequest;
