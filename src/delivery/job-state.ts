@@ -18,6 +18,9 @@ import type { JobStatus } from "./job-vocabulary";
  *
  * Once a job is `sending` an e-mail may have left: it goes back to `queued` only when the
  * send is known to have failed, and is never claimed again otherwise (at most one e-mail).
+ *
+ * A job is born `queued`, or `rendering` with its first attempt when the API call that
+ * creates it runs that attempt (delivery/attempt.ts): the insert is then the claim.
  */
 export { JOB_KINDS, JOB_STATUSES, type JobKind, type JobStatus } from "./job-vocabulary";
 
