@@ -15,7 +15,7 @@ export type CustomerRow = typeof customers.$inferSelect;
 /**
  * A customer as the chain and page queries return it: its columns under the schema's names
  * (raw rows are not mapped, so `isDemo` is SQLite's 0/1), with its level, access group and
- * tags (a JSON array); `depth` 0 is the customer, 1 its parent, …
+ * tags (a JSON array; '[]' on an ancestor); `depth` 0 is the customer, 1 its parent, …
  */
 export type CustomerViewRow = Omit<CustomerRow, "isDemo" | "createdAt" | "updatedAt"> & {
   isDemo: number;
@@ -27,11 +27,17 @@ export type CustomerViewRow = Omit<CustomerRow, "isDemo" | "createdAt" | "update
   inPage?: number;
 };
 
-const viewColumns = sql.raw(`c.id, c.provided_id AS providedId, c.name, c.is_demo AS isDemo, c.emails, c.properties, c.mapping,
+/**
+ * A customer's columns; its tags only where `shown` holds (the customer answered, not an
+ * ancestor read for its computed fields: an ancestor's tags are never shown, and reading
+ * them costs a subquery per level). Elsewhere `groupTags` is '[]'.
+ */
+const viewColumns = (shown: string) =>
+  sql.raw(`c.id, c.provided_id AS providedId, c.name, c.is_demo AS isDemo, c.emails, c.properties, c.mapping,
   c.token_nonce AS tokenNonce, c.token_hash AS tokenHash, c.access_group_id AS accessGroupId, c.parent_id AS parentId,
   c.hierarchy_level_id AS hierarchyLevelId, l.name AS hierarchyLevel, l.position AS levelPosition, g.name AS accessGroup,
-  (SELECT json_group_array(name) FROM (SELECT t.name FROM customer_group_tags ct JOIN group_tags t ON t.id = ct.group_tag_id
-     WHERE ct.customer_id = c.id ORDER BY ct.position)) AS groupTags`);
+  CASE WHEN ${shown} THEN (SELECT json_group_array(name) FROM (SELECT t.name FROM customer_group_tags ct JOIN group_tags t ON t.id = ct.group_tag_id
+     WHERE ct.customer_id = c.id ORDER BY ct.position)) ELSE '[]' END AS groupTags`);
 
 const viewJoins = sql.raw(
   `JOIN hierarchy_levels l ON l.id = c.hierarchy_level_id LEFT JOIN access_groups g ON g.id = c.access_group_id`,
@@ -46,7 +52,7 @@ export function customerChain(db: Database, where: SQL) {
       UNION ALL
       SELECT p.parent_id, chain.depth + 1 FROM customers p JOIN chain ON p.id = chain.id WHERE p.parent_id IS NOT NULL
     )
-    SELECT chain.depth AS depth, ${viewColumns}
+    SELECT chain.depth AS depth, ${viewColumns("chain.depth = 0")}
       FROM chain JOIN customers c ON c.id = chain.id ${viewJoins}
      ORDER BY chain.depth`);
 }
@@ -95,7 +101,7 @@ export function customerPage(db: Database, filter: ListFilter, page?: { limit: n
       UNION
       SELECT p.parent_id FROM customers p JOIN chain ON p.id = chain.id WHERE p.parent_id IS NOT NULL
     )
-    SELECT 0 AS depth, (c.id IN (SELECT id FROM page)) AS inPage, ${viewColumns}
+    SELECT 0 AS depth, (c.id IN (SELECT id FROM page)) AS inPage, ${viewColumns("c.id IN (SELECT id FROM page)")}
       FROM chain JOIN customers c ON c.id = chain.id ${viewJoins}
      ORDER BY c.id`);
 }
