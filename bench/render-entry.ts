@@ -3,9 +3,10 @@
 import { eq, sql } from "drizzle-orm";
 import { customers } from "../src/db/schema";
 import { createDatabase } from "../src/db/client";
+import { forgetDrawnCharts } from "../src/dashboards/charts";
 import { runPanels } from "../src/dashboards/data";
 import { DashboardDefinition } from "../src/dashboards/definition";
 import { renderDashboard } from "../src/dashboards/render";
 import { renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest } from "../src/dashboards/service";
 
-export { eq, customers, sql, createDatabase, runPanels, DashboardDefinition, renderDashboard, renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest };
+export { forgetDrawnCharts, eq, customers, sql, createDatabase, runPanels, DashboardDefinition, renderDashboard, renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest };
