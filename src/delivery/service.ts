@@ -73,8 +73,9 @@ interface NewJob {
  * webhook secret to sign with. The insert's own condition repeats the checks, so a refused
  * request inserts nothing; the errors come in the contract's order (400 callback scheme,
  * 404 customer, 404 dashboard, 422 no version, 422 no secret). Both delivery policies fall
- * back to the newest version, so "a version to render" is "any version". Answers the
- * customer's id.
+ * back to the newest version, so "a version to render" is "any version". The same batch
+ * reads what the render needs (dashboards' `dashboardReads`). Answers what the job renders
+ * and, when the scope runs the first attempt, that attempt: the job is then born claimed.
  */
 async function insertCheckedJob(scope: DeliveryScope, id: string, job: NewJob, versions: VersionPolicy): Promise<InsertedJob> {
   if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
