@@ -24,6 +24,10 @@ describe("the first attempt runs in the API call", () => {
     const started = Date.now();
     const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
     expect(res.status).toBe(200);
+    // Born claimed by the attempt the call runs: never `queued`, already on attempt 1.
+    const atOnce = await jobRow(res.body.job_id);
+    expect(atOnce!.status).not.toBe("queued");
+    expect(atOnce!.attempts).toBe(1);
     const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed", 20_000);
     expect(job).toMatchObject({ status: "done", attempts: 1, error: null });
     expect(Date.now() - started).toBeLessThan(BACKSTOP_DELAY_SECONDS * 1000);
