@@ -257,7 +257,8 @@ const panelCsv = createRoute({
 
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
   // Local development only: forget the charts drawn in this isolate, so `npm run
-  // bench:delivery` can measure a first drawing next to a repeated one.
+  // bench:delivery` can measure a first drawing next to a repeated one. Here, not with
+  // src/http's development routes, because src/http imports no capability.
   app.post("/_dev/charts/forget", (c) => {
     if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", "No route POST /_dev/charts/forget.");
     return c.json({ success: 1, forgotten: forgetDrawnCharts() });

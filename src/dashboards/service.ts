@@ -105,7 +105,8 @@ export function dashboardReads(db: Database, request: Pick<RenderRequest, "custo
   return [customerChain(db, request.customer), repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest), repo.dataSources(db)] as const;
 }
 
-type DashboardReadRows = readonly [CustomerViewRow[], repo.VersionChoice[], LoadedDashboard["sources"]];
+/** The rows `dashboardReads` answers, in its order. */
+export type DashboardReadRows = readonly [CustomerViewRow[], repo.VersionChoice[], LoadedDashboard["sources"]];
 
 /** The dashboard to render from the rows of `dashboardReads`; a customer or version not found is an error. */
 export async function loadedDashboard(request: RenderRequest, [chain, choice, sources]: DashboardReadRows): Promise<LoadedDashboard> {

@@ -47,15 +47,28 @@ export async function attemptJob(
  */
 export async function runFirstAttempt(env: Env, first: FirstAttempt, page: JobPage): Promise<void> {
   const jobId = first.job.id;
+  let outcome: AttemptOutcome;
   try {
-    const outcome = await attemptJob(createDatabase(env.DB), env, deliveryEffects(env), { jobId, page }, 1, first);
-    if (outcome === "retry") {
-      await env.DELIVERY_QUEUE.send({ jobId, after: 1, page } satisfies DeliveryMessage, { delaySeconds: retryDelaySeconds(1) });
-    }
+    outcome = await attemptJob(createDatabase(env.DB), env, deliveryEffects(env), { jobId, page }, 1, first);
   } catch (error) {
-    log("error", "first attempt could not be recorded; the backstop takes the job over", {
-      job_id: jobId,
-      detail: error instanceof Error ? error.message : String(error),
-    });
+    log("error", "first attempt could not be recorded; the backstop takes the job over", { job_id: jobId, detail: describe(error) });
+    return;
+  }
+  if (outcome === "retry") await queueNextAttempt(env, jobId, page, 1);
+}
+
+/**
+ * Queues the attempt after `attempt` (a plain message, with the usual backoff) for a job
+ * that failed outside an ordinary queue message: a first attempt, or a backstop's (a
+ * backstop message would not claim the job again). If the queue refuses, the stuck-job
+ * sweep finds the job `queued` later.
+ */
+export async function queueNextAttempt(env: Env, jobId: string, page: JobPage | undefined, attempt: number): Promise<void> {
+  try {
+    await env.DELIVERY_QUEUE.send({ jobId, after: attempt, page } satisfies DeliveryMessage, { delaySeconds: retryDelaySeconds(attempt) });
+  } catch (error) {
+    log("error", "next attempt not queued; the stuck-job sweep will queue it", { job_id: jobId, attempt: attempt + 1, detail: describe(error) });
   }
 }
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -2,7 +2,7 @@ import { createDatabase } from "../db/client";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 import { retryDelaySeconds as webhookRetryDelaySeconds } from "../webhooks/service";
-import { attemptJob, retryDelaySeconds } from "./attempt";
+import { attemptJob, queueNextAttempt, retryDelaySeconds } from "./attempt";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { announceEnd, MAX_ATTEMPTS, sendJobWebhook, sweepStuckJobs, type DeliveryMessage, type JobPage } from "./service";
 
@@ -18,8 +18,11 @@ let lastSweep = 0;
  * end, the next batch takes what has piled up, and its jobs run side by side — one job's
  * queries and storage overlap another's capture (captures themselves take turns in a
  * capture station, delivery/browser.ts). Each message is acked or retried on its own: a
- * failed attempt is retried with backoff (5 s, 10 s); after the third attempt the job is
- * `failed` and the queue moves the message to the dead-letter queue (`max_retries = 2`).
+ * failed attempt is retried with backoff (5 s after attempt 1, 10 s after attempt 2); after
+ * the third attempt the job is `failed`. A message that carried all three attempts then
+ * moves to the dead-letter queue (`max_retries = 2`); one that took over a job part-way
+ * (`after`: the API call's first attempt, the sweep) is acked — the job row and its webhook
+ * say how it ended.
  * A failure that no retry can fix (customer deleted, not a dashboard) fails the job at
  * once. Webhook messages ride the same queue.
  */
@@ -54,8 +57,13 @@ async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effec
     return;
   }
   const attempt = (typeof body.after === "number" ? body.after : 0) + message.attempts;
-  const outcome = await attemptJob(db, env, effects, { jobId: body.jobId, page: body.page, backstop: body.backstop === true }, attempt);
-  if (outcome === "retry") {
+  const backstop = body.backstop === true;
+  const outcome = await attemptJob(db, env, effects, { jobId: body.jobId, page: body.page, backstop }, attempt);
+  if (outcome === "retry" && backstop) {
+    // A backstop claims only a dead first attempt: its own retry goes out as a plain message.
+    await queueNextAttempt(env, body.jobId, body.page, attempt);
+    message.ack();
+  } else if (outcome === "retry") {
     message.retry({ delaySeconds: retryDelaySeconds(attempt) });
   } else if (outcome === "failed" && message.attempts >= MAX_ATTEMPTS) {
     // Failed after every attempt: the message goes on to the dead-letter queue.

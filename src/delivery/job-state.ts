@@ -57,7 +57,7 @@ export const FAILURE_REASONS = {
   no_dashboard_version: "The dashboard has no version to render.",
   send_failed: "The e-mail could not be sent.",
   outcome_unknown: "delivery outcome unknown",
-  not_queued: "The job could not be queued.",
+  not_started: "The job could not be started.",
 } as const;
 export type FailureReason = keyof typeof FAILURE_REASONS;
 

@@ -9,7 +9,7 @@ import {
   renderForCustomer,
   renderLoaded,
   versionToRender,
-  type LoadedDashboard,
+  type DashboardReadRows,
   type RenderRequest,
   type VersionPolicy,
 } from "../dashboards/service";
@@ -112,7 +112,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: NewJob, v
   if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
   const page: JobPage = { customerId: chain[0].id, embedId: job.embedId, request: job.request };
   // The batch read what the render needs: the first attempt goes straight to the panels.
-  return { id, page, firstAttempt: born ? { job: row, loaded: await loadedDashboard(render, [chain, choice, sources]) } : undefined };
+  return { id, page, firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources] } } : undefined };
 }
 
 /** A job just inserted: what it renders, and its first attempt when this call runs it. */
@@ -122,10 +122,16 @@ interface InsertedJob {
   firstAttempt?: FirstAttempt;
 }
 
-/** A job's first attempt, run by the call that created it: the job as born (claimed), its dashboard already read. */
+/** A job's first attempt, run by the call that created it: the job as born (claimed), its dashboard's rows already read. */
 export interface FirstAttempt {
   job: JobRow;
-  loaded: LoadedDashboard;
+  dashboard: DashboardRead;
+}
+
+/** What the render of a job reads, read already: the request and the rows of `dashboardReads`. */
+interface DashboardRead {
+  render: RenderRequest;
+  rows: DashboardReadRows;
 }
 
 /**
@@ -147,7 +153,7 @@ async function startJob(scope: DeliveryScope, { id, page, firstAttempt }: Insert
     }
     await scope.env.DELIVERY_QUEUE.send({ jobId: id, page } satisfies DeliveryMessage);
   } catch (error) {
-    await transition(scope.db, id, ["queued", "rendering"], "failed", { error: FAILURE_REASONS.not_queued });
+    await transition(scope.db, id, ["queued", "rendering"], "failed", { error: FAILURE_REASONS.not_started });
     throw error;
   }
 }
@@ -155,7 +161,7 @@ async function startJob(scope: DeliveryScope, { id, page, firstAttempt }: Insert
 const newJobId = () => `job_${randomAlphanumeric(24)}`;
 
 /**
- * Creates and enqueues a screenshot job (plain objects in and out: callable from any
+ * Creates and starts a screenshot job (plain objects in and out: callable from any
  * module, e.g. scheduled reports).
  */
 export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput): Promise<{ job_id: string; url?: string }> {
@@ -180,7 +186,7 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
   const job = { kind: "screenshot", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
   const inserted = await insertCheckedJob(scope, jobId, job, newest);
   const ttl = Math.max(60, numberVar(scope.env.DOWNLOAD_TTL_SECONDS, 900));
-  // The link is stored while the job is enqueued: nobody has it before this call answers.
+  // The link is stored while the job starts: nobody has it before this call answers.
   await Promise.all([
     startJob(scope, inserted),
     token && sha256Hex(token).then((hash) => scope.env.DOWNLOADS.put(`download:${hash}`, jobId, { expirationTtl: ttl })),
@@ -194,7 +200,7 @@ export interface ShareLink {
   variables: Record<string, unknown>;
 }
 
-/** Creates and enqueues a report job (plain objects in and out, like requestScreenshot). */
+/** Creates and starts a report job (plain objects in and out, like requestScreenshot). */
 export async function requestReport(scope: DeliveryScope, input: ReportInput): Promise<{ job_id: string }> {
   // Without custom_url, the e-mail links to a share link (its token in KV, hashed).
   const shareToken = input.custom_url ? undefined : randomHex(32);
@@ -305,7 +311,7 @@ export async function renderShare(db: Database, env: Env, token: string): Promis
   return renderForCustomer(db, env, { embedId: share.embedId, customer: byId(share.customerId), versions: REPORT_VERSIONS, variables: share.variables });
 }
 
-// ---- the queue consumer's work ------------------------------------------------------------
+// ---- running a job (its first attempt in the API call, later ones from the queue) --------
 
 /**
  * A job to run (`after`: attempts already used before this message; `page`: what the job
@@ -315,7 +321,7 @@ export type DeliveryMessage = JobMessage | WebhookMessage;
 
 /**
  * A job to run. `backstop`: held back while the API call that created the job runs its
- * first attempt; it runs the job only if that attempt never started or died.
+ * first attempt; it runs the job only if that attempt died (see `backstopClaimable`).
  */
 export interface JobMessage {
   jobId: string;
@@ -343,16 +349,13 @@ export const FIRST_ATTEMPT_LIFETIME_SECONDS = 30;
 export const BACKSTOP_DELAY_SECONDS = FIRST_ATTEMPT_LIFETIME_SECONDS + 5;
 
 /**
- * What a backstop may claim: the first attempt never started (`queued`, no attempt), its
- * retry message was lost (`queued` after one attempt: a retry is due 5 s after a failure,
- * long before the backstop), or it died (`rendering` past its lifetime). Anything else has
- * another owner, or has ended.
+ * What a backstop may claim: a first attempt that died (`rendering` with one attempt,
+ * untouched past the first attempt's lifetime). Anything else has another owner — a
+ * `queued` job waits for its retry message, whose loss the stuck-job sweep covers — or
+ * has ended.
  */
 function backstopClaimable(): SQL {
-  return and(
-    lte(jobs.attempts, 1),
-    or(eq(jobs.status, "queued"), and(eq(jobs.status, "rendering"), lt(jobs.updatedAt, sqlSecondsAgo(FIRST_ATTEMPT_LIFETIME_SECONDS)))),
-  )!;
+  return and(eq(jobs.status, "rendering"), lte(jobs.attempts, 1), lt(jobs.updatedAt, sqlSecondsAgo(FIRST_ATTEMPT_LIFETIME_SECONDS)))!;
 }
 
 /**
@@ -376,7 +379,8 @@ export function isGoneError(error: unknown): error is ApiError {
  * throws when the attempt failed (see `recordFailure`).
  *
  * D1 round trips: start, render, finish — plus, for an e-mail, the mail's lookups and the
- * claim. Every status change is one guarded transition (src/delivery/job-state.ts).
+ * claim; a first attempt has neither the start (its job was born claimed) nor the render's
+ * loading trip. Every status change is one guarded transition (src/delivery/job-state.ts).
  */
 export async function runJob(
   db: Database,
@@ -390,11 +394,7 @@ export async function runJob(
   // fewer before the capture. Its outcome is used only if this attempt gets the job. A
   // backstop mostly finds the job ended, so it renders only once it has the job. A first
   // attempt has its job claimed at birth and its dashboard read: it starts at the panels.
-  const early = firstAttempt
-    ? renderLoaded(env, firstAttempt.loaded, { width: page?.request.width })
-    : page && !backstop
-      ? renderJobPage(db, env, page)
-      : undefined;
+  const early = page && !backstop ? renderJobPage(db, env, page, firstAttempt?.dashboard) : undefined;
   early?.catch(() => undefined);
   const [job] = firstAttempt
     ? [firstAttempt.job]
@@ -457,15 +457,20 @@ export async function runJob(
   return undefined;
 }
 
-/** The dashboard as the job asked for it; a customer or dashboard gone meanwhile is final. */
-async function renderJobPage(db: Database, env: Env, { customerId, embedId, request }: JobPage): Promise<string> {
+/**
+ * The dashboard as the job asked for it, from rows `read` already when given; a customer or
+ * dashboard gone meanwhile is final.
+ */
+async function renderJobPage(db: Database, env: Env, { customerId, embedId, request }: JobPage, read?: DashboardRead): Promise<string> {
+  const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
+    if (read) return await renderLoaded(env, await loadedDashboard(read.render, read.rows), presentation);
     return await renderForCustomer(db, env, {
       embedId,
       customer: byId(customerId),
       versions: { tags: request.versionTags, fallBackToNewest: true },
       variables: request.variables,
-    }, { width: request.width }); // charts drawn for the capture's width
+    }, presentation);
   } catch (error) {
     if (isGoneError(error)) throw new JobFailure(permanentRenderErrors[error.code]!, true, error.message);
     throw error;

@@ -33,6 +33,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("db", createSessionDatabase(state.session, roundTrips));
   const started = Date.now();
   await next();
+  state.answered = true;
   c.res.headers.set("X-Request-Id", requestId);
   const latest = state.session.latestBookmark();
   if (latest) c.res.headers.set("X-D1-Bookmark", latest);

@@ -13,6 +13,8 @@ export class RequestState {
   session: RequestSession;
   /** This is the second attempt, on the primary. */
   retry = false;
+  /** The hop headers are written: background work from here on (e.g. a job's first attempt) is not this request's cost. */
+  answered = false;
   /** A `*_not_found` answer was produced while handling the request. */
   notFound = false;
   /** Authentication result kept for the retry on the primary, so it is not counted twice. */
@@ -29,6 +31,7 @@ export class RequestState {
   retryOnPrimary(env: Env): void {
     this.retry = true;
     this.notFound = false;
+    this.answered = false;
     this.session = new RequestSession(env.DB);
     this.session.primary = true;
   }
@@ -89,7 +92,7 @@ function countingBindings(env: Env): Env {
       if (typeof original !== "function") continue;
       wrapper[method] = (...args: unknown[]) => {
         const state = storage.getStore();
-        if (state) state.bindingTrips[kind]++;
+        if (state && !state.answered) state.bindingTrips[kind]++;
         return (original as (...a: unknown[]) => unknown).apply(binding, args);
       };
     }
