@@ -1,6 +1,6 @@
 import { createDatabase, type Database } from "../db/client";
 import type { Env } from "../env";
-import { log } from "../lib/log";
+import { errorDetail, log } from "../lib/log";
 import { timeStages } from "../lib/stages";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { attemptingHere } from "./job-endings";
@@ -10,7 +10,7 @@ import { announceEnd, recordFailure, runJob, type DeliveryMessage, type FirstAtt
 export type AttemptOutcome = "finished" | "retry" | "failed";
 
 /** Backoff before attempt `attempt + 1`: 5 s after the first failure, 10 s after the second. */
-export function retryDelaySeconds(attempt: number): number {
+export function nextAttemptDelaySeconds(attempt: number): number {
   return 5 * 2 ** (Math.max(1, attempt) - 1);
 }
 
@@ -51,7 +51,7 @@ export async function runFirstAttempt(env: Env, first: FirstAttempt, page: JobPa
   try {
     outcome = await attemptJob(createDatabase(env.DB), env, deliveryEffects(env), { jobId, page }, 1, first);
   } catch (error) {
-    log("error", "first attempt could not be recorded; the backstop takes the job over", { job_id: jobId, detail: describe(error) });
+    log("error", "first attempt could not be recorded; the backstop takes the job over", { job_id: jobId, detail: errorDetail(error) });
     return;
   }
   if (outcome === "retry") await queueNextAttempt(env, jobId, page, 1);
@@ -65,10 +65,9 @@ export async function runFirstAttempt(env: Env, first: FirstAttempt, page: JobPa
  */
 export async function queueNextAttempt(env: Env, jobId: string, page: JobPage | undefined, attempt: number): Promise<void> {
   try {
-    await env.DELIVERY_QUEUE.send({ jobId, after: attempt, page } satisfies DeliveryMessage, { delaySeconds: retryDelaySeconds(attempt) });
+    await env.DELIVERY_QUEUE.send({ jobId, after: attempt, page } satisfies DeliveryMessage, { delaySeconds: nextAttemptDelaySeconds(attempt) });
   } catch (error) {
-    log("error", "next attempt not queued; the stuck-job sweep will queue it", { job_id: jobId, attempt: attempt + 1, detail: describe(error) });
+    log("error", "next attempt not queued; the stuck-job sweep will queue it", { job_id: jobId, attempt: attempt + 1, detail: errorDetail(error) });
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,8 +1,8 @@
 import { createDatabase } from "../db/client";
 import type { Env } from "../env";
-import { log } from "../lib/log";
-import { retryDelaySeconds as webhookRetryDelaySeconds } from "../webhooks/service";
-import { attemptJob, queueNextAttempt, retryDelaySeconds } from "./attempt";
+import { errorDetail, log } from "../lib/log";
+import { retryDelaySeconds } from "../webhooks/service";
+import { attemptJob, nextAttemptDelaySeconds, queueNextAttempt } from "./attempt";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { announceEnd, MAX_ATTEMPTS, sendJobWebhook, sweepStuckJobs, type DeliveryMessage, type JobPage } from "./service";
 
@@ -46,7 +46,7 @@ async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effec
       message.ack();
     } catch (error) {
       // Our side failed (database, queue): let the queue deliver this attempt again.
-      log("error", "webhook attempt could not run", { job_id: body.webhook, detail: error instanceof Error ? error.message : String(error) });
+      log("error", "webhook attempt could not run", { job_id: body.webhook, detail: errorDetail(error) });
       message.retry({ delaySeconds: 5 });
     }
     return;
@@ -64,7 +64,7 @@ async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effec
     await queueNextAttempt(env, body.jobId, body.page, attempt);
     message.ack();
   } else if (outcome === "retry") {
-    message.retry({ delaySeconds: retryDelaySeconds(attempt) });
+    message.retry({ delaySeconds: nextAttemptDelaySeconds(attempt) });
   } else if (outcome === "failed" && message.attempts >= MAX_ATTEMPTS) {
     // Failed after every attempt: the message goes on to the dead-letter queue.
     message.retry({ delaySeconds: 0 });
@@ -84,7 +84,7 @@ async function sweepStuck(db: ReturnType<typeof createDatabase>, env: Env): Prom
     const { ended } = await sweepStuckJobs(db, env);
     for (const job of ended) await announceEnd(env, job);
   } catch (error) {
-    log("error", "stuck-job sweep failed", { detail: error instanceof Error ? error.message : String(error) });
+    log("error", "stuck-job sweep failed", { detail: errorDetail(error) });
   }
 }
 
@@ -93,6 +93,6 @@ async function webhook(db: ReturnType<typeof createDatabase>, env: Env, message:
   const outcome = await sendJobWebhook(db, message);
   if (outcome !== "retry") return;
   await env.DELIVERY_QUEUE.send({ webhook: message.webhook, attempt: message.attempt + 1 } satisfies DeliveryMessage, {
-    delaySeconds: webhookRetryDelaySeconds(message.attempt),
+    delaySeconds: retryDelaySeconds(message.attempt),
   });
 }

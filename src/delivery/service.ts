@@ -21,7 +21,7 @@ import { ApiError } from "../http/errors";
 import { HEX_TOKEN } from "../http/fields";
 import { escapeHtml } from "../lib/html";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
-import { log } from "../lib/log";
+import { errorDetail, log } from "../lib/log";
 import { stage } from "../lib/stages";
 import { sanitizeHtml } from "../lib/sanitize-html";
 import * as webhooks from "../webhooks/repository";
@@ -147,7 +147,7 @@ async function startJob(scope: DeliveryScope, { id, page, firstAttempt }: Insert
       scope.runFirstAttempt(firstAttempt, page);
       await scope.env.DELIVERY_QUEUE.send({ jobId: id, after: 1, page, backstop: true } satisfies DeliveryMessage, { delaySeconds: BACKSTOP_DELAY_SECONDS }).catch((error) => {
         // The attempt runs; were it to die too, the stuck-job sweep queues the job again.
-        log("warn", "backstop message not queued", { job_id: id, detail: error instanceof Error ? error.message : String(error) });
+        log("warn", "backstop message not queued", { job_id: id, detail: errorDetail(error) });
       });
       return;
     }
@@ -441,7 +441,7 @@ export async function runJob(
     await effects.send(mail, job.id);
   } catch (error) {
     // The send is known to have failed: the only way back from `sending`.
-    throw new JobFailure("send_failed", false, error instanceof Error ? error.message : String(error));
+    throw new JobFailure("send_failed", false, errorDetail(error));
   }
   // The e-mail left. Whatever happens now, this job never sends again: if the outcome
   // cannot be recorded, the job stays `sending` until the sweep marks it outcome unknown.
@@ -451,7 +451,7 @@ export async function runJob(
       const [sent] = await transition(db, job.id, ["sending"], "done", { set: { sentAt: now }, error: null });
       return sent;
     } catch (error) {
-      log("error", "e-mail sent but not recorded", { job_id: job.id, try: tries, detail: error instanceof Error ? error.message : String(error) });
+      log("error", "e-mail sent but not recorded", { job_id: job.id, try: tries, detail: errorDetail(error) });
     }
   }
   return undefined;
@@ -522,7 +522,7 @@ export type FailureOutcome = { outcome: "retry" | "failed"; job: JobRow } | { ou
  * longer there (another delivery moved it on), nothing changes.
  */
 export async function recordFailure(db: Database, jobId: string, attempt: number, error: unknown): Promise<FailureOutcome> {
-  const failure = error instanceof JobFailure ? error : new JobFailure("render_failed", false, error instanceof Error ? error.message : String(error));
+  const failure = error instanceof JobFailure ? error : new JobFailure("render_failed", false, errorDetail(error));
   const final = failure.final || attempt >= MAX_ATTEMPTS;
   log("warn", "delivery attempt failed", { job_id: jobId, attempt, reason: failure.reason, final, detail: failure.message });
   const from = failure.reason === "send_failed" ? (["sending"] as const) : (["rendering"] as const);
@@ -562,7 +562,7 @@ export async function announceEnd(env: Env, job: JobRow): Promise<void> {
   try {
     await env.DELIVERY_QUEUE.send({ webhook: job.id, attempt: 1 } satisfies DeliveryMessage);
   } catch (error) {
-    log("error", "webhook could not be queued", { job_id: job.id, detail: error instanceof Error ? error.message : String(error) });
+    log("error", "webhook could not be queued", { job_id: job.id, detail: errorDetail(error) });
   }
 }
 

@@ -16,3 +16,8 @@ export function log(level: LogLevel, message: string, fields: Record<string, unk
   else if (level === "warn") console.warn(line);
   else console.log(line);
 }
+
+/** What a caught error says, for a log line or a failure's detail (anything may be thrown). */
+export function errorDetail(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

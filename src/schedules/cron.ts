@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { errorDetail } from "../lib/log";
 
 /**
  * Cron slots in a schedule's IANA time zone, on top of `croner` (time zones and the
@@ -25,7 +26,7 @@ export function cronProblem(expression: string): string | null {
   try {
     new Cron(fields.join(" "), { timezone: "UTC" });
   } catch (error) {
-    return String(error instanceof Error ? error.message : error).replace(/^CronPattern:\s*/, "");
+    return errorDetail(error).replace(/^CronPattern:\s*/, "");
   }
   return null;
 }

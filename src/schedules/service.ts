@@ -5,7 +5,7 @@ import { createDatabase, RoundTripCounter, type Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
-import { log, setLogLevel } from "../lib/log";
+import { errorDetail, log, setLogLevel } from "../lib/log";
 import { CronSchedule, minuteOf, slotString } from "./cron";
 import { startDelivery, type Delivery } from "./deliveries";
 import * as repo from "./repository";
@@ -246,7 +246,7 @@ async function fanOut(db: Database, env: Env, runs: ClaimedRun[]): Promise<numbe
         tallies[item.run].jobIds[item.slot] = await startDelivery(db, env, item.delivery);
       } catch (error) {
         tallies[item.run].notStarted++;
-        const reason = error instanceof ApiError ? error.code : error instanceof Error ? error.message : String(error);
+        const reason = error instanceof ApiError ? error.code : errorDetail(error);
         log("warn", "scheduled delivery not started", { schedule_id: runs[item.run].scheduleId, run_id: runs[item.run].id, provided_id: item.delivery.providedId, reason });
       }
     }
