@@ -13,10 +13,10 @@ const jsonMediaType = /^application\/([\w.-]+\+)?json$/i;
  * A request without a body is validated as `{}`, so missing fields are named.
  */
 export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const declaredLength = Number(c.req.header("Content-Length") ?? "0");
-  if (declaredLength > MAX_BODY_BYTES) throw new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
+  const declaredLength = c.req.header("Content-Length");
+  if (Number(declaredLength ?? "0") > MAX_BODY_BYTES) throw payloadTooLarge();
 
-  const bytes = c.req.raw.body ? await readBody(c.req.raw, c.req.header("Content-Length") !== undefined) : new Uint8Array();
+  const bytes = c.req.raw.body ? await readBody(c.req.raw, declaredLength !== undefined) : new Uint8Array();
   // Kept for a retry of the request on the primary (see serveRequest), instead of a copy of every body.
   const state = currentRequest();
   if (state) state.body = bytes;
@@ -51,9 +51,11 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
 async function readBody(request: Request, lengthDeclared: boolean): Promise<Uint8Array> {
   if (!lengthDeclared) return readLimited(request.body!);
   const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > MAX_BODY_BYTES) throw new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
+  if (bytes.byteLength > MAX_BODY_BYTES) throw payloadTooLarge();
   return bytes;
 }
+
+const payloadTooLarge = () => new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
 
 async function readLimited(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
@@ -65,7 +67,7 @@ async function readLimited(stream: ReadableStream<Uint8Array>): Promise<Uint8Arr
     total += value.byteLength;
     if (total > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
+      throw payloadTooLarge();
     }
     chunks.push(value);
   }
