@@ -25,6 +25,10 @@ describe("the first attempt runs in the API call", () => {
     const atOnce = await jobRow(res.body.job_id);
     expect(atOnce!.status).not.toBe("queued");
     expect(atOnce!.attempts).toBe(1);
+    // As the contract's job_status shows it to the vendor.
+    const status = await call("POST", "/api/dashboard/job_status/", { token: ctx.read, body: { job_id: res.body.job_id } });
+    expect(["rendering", "done"]).toContain(status.body.job.status);
+    expect(status.body.job.attempts).toBe(1);
     const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed", 20_000);
     expect(job).toMatchObject({ status: "done", attempts: 1, error: null });
   });

@@ -94,8 +94,12 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     const file = await waiting;
     expect(file.status).toBe(200);
     expect(isPng(file.bytes)).toBe(true);
-    // The job ended in this isolate: the file came with the ending, not from R2.
+    // The job ended in this isolate: the file came with the ending, not from R2 — with the
+    // same headers as a file read from R2.
     expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+    expect(file.headers.get("Content-Type")).toBe("image/png");
+    expect(file.headers.get("Content-Disposition")).toBe('attachment; filename="manual.png"');
+    expect(file.headers.get("Cache-Control")).toBe("no-store");
     expect(watchedJobCount()).toBe(0);
   });
 
