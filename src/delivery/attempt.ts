@@ -41,9 +41,10 @@ export async function attemptJob(
 /**
  * A job's first attempt, run in the background of the API call that created it (its
  * `waitUntil`): the job was born claimed and its dashboard read in the call's batch, so
- * nothing stands between the request and the panels' queries — no queue hand-over, no claim. A failed attempt
- * queues the next one with the usual backoff. If the isolate dies mid-attempt, the
- * backstop message sent with the job takes over (service.ts, BACKSTOP_DELAY_SECONDS).
+ * nothing stands between the request and the panels' queries — no queue hand-over, no
+ * claim. A failed attempt queues the next one with the usual backoff. If the isolate dies
+ * mid-attempt, the backstop message sent with the job takes over (service.ts,
+ * BACKSTOP_DELAY_SECONDS).
  */
 export async function runFirstAttempt(env: Env, first: FirstAttempt, page: JobPage): Promise<void> {
   const jobId = first.job.id;

@@ -49,8 +49,9 @@ export function runInRequest<T>(state: RequestState, fn: () => T): T {
 
 /**
  * Serves one request; a read served by a replica whose answer is a "not found" (any
- * `*_not_found` but `route_not_found`, marked where the answer is made: errors/answeringNotFound;
- * e.g. a customer created a moment ago elsewhere) is served once more from the primary, so nothing is missing right after its creation. The retry reuses
+ * `*_not_found` but `route_not_found`, marked where the answer is made:
+ * errors/answeringNotFound; e.g. a customer created a moment ago elsewhere) is served once
+ * more from the primary, so nothing is missing right after its creation. The retry reuses
  * the authentication and the counters, so the call counts once and its headers report
  * every hop of both attempts.
  */
