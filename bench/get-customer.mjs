@@ -1,19 +1,22 @@
 #!/usr/bin/env node
-// Benchmark: get_customer against a trivial JSON route (/health) and two floor routes
-// (/_dev/floor/d1: one trivial D1 query; /_dev/floor/echo: a JSON body) of the same local
-// server, same run, same load (autocannon on loopback), plus the D1 round trips each customer
-// operation costs (read from the X-D1-Round-Trips header the Worker reports outside
-// production). Usage: npm run bench [-- --duration 10 --connections 20]
+// Benchmark: get_customer against a trivial JSON route (/health) and three floor routes
+// (/_dev/floor/d1: one trivial D1 query; /_dev/floor/echo: a JSON body; /_dev/floor/body-d1:
+// both) of the same local server, same run, same load (autocannon on loopback, interleaved
+// rounds, medians), with the CPU each request costs the Worker's process, plus the D1 round
+// trips each customer operation costs (read from the X-D1-Round-Trips header the Worker
+// reports outside production).
+// Usage: npm run bench [-- --duration 8 --connections 20 --rounds 5]
 import autocannon from "autocannon";
+import { readdirSync, readFileSync } from "node:fs";
 import { startLocalServer } from "../scripts/lib/local-server.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const duration = arg("duration", 10);
+const duration = arg("duration", 8);
 const connections = arg("connections", 20);
-const rounds = arg("rounds", 2);
+const rounds = arg("rounds", 5);
 const port = 19787;
 const base = `http://127.0.0.1:${port}`;
 // The per-token rate limit would otherwise refuse most of the load.
@@ -61,29 +64,80 @@ try {
   // Floors (development-only routes): one trivial D1 query; the JSON body rules and an echo.
   const floorD1 = { url: `${base}/_dev/floor/d1` };
   const floorEcho = { url: `${base}/_dev/floor/echo`, method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ provided_id: "bench-user" }) };
-  const routes = [["health", health], ["get", get], ["d1", floorD1], ["echo", floorEcho]];
+  // A POST costs the local runtime about 0.1 ms of CPU more than a GET, so get_customer's own
+  // floor is the body rules plus one query.
+  const floorBodyD1 = { ...floorEcho, url: `${base}/_dev/floor/body-d1` };
+  const routes = [["health", health], ["get", get], ["d1", floorD1], ["echo", floorEcho], ["bodyD1", floorBodyD1]];
   for (const [, opts] of routes) await run({ ...opts, duration: 2 }); // warm-up
-  const results = { health: [], get: [], d1: [], echo: [] };
+  const results = { health: [], get: [], d1: [], echo: [], bodyD1: [] };
   for (let r = 0; r < rounds; r++) {
     for (const [name, opts] of routes) {
+      const before = serverCpu(server.pid);
       const result = await run(opts);
       if (result.non2xx > 0) throw new Error(`${name}: ${result.non2xx} non-2xx responses`);
-      results[name].push(result);
+      results[name].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu: { before, after: serverCpu(server.pid) }, requests: result.requests.total });
     }
   }
-  const mean = (list, pick) => list.reduce((sum, r) => sum + pick(r), 0) / list.length;
-  const rps = (name) => mean(results[name], (r) => r.requests.average);
-  const p50 = (name) => mean(results[name], (r) => r.latency.p50);
-  const p99 = (name) => mean(results[name], (r) => r.latency.p99);
-  console.log(`\nautocannon, ${connections} connections, ${rounds} × ${duration}s per route, interleaved, loopback via wrangler dev:`);
-  console.log(`  GET  /health          ${rps("health").toFixed(0).padStart(6)} req/s   p50 ${p50("health").toFixed(1)} ms   p99 ${p99("health").toFixed(1)} ms`);
-  console.log(`  POST /api/get_customer ${rps("get").toFixed(0).padStart(5)} req/s   p50 ${p50("get").toFixed(1)} ms   p99 ${p99("get").toFixed(1)} ms`);
-  console.log(`  GET  /_dev/floor/d1    ${rps("d1").toFixed(0).padStart(6)} req/s   p50 ${p50("d1").toFixed(1)} ms   p99 ${p99("d1").toFixed(1)} ms   (one trivial D1 query)`);
-  console.log(`  POST /_dev/floor/echo  ${rps("echo").toFixed(0).padStart(5)} req/s   p50 ${p50("echo").toFixed(1)} ms   p99 ${p99("echo").toFixed(1)} ms   (JSON body rules + echo)`);
-  const ratio = (name) => (rps(name) / rps("health")).toFixed(2);
-  console.log(`  ratios to health: get_customer ${ratio("get")}   floor d1 ${ratio("d1")}   floor echo ${ratio("echo")}`);
-  console.log(`  ratio get_customer / health: ${ratio("get")}`);
+  // The Worker's workerd process (single-threaded; wrangler's proxy runs in another): the one
+  // that spent the most CPU over the whole run.
+  const spent = new Map();
+  for (const list of Object.values(results)) for (const { cpu } of list) for (const [pid, ticks] of cpu.after) spent.set(pid, (spent.get(pid) ?? 0) + ticks - (cpu.before.get(pid) ?? ticks));
+  const worker = [...spent].sort((a, b) => b[1] - a[1])[0][0];
+  for (const list of Object.values(results)) for (const r of list) r.cpuUs = cpuUsPerRequest(worker, r.cpu, r.requests);
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  const med = (name, pick) => median(results[name].map(pick));
+  // Each round's ratio compares routes measured seconds apart, so the machine's drift cancels
+  // as far as it can; the median and the range of those ratios are what to compare.
+  const roundRatios = (name) => results[name].map((r, i) => r.rps / results.health[i].rps);
+  const ratioText = (name) => {
+    const ratios = roundRatios(name);
+    return `${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(", ")})`;
+  };
+  const line = (label, name, note = "") =>
+    console.log(
+      `  ${label.padEnd(25)} ${med(name, (r) => r.rps).toFixed(0).padStart(5)} req/s   p50 ${med(name, (r) => r.p50).toFixed(1)} ms   p99 ${med(name, (r) => r.p99).toFixed(1)} ms   ${(med(name, (r) => r.cpuUs) / 1000).toFixed(2)} ms CPU${note}`,
+    );
+  console.log(`\nautocannon, ${connections} connections, ${rounds} rounds × ${duration}s per route, interleaved, loopback via wrangler dev;`);
+  console.log("medians over the rounds; CPU = the Worker's workerd process (single-threaded, the bottleneck) per request:");
+  line("GET  /health", "health");
+  line("POST /api/get_customer", "get");
+  line("GET  /_dev/floor/d1", "d1", "   (one trivial D1 query)");
+  line("POST /_dev/floor/echo", "echo", "   (JSON body rules + echo)");
+  line("POST /_dev/floor/body-d1", "bodyD1", "   (JSON body rules + one trivial D1 query)");
+  console.log(`  to health, per round: get_customer ${ratioText("get")}`);
+  console.log(`                        floor d1     ${ratioText("d1")}`);
+  console.log(`                        floor echo   ${ratioText("echo")}`);
+  console.log(`                        floor body+d1 ${ratioText("bodyD1")}`);
+  const toFloor = results.get.map((r, i) => r.rps / results.bodyD1[i].rps);
+  console.log(`  get_customer / floor body+d1: ${median(toFloor).toFixed(2)} (rounds ${toFloor.map((x) => x.toFixed(2)).join(", ")})`);
+  console.log(`  ratio get_customer / health: ${median(roundRatios("get")).toFixed(2)}`);
 } finally {
   await server.stop();
 }
 process.exit(0);
+
+/** CPU ticks (user + system) of every process in the server's process group, by pid. */
+function serverCpu(group) {
+  const ticks = new Map();
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === group) ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ticks;
+}
+
+/** CPU µs per request of one process over a measurement. */
+function cpuUsPerRequest(pid, { before, after }, requests) {
+  const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+  const ticks = (after.get(pid) ?? 0) - (before.get(pid) ?? after.get(pid) ?? 0);
+  return ((ticks / TICKS_PER_SECOND) * 1e6) / Math.max(1, requests);
+}

@@ -1,5 +1,7 @@
 export interface LocalServer {
   base: string;
+  /** The server process; its children share its process group. */
+  pid: number;
   stateDir: string;
   vars: Record<string, string>;
   output(): string;

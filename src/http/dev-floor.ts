@@ -8,7 +8,7 @@ import { jsonBody } from "./json-body";
 
 /**
  * Benchmark routes (development only, not part of the API). Floors: what a request costs
- * with nothing but one trivial D1 query, or nothing but the JSON body rules —
+ * with nothing but one trivial D1 query, nothing but the JSON body rules, or both —
  * `get_customer` is compared with them in the same run. Delivery stages: where a job's time
  * went, for `npm run bench:delivery`.
  */
@@ -29,4 +29,9 @@ export function registerDevFloorRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.json({ success: 1, one: row.one });
   });
   app.post("/_dev/floor/echo", jsonBody, async (c) => c.json({ success: 1, body: JSON.parse(await c.req.text()) }));
+  // What get_customer cannot do without: a POST with a JSON body, and one D1 query.
+  app.post("/_dev/floor/body-d1", jsonBody, async (c) => {
+    const [row] = await c.get("db").all<{ one: number }>(sql`SELECT 1 AS one`);
+    return c.json({ success: 1, one: row.one, body: JSON.parse(await c.req.text()) });
+  });
 }
