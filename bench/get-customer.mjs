@@ -64,8 +64,7 @@ try {
   // Floors (development-only routes): one trivial D1 query; the JSON body rules and an echo.
   const floorD1 = { url: `${base}/_dev/floor/d1` };
   const floorEcho = { url: `${base}/_dev/floor/echo`, method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ provided_id: "bench-user" }) };
-  // A POST costs the local runtime about 0.1 ms of CPU more than a GET, so get_customer's own
-  // floor is the body rules plus one query.
+  // get_customer is a POST with a JSON body: its own floor is the body rules plus one query.
   const floorBodyD1 = { ...floorEcho, url: `${base}/_dev/floor/body-d1` };
   const routes = [["health", health], ["get", get], ["d1", floorD1], ["echo", floorEcho], ["bodyD1", floorBodyD1]];
   for (const [, opts] of routes) await run({ ...opts, duration: 2 }); // warm-up
@@ -82,9 +81,10 @@ try {
   // that spent the most CPU over the whole run.
   const spent = new Map();
   for (const list of Object.values(results)) for (const { cpu } of list) for (const [pid, ticks] of cpu.after) spent.set(pid, (spent.get(pid) ?? 0) + ticks - (cpu.before.get(pid) ?? ticks));
-  const worker = [...spent].sort((a, b) => b[1] - a[1])[0][0];
-  for (const list of Object.values(results)) for (const r of list) r.cpuUs = cpuUsPerRequest(worker, r.cpu, r.requests);
+  const worker = [...spent].sort((a, b) => b[1] - a[1])[0]?.[0];
+  for (const list of Object.values(results)) for (const r of list) r.cpuUs = worker === undefined ? NaN : cpuUsPerRequest(worker, r.cpu, r.requests);
   const median = (values) => {
+    if (values.some(Number.isNaN)) return NaN;
     const sorted = [...values].sort((a, b) => a - b);
     const mid = sorted.length >> 1;
     return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -97,9 +97,10 @@ try {
     const ratios = roundRatios(name);
     return `${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(", ")})`;
   };
+  const cpuText = (us) => (Number.isNaN(us) ? "CPU n/a (no /proc)" : `${(us / 1000).toFixed(2)} ms CPU`);
   const line = (label, name, note = "") =>
     console.log(
-      `  ${label.padEnd(25)} ${med(name, (r) => r.rps).toFixed(0).padStart(5)} req/s   p50 ${med(name, (r) => r.p50).toFixed(1)} ms   p99 ${med(name, (r) => r.p99).toFixed(1)} ms   ${(med(name, (r) => r.cpuUs) / 1000).toFixed(2)} ms CPU${note}`,
+      `  ${label.padEnd(25)} ${med(name, (r) => r.rps).toFixed(0).padStart(5)} req/s   p50 ${med(name, (r) => r.p50).toFixed(1)} ms   p99 ${med(name, (r) => r.p99).toFixed(1)} ms   ${cpuText(med(name, (r) => r.cpuUs))}${note}`,
     );
   console.log(`\nautocannon, ${connections} connections, ${rounds} rounds × ${duration}s per route, interleaved, loopback via wrangler dev;`);
   console.log("medians over the rounds; CPU = the Worker's workerd process (single-threaded, the bottleneck) per request:");
@@ -120,10 +121,16 @@ try {
 }
 process.exit(0);
 
-/** CPU ticks (user + system) of every process in the server's process group, by pid. */
+/** CPU ticks (user + system) of every process in the server's process group, by pid; none without /proc (not Linux). */
 function serverCpu(group) {
   const ticks = new Map();
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return ticks;
+  }
+  for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
