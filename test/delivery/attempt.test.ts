@@ -1,8 +1,6 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FIRST_ATTEMPT_LIFETIME_SECONDS } from "../../src/delivery/service";
-import worker from "../../src/index";
-import { age, bindings, call, deliverByHand, deliverySetup, jobRow, sentMails, unique, unqueuedJob, waitForJob } from "./helpers";
+import { age, bindings, call, callWithEnv, deliverByHand, deliverySetup, jobRow, sentMails, unique, unqueuedJob, waitForJob } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -17,57 +15,40 @@ async function jobLeftAt(status: string, attempts: number, ageSeconds = 0, email
   return id;
 }
 
-/**
- * Calls the real Worker with one binding replaced by a copy that fails where a real outage
- * would (the rest of the binding is the real one), and waits for the call's background work.
- */
-async function callWithOutage(path: string, token: string, body: unknown, outage: Record<string, unknown>) {
-  const executionContext = createExecutionContext();
-  const request = new Request(`http://api.test${path}`, {
-    method: "POST",
-    headers: { "Service-Authorization": `Token ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const response = await worker.fetch(request, { ...(env as object), ...outage } as never, executionContext);
-  const answer = (await response.json()) as { success: number; error?: { code: string } };
-  await waitOnExecutionContext(executionContext);
-  return { status: response.status, body: answer };
-}
-
-/** The KV namespace, refusing to store share links. */
-function kvRefusingShareLinks(kv: KVNamespace): KVNamespace {
-  return new Proxy(kv, {
+/** `binding` with some members replaced; everything else is the real binding's. */
+function withReplaced<T extends object>(binding: T, replaced: Record<string, unknown>): T {
+  return new Proxy(binding, {
     get(target, name) {
-      if (name === "put") {
-        return (key: string, ...rest: unknown[]) =>
-          key.startsWith("share:") ? Promise.reject(new Error("injected KV outage")) : (target.put as (...args: unknown[]) => Promise<void>)(key, ...rest);
-      }
+      if (typeof name === "string" && name in replaced) return replaced[name];
       const value = Reflect.get(target, name);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
 }
 
+const outage = (what: string) => () => Promise.reject(new Error(`injected ${what} outage`));
+
+/** The KV namespace, refusing to store share links. */
+function kvRefusingShareLinks(kv: KVNamespace): KVNamespace {
+  const put = kv.put.bind(kv) as (key: string, ...rest: unknown[]) => Promise<void>;
+  return withReplaced(kv, { put: (key: string, ...rest: unknown[]) => (key.startsWith("share:") ? outage("KV")() : put(key, ...rest)) });
+}
+
 /** The database, refusing every update of a job (as if it became unreachable after the job was created). */
 function d1RefusingJobUpdates(db: D1Database): D1Database {
   const refused = /^\s*update\s+["`]?jobs["`]?\s/i;
-  const outage = () => Promise.reject(new Error("injected D1 outage"));
   const refusing = new WeakSet<object>();
   const statementOf = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
     if (!refused.test(sql)) return statement;
-    const stand = { bind: (..._values: unknown[]) => stand, run: outage, all: outage, first: outage, raw: outage } as unknown as D1PreparedStatement;
+    const stand = { bind: () => stand, run: outage("D1"), all: outage("D1"), first: outage("D1"), raw: outage("D1") } as unknown as D1PreparedStatement;
     refusing.add(stand);
     return stand;
   };
   const sessionOf = <T extends D1Database | D1DatabaseSession>(source: T): T =>
-    new Proxy(source, {
-      get(target, name) {
-        if (name === "prepare") return (sql: string) => statementOf(target.prepare(sql), sql);
-        if (name === "batch") return (statements: D1PreparedStatement[]) => (statements.some((s) => refusing.has(s)) ? outage() : target.batch(statements));
-        if (name === "withSession") return (constraint?: string) => sessionOf((target as D1Database).withSession(constraint));
-        const value = Reflect.get(target, name);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
+    withReplaced(source, {
+      prepare: (sql: string) => statementOf(source.prepare(sql), sql),
+      batch: (statements: D1PreparedStatement[]) => (statements.some((s) => refusing.has(s)) ? outage("D1")() : source.batch(statements)),
+      withSession: (constraint?: string) => sessionOf((source as D1Database).withSession(constraint)),
     });
   return sessionOf(db);
 }
@@ -75,8 +56,9 @@ function d1RefusingJobUpdates(db: D1Database): D1Database {
 describe("a job whose start or first attempt meets an outage is not lost", () => {
   it("fails a report at once when its share link cannot be stored: 500, job failed 'could not be started', no e-mail", async () => {
     const email = `${unique("share-outage")}@alpha.example`;
-    const res = await callWithOutage("/api/dashboard/report", ctx.write, { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email }, {
-      DOWNLOADS: kvRefusingShareLinks(bindings.DOWNLOADS),
+    const res = await callWithEnv({ DOWNLOADS: kvRefusingShareLinks(bindings.DOWNLOADS) }, "POST", "/api/dashboard/report", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email },
     });
     expect(res.status).toBe(500);
     expect(res.body).toMatchObject({ success: 0, error: { code: "internal_error" } });
@@ -90,11 +72,12 @@ describe("a job whose start or first attempt meets an outage is not lost", () =>
 
   it("leaves a first attempt whose failure cannot be recorded to the backstop, which completes it as attempt 2", async () => {
     await bindings.DOWNLOADS.put("fault:browser", "1");
-    const res = await callWithOutage("/api/dashboard/screenshot", ctx.write, { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId }, {
-      DB: d1RefusingJobUpdates(bindings.DB),
+    const res = await callWithEnv({ DB: d1RefusingJobUpdates(bindings.DB) }, "POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
     });
     expect(res.status).toBe(200);
-    const jobId = (res.body as unknown as { job_id: string }).job_id;
+    const jobId = res.body.job_id;
     // The capture failed and the database refused to record it: the job is left as a dead attempt leaves it.
     expect(await bindings.DOWNLOADS.get("fault:browser")).toBe("0");
     expect(await jobRow(jobId)).toMatchObject({ status: "rendering", attempts: 1, error: null });

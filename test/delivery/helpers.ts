@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { admin, call, createCustomer, sha256, unique, workspace } from "../helpers/api";
+import { admin, call, callWithEnv, createCustomer, sha256, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 
 export const bindings = env as unknown as { DB: D1Database; DOWNLOADS: KVNamespace; FILES: R2Bucket; BROWSER: Fetcher };
@@ -61,7 +61,7 @@ export async function jobCount(): Promise<number> {
   return (await bindings.DB.prepare("SELECT count(*) AS n FROM jobs").first<{ n: number }>())!.n;
 }
 
-export { admin, call, createCustomer, dashboard, kpi, sha256, unique, workspace };
+export { admin, call, callWithEnv, createCustomer, dashboard, kpi, sha256, unique, workspace };
 
 /** A job row as the API creates it, but not enqueued: the test delivers it by hand. */
 export async function unqueuedJob(providedId: string, embedId: string, email: string | null, status = "queued"): Promise<string> {

@@ -1,4 +1,6 @@
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import worker from "../../src/index";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "http://api.test";
@@ -9,12 +11,15 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
-/** Calls the Worker through its real fetch handler. */
-export async function call<T = any>(
-  method: string,
-  path: string,
-  options: { token?: string; admin?: boolean; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
-): Promise<ApiResponse<T>> {
+interface CallOptions {
+  token?: string;
+  admin?: boolean;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+function apiRequest(method: string, path: string, options: CallOptions): Request {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers["Service-Authorization"] = `Token ${options.token}`;
   if (options.admin) headers["Authorization"] = `Bearer ${ADMIN_TOKEN}`;
@@ -23,7 +28,10 @@ export async function call<T = any>(
     body = JSON.stringify(options.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const response = await (exports as any).default.fetch(new Request(`${BASE}${path}`, { method, headers, body }));
+  return new Request(`${BASE}${path}`, { method, headers, body });
+}
+
+async function apiResponse<T>(response: Response): Promise<ApiResponse<T>> {
   const text = await response.text();
   let parsed: unknown = text;
   try {
@@ -32,6 +40,24 @@ export async function call<T = any>(
     /* not JSON */
   }
   return { status: response.status, headers: response.headers, body: parsed as T };
+}
+
+/** Calls the Worker through its real fetch handler. */
+export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  return apiResponse<T>(await (exports as any).default.fetch(apiRequest(method, path, options)));
+}
+
+/**
+ * Calls the Worker's fetch handler with `overrides` on top of the test's bindings and vars
+ * (another ENVIRONMENT or LOG_LEVEL, a binding that fails like an outage), and waits for
+ * the work the call left in the background.
+ */
+export async function callWithEnv<T = any>(overrides: Record<string, unknown>, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const executionContext = createExecutionContext();
+  const response = await worker.fetch(apiRequest(method, path, options), { ...(env as object), ...overrides } as never, executionContext);
+  const answer = await apiResponse<T>(response);
+  await waitOnExecutionContext(executionContext);
+  return answer;
 }
 
 export const admin = (method: string, path: string, body?: unknown) => call(method, path, { admin: true, body });

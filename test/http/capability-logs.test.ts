@@ -1,8 +1,7 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import worker from "../../src/index";
 import { deliverySetup, waitForJob } from "../delivery/helpers";
-import { call } from "../helpers/api";
+import { call, callWithEnv } from "../helpers/api";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -11,14 +10,11 @@ beforeAll(async () => {
 afterEach(() => vi.restoreAllMocks());
 
 /** Calls the real Worker with request logging on (the test project logs warnings only). */
-async function fetchLogged(url: string): Promise<{ status: number; lines: string[] }> {
+async function fetchLogged(path: string): Promise<{ status: number; lines: string[] }> {
   const spies = (["log", "info", "warn", "error", "debug"] as const).map((level) => vi.spyOn(console, level));
-  const executionContext = createExecutionContext();
-  const response = await worker.fetch(new Request(url), { ...(env as object), LOG_LEVEL: "debug" } as never, executionContext);
-  await response.arrayBuffer();
-  await waitOnExecutionContext(executionContext);
+  const { status } = await callWithEnv({ LOG_LEVEL: "debug" }, "GET", path);
   const lines = spies.flatMap((spy) => spy.mock.calls.map((args) => args.map(String).join(" ")));
-  return { status: response.status, lines };
+  return { status, lines };
 }
 
 describe("capability URLs stay out of the request log", () => {
@@ -27,7 +23,7 @@ describe("capability URLs stay out of the request log", () => {
     await waitForJob(ctx.read, res.body.job_id, (s) => s === "done");
     const token = new URL(res.body.url).pathname.split("/").pop()!;
     for (const path of [`/api/downloads/${token}`, `/api/downloads/${token}/`]) {
-      const { status, lines } = await fetchLogged(`http://api.test${path}`);
+      const { status, lines } = await fetchLogged(path);
       expect(status).toBe(200);
       const requestLine = lines.find((line) => line.includes('"message":"request"'));
       expect(JSON.parse(requestLine!)).toMatchObject({ path: expect.stringMatching(/^\/api\/downloads\/\[redacted\]\/?$/), status: 200 });
@@ -40,7 +36,7 @@ describe("capability URLs stay out of the request log", () => {
     expect(res.status).toBe(200);
     const share = (await (env as unknown as { DB: D1Database }).DB.prepare("SELECT request FROM jobs WHERE id = ?").bind(res.body.job_id).first<{ request: string }>())!;
     const token = new URL(JSON.parse(share.request).linkUrl).pathname.split("/").pop()!;
-    const { status, lines } = await fetchLogged(`http://api.test/share/${token}`);
+    const { status, lines } = await fetchLogged(`/share/${token}`);
     expect(status).toBe(200);
     expect(lines.some((line) => line.includes('"path":"/share/[redacted]"'))).toBe(true);
     expect(lines.filter((line) => line.includes(token))).toEqual([]);
@@ -49,7 +45,7 @@ describe("capability URLs stay out of the request log", () => {
   it("redacts unknown and malformed tokens too (they may be real ones mistyped)", async () => {
     const token = "f".repeat(64);
     for (const path of [`/api/downloads/${token}`, `/share/${token}`, `/share/${token}x`]) {
-      const { status, lines } = await fetchLogged(`http://api.test${path}`);
+      const { status, lines } = await fetchLogged(path);
       expect(status).toBe(404);
       expect(lines.some((line) => line.includes("[redacted]"))).toBe(true);
       expect(lines.filter((line) => line.includes(token))).toEqual([]);

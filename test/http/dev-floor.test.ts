@@ -1,7 +1,5 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
-import { call } from "../helpers/api";
+import { call, callWithEnv } from "../helpers/api";
 
 /** The benchmark's floor routes: what `npm run bench` compares get_customer with. */
 describe("benchmark floor routes (development only)", () => {
@@ -33,12 +31,9 @@ describe("benchmark floor routes (development only)", () => {
 
   it("does not exist in production (404 route_not_found)", async () => {
     for (const [method, path] of [["GET", "/_dev/floor/d1"], ["POST", "/_dev/floor/echo"], ["POST", "/_dev/floor/body-d1"]]) {
-      const executionContext = createExecutionContext();
-      const init = method === "POST" ? { method, headers: { "Content-Type": "application/json" }, body: "{}" } : { method };
-      const response = await worker.fetch(new Request(`http://api.test${path}`, init), { ...(env as object), ENVIRONMENT: "production" } as never, executionContext);
-      await waitOnExecutionContext(executionContext);
-      expect(response.status).toBe(404);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("route_not_found");
+      const res = await callWithEnv({ ENVIRONMENT: "production" }, method, path, method === "POST" ? { body: {} } : {});
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe("route_not_found");
     }
   });
 });
