@@ -71,4 +71,3 @@ export async function queueNextAttempt(env: Env, jobId: string, page: JobPage | 
     log("error", "next attempt not queued; the stuck-job sweep will queue it", { job_id: jobId, attempt: attempt + 1, detail: errorDetail(error) });
   }
 }
-

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { sql } from "drizzle-orm";
+import type { Database } from "../db/client";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
 import { stageTimings } from "../lib/stages";
@@ -24,14 +25,16 @@ export function registerDevFloorRoutes(app: OpenAPIHono<AppEnv>): void {
     if (!timing) throw new ApiError("job_not_found", "No stage timings for this job in this isolate.");
     return c.json({ success: 1, ...timing });
   });
-  app.get("/_dev/floor/d1", async (c) => {
-    const [row] = await c.get("db").all<{ one: number }>(sql`SELECT 1 AS one`);
-    return c.json({ success: 1, one: row.one });
-  });
+  app.get("/_dev/floor/d1", async (c) => c.json({ success: 1, one: await trivialQuery(c.get("db")) }));
   app.post("/_dev/floor/echo", jsonBody, async (c) => c.json({ success: 1, body: JSON.parse(await c.req.text()) }));
   // What get_customer cannot do without: a POST with a JSON body, and one D1 query.
-  app.post("/_dev/floor/body-d1", jsonBody, async (c) => {
-    const [row] = await c.get("db").all<{ one: number }>(sql`SELECT 1 AS one`);
-    return c.json({ success: 1, one: row.one, body: JSON.parse(await c.req.text()) });
-  });
+  app.post("/_dev/floor/body-d1", jsonBody, async (c) =>
+    c.json({ success: 1, one: await trivialQuery(c.get("db")), body: JSON.parse(await c.req.text()) }),
+  );
+}
+
+/** One D1 round trip that asks for nothing. */
+async function trivialQuery(db: Database): Promise<number> {
+  const [row] = await db.all<{ one: number }>(sql`SELECT 1 AS one`);
+  return row.one;
 }
