@@ -12,7 +12,7 @@ import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { forgetDrawnCharts } from "./charts";
 import { embedScript } from "./embed-script";
 import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
-import { DEFAULT_PAGE_WIDTH } from "./render";
+import { pageWidth } from "./render";
 import { mintEmbedToken, newest, panelRows, renderForCustomer, type VersionPolicy } from "./service";
 
 const tags = ["Embedding"];
@@ -163,13 +163,6 @@ export function errorPageFor(error: ApiError): { html: string; status: 401 | 404
   return null;
 }
 
-/** `width` (320–4096 px; what embed.js sends): out-of-range values are clamped, anything else is the default. */
-export function pageWidth(value: string | undefined): number {
-  const parsed = value === undefined ? NaN : Number(value);
-  if (!Number.isFinite(parsed)) return DEFAULT_PAGE_WIDTH;
-  return Math.min(4096, Math.max(320, Math.round(parsed)));
-}
-
 /**
  * RFC 4180 CSV (papaparse) with a header row; a text cell starting with `=`, `+`, `-`, `@`,
  * tab or CR gets a leading `'` so spreadsheets do not run it as a formula. Numbers stay numbers.
@@ -283,7 +276,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         c.get("db"),
         c.env,
         { embedId, ...viewer, dataRoundTrips },
-        { width: pageWidth(query.width), interaction: { path: `/embed/${encodeURIComponent(embedId)}`, query, locked: viewer.locked } },
+        { ...pageWidth(query.width), interaction: { path: `/embed/${encodeURIComponent(embedId)}`, query, locked: viewer.locked } },
       );
       if (c.env.ENVIRONMENT !== "production") {
         c.header("X-Data-Round-Trips", String(dataRoundTrips.count));

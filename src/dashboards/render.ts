@@ -20,6 +20,20 @@ const PANEL_PAD_Y = 14;
 const TITLE_PX = 27; // one 13 px line at 1.45 line height + 8 px margin
 const TABLE_ROWS = 200;
 export const DEFAULT_PAGE_WIDTH = 1280;
+const MIN_PAGE_WIDTH = 320;
+const MAX_PAGE_WIDTH = 4096;
+
+/**
+ * The width a page is drawn for, from its `width` query parameter (320–4096 px; what
+ * embed.js sends; out-of-range values are clamped). Without a usable one the page is drawn
+ * at the default and fits itself to the window it is opened in on its own (a share link on
+ * a phone): the frame script asks once more with the window's width.
+ */
+export function pageWidth(value: string | undefined): { width: number; fitToWindow: boolean } {
+  const parsed = value === undefined ? NaN : Number(value);
+  if (!Number.isFinite(parsed)) return { width: DEFAULT_PAGE_WIDTH, fitToWindow: true };
+  return { width: Math.min(MAX_PAGE_WIDTH, Math.max(MIN_PAGE_WIDTH, Math.round(parsed))), fitToWindow: false };
+}
 
 export interface Geometry {
   width: number;
@@ -71,8 +85,13 @@ export interface RenderInput {
   results: Map<string, PanelResult>;
   /** The page width the charts are drawn for (default 1280). */
   width?: number;
+  /** Drawn at the default width for want of one: opened on its own, the page asks again for its window's width. */
+  fitToWindow?: boolean;
   interaction?: Interaction;
 }
+
+/** How a page is shown: its width, and the interactive parts of the embed page. */
+export type Presentation = Pick<RenderInput, "width" | "fitToWindow" | "interaction">;
 
 /** Reading order: top to bottom, then left to right (the order panels stack in). */
 function readingOrder(panels: PanelDefinition[]): PanelDefinition[] {
@@ -97,7 +116,7 @@ export function renderDashboard(input: RenderInput): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}">
+<body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${input.fitToWindow ? " data-fit-window" : ""}>
 <header class="dashboard-header"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(input.context.customer.name)}</p></header>
 ${controls}<div class="grid">
 ${panels}

@@ -9,7 +9,7 @@ import { randomAlphanumeric } from "../lib/crypto";
 import { runPanels, type Row } from "./data";
 import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
 import type { Definition } from "./definition";
-import { renderDashboard, type Interaction } from "./render";
+import { renderDashboard, type Presentation } from "./render";
 import type { PlaceholderContext } from "./sql";
 import * as repo from "./repository";
 
@@ -138,7 +138,7 @@ export async function renderForCustomer(
   db: Database,
   env: object,
   request: RenderRequest,
-  presentation: { width?: number; interaction?: Interaction } = {},
+  presentation: Presentation = {},
 ): Promise<string> {
   return renderLoaded(env, await loadDashboard(db, request), presentation, request.dataRoundTrips);
 }
@@ -147,7 +147,7 @@ export async function renderForCustomer(
 export async function renderLoaded(
   env: object,
   loaded: LoadedDashboard,
-  presentation: { width?: number; interaction?: Interaction } = {},
+  presentation: Presentation = {},
   dataRoundTrips?: RoundTripCounter,
 ): Promise<string> {
   const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, loaded.context, dataRoundTrips);

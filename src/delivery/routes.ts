@@ -3,6 +3,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { answeringNotFound, ApiError } from "../http/errors";
 import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../customers/scope";
+import { pageWidth } from "../dashboards/render";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { DownloadQuery, JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
@@ -118,7 +119,14 @@ const shareRoute = createRoute({
   tags,
   summary: "A report's share link (capability URL; no API token)",
   description: "Renders the reported dashboard for that customer until the link expires (SHARE_TTL_SECONDS).",
-  request: { params: z.object({ token: z.string() }) },
+  request: {
+    params: z.object({ token: z.string() }),
+    query: z.object({
+      width: z.string().optional().openapi({
+        description: "The window's width in px (320–4096); charts are drawn for it. Without it the page is drawn at 1280 px and, in a browser, asks again with its window's width.",
+      }),
+    }),
+  },
   responses: {
     200: { description: "The rendered dashboard (HTML).", content: { "text/html": { schema: z.string() } } },
     404: { description: "Unknown or expired link, or the dashboard or customer is gone (HTML page).", content: { "text/html": { schema: z.string() } } },
@@ -170,7 +178,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(shareRoute, async (c) => {
     await pageSecurityHeaders(c);
     try {
-      return c.html(await delivery.renderShare(c.get("db"), c.env, c.req.param("token")), 200);
+      return c.html(await delivery.renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width)), 200);
     } catch (error) {
       if (delivery.isGoneError(error)) {
         answeringNotFound(error.code);

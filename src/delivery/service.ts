@@ -13,6 +13,7 @@ import {
   type RenderRequest,
   type VersionPolicy,
 } from "../dashboards/service";
+import type { Presentation } from "../dashboards/render";
 import type { Database } from "../db/client";
 import { jobs } from "../db/schema";
 import { sqlSecondsAgo } from "../db/time";
@@ -304,11 +305,12 @@ export async function download(db: Database, env: Env, token: string, waitSecond
 }
 
 /** The dashboard behind a report's share link, rendered for that customer. */
-export async function renderShare(db: Database, env: Env, token: string): Promise<string> {
+export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation): Promise<string> {
   const value = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`share:${await sha256Hex(token)}`) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
   const share = JSON.parse(value) as ShareLink;
-  return renderForCustomer(db, env, { embedId: share.embedId, customer: byId(share.customerId), versions: REPORT_VERSIONS, variables: share.variables });
+  const request = { embedId: share.embedId, customer: byId(share.customerId), versions: REPORT_VERSIONS, variables: share.variables };
+  return renderForCustomer(db, env, request, presentation);
 }
 
 // ---- running a job (its first attempt in the API call, later ones from the queue) --------

@@ -8,11 +8,22 @@ import type { AppContext } from "./context";
  * The frame script is what lets `<dashboard-embed>` size its iframe and hand over fresh
  * signed tokens: it posts `{source: "dashboard-embed", type: "ready" | "height", status,
  * height}` to the parent window and accepts `{type: "token", token}` from it, rewriting the
- * `token` of the page's own links and forms. It is allowed by its CSP hash, so the page
- * still runs nothing else and loads nothing from anywhere.
+ * `token` of the page's own links and forms. Opened on its own (not framed), a page drawn
+ * without a width (`data-fit-window`: a share link on a phone) asks once more with its
+ * window's width, so its charts are drawn for that screen. It is allowed by its CSP hash,
+ * so the page still runs nothing else and loads nothing from anywhere.
  */
 export const FRAME_SCRIPT = `(function () {
-  if (window.parent === window) return;
+  if (window.parent === window) {
+    var main = document.querySelector("main[data-fit-window]");
+    if (!main) return;
+    var width = Math.min(4096, Math.max(320, Math.round(window.innerWidth)));
+    if (Math.abs(width - Number(main.getAttribute("data-width"))) <= 16) return;
+    var url = new URL(window.location.href);
+    url.searchParams.set("width", String(width));
+    window.location.replace(url.toString());
+    return;
+  }
   var body = document.body;
   var status = Number(body.getAttribute("data-status") || 200);
   var last = -1;

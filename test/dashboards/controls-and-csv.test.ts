@@ -138,6 +138,14 @@ describe("the page width", () => {
     expect((await viewBoxes(100)).boxes[0][0]).toBe(320 - 24 - 34);
     expect((await viewBoxes(Number.NaN)).boxes[0][0]).toBe(558);
   });
+
+  it("marks a page drawn without a width (or with nonsense) to fit the window it is opened in, and only that page", async () => {
+    const html = async (query: string): Promise<string> => (await call("GET", `/embed/${embedId}?customer_token=${alpha.token}${query}`)).body;
+    const fits = /<main class="dashboard[^"]*"[^>]* data-width="1280" data-fit-window>/;
+    expect(await html("")).toMatch(fits);
+    expect(await html("&width=wide")).toMatch(fits);
+    for (const width of ["1280", "360", "100"]) expect(await html(`&width=${width}`)).toMatch(/<main [^>]*data-width="\d+">/);
+  });
 });
 
 describe("GET /embed/<id>/panels/<panel>.csv", () => {

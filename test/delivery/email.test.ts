@@ -69,6 +69,12 @@ describe("report e-mail", () => {
     // Nobody scrolls a share link's tables sideways on every device: the page is "still", its table cells wrap.
     expect(page).toMatch(/<main class="dashboard[^"]* still"/);
     expect((await fetchDownload(`http://api.test/share/${"a".repeat(64)}`)).status).toBe(404);
+
+    // Opened on a phone, the page asks again with the window's width (the frame script): drawn for it, in one column.
+    expect(page).toMatch(/<main class="dashboard[^"]*"[^>]* data-width="1280" data-fit-window>/);
+    const phone = new TextDecoder().decode((await fetchDownload(`${link}?width=375`)).bytes);
+    expect(phone).toMatch(/<main class="dashboard stacked still"[^>]* data-width="375">/);
+    expect(phone).toContain("Alpha GmbH");
   });
 
   it("answers a share link whose customer is gone with its 404 page, after one look at the primary", async () => {

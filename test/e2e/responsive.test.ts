@@ -8,6 +8,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { parseMime } from "../delivery/mime";
 
 declare const document: any;
 declare const window: any;
@@ -131,6 +132,52 @@ describe("PNG screenshots through the API", () => {
     const layout = await open(page, "sales-overview", width);
     await page.close();
     expect(layout.problems).toEqual([]);
+  }, 90_000);
+});
+
+describe("a report's share link", () => {
+  /** The share link of the report e-mail sent to `to`, read from the local outbox. */
+  async function reportShareLink(to: string): Promise<string> {
+    const requested = await api("/api/dashboard/report", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", email: to });
+    expect(requested.status).toBe(200);
+    for (let i = 0; i < 120; i++) {
+      const outbox = await (await fetch(`${server.base}/_dev/outbox`)).text();
+      const row = outbox.split("<tr>").find((r) => r.includes(to));
+      const name = row && /href="\/_dev\/outbox\/([^"]+)"/.exec(row)?.[1];
+      if (name) {
+        const mail = parseMime(await (await fetch(`${server.base}/_dev/outbox/${name}`)).text());
+        const html = mail.parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!.body;
+        return /href="(http[^"]+\/share\/[0-9a-f]{64})"/.exec(html)![1];
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    throw new Error(`no report e-mail to ${to} in the outbox`);
+  }
+
+  it("opened on a phone, is drawn again for the phone's width: one column, nothing cut, chart text as on a desktop", async () => {
+    const link = await reportShareLink("phone@acme.example");
+    const page = await browser.newPage();
+    await page.setViewport({ width: 375, height: 812, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await page.goto(link);
+    await page.waitForFunction(() => new URL(window.location.href).searchParams.get("width") === "375");
+    await page.waitForSelector('main[data-width="375"]');
+    await page.screenshot({ path: join(shots, "share-link-phone-375.png"), fullPage: true });
+    const layout = await page.evaluate(inspect);
+    await page.close();
+    expect(layout.problems).toEqual([]);
+    expect(new Set(layout.panels.map((p) => p.left)).size).toBe(1);
+    expect(layout.chartFontPx).not.toBeNull();
+    // Same on-screen chart text as the 1280 px page a desktop gets.
+    const desktop = await browser.newPage();
+    await desktop.setViewport({ width: 1280, height: 900 });
+    await desktop.goto(link);
+    await desktop.waitForSelector('body[data-render-complete="true"]');
+    // Drawn for 1280 px already: no second request, the link stays as it was sent.
+    expect(desktop.url()).toBe(link);
+    const wide = await desktop.evaluate(inspect);
+    await desktop.close();
+    expect(wide.problems).toEqual([]);
+    expect(Math.abs((layout.chartFontPx as number) - (wide.chartFontPx as number))).toBeLessThan(0.5);
   }, 90_000);
 });
 
