@@ -135,7 +135,7 @@ describe("PNG screenshots through the API", () => {
   }, 90_000);
 });
 
-describe("a report's share link", () => {
+describe("a page opened on its own, without a width", () => {
   /** The share link of the report e-mail sent to `to`, read from the local outbox. */
   async function reportShareLink(to: string): Promise<string> {
     const requested = await api("/api/dashboard/report", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", email: to });
@@ -179,6 +179,20 @@ describe("a report's share link", () => {
     expect(wide.problems).toEqual([]);
     expect(Math.abs((layout.chartFontPx as number) - (wide.chartFontPx as number))).toBeLessThan(0.5);
   }, 90_000);
+
+  it("an embed URL opened in a phone's tab is drawn for the phone too, keeping its token", async () => {
+    const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" });
+    const page = await browser.newPage();
+    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1, isMobile: true });
+    await page.goto(minted.body.embed_url);
+    await page.waitForSelector('main[data-width="390"]');
+    const url = new URL(page.url());
+    expect(url.searchParams.get("token")).toBe(new URL(minted.body.embed_url).searchParams.get("token"));
+    const layout = await page.evaluate(inspect);
+    await page.close();
+    expect(layout.problems).toEqual([]);
+    expect(new Set(layout.panels.map((p) => p.left)).size).toBe(1);
+  });
 });
 
 describe("filter controls in a browser", () => {
