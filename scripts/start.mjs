@@ -3,6 +3,7 @@
 // (docs/api-contract.md, "Running locally"). Data and tokens live in .wrangler/state and
 // .dev.vars and survive restarts.
 import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -17,6 +18,18 @@ await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 const port = Number(process.env.PORT ?? 8787);
+
+// A server left running on the port would answer the readiness check below, and this run
+// would seed, report and be benchmarked against that other server without a word.
+const portInUse = await new Promise((resolve) => {
+  const probe = createServer()
+    .once("error", () => resolve(true))
+    .listen(port, "127.0.0.1", () => probe.close(() => resolve(false)));
+});
+if (portInUse) {
+  console.error(`Port ${port} is already in use on 127.0.0.1 (another \`npm start\` still running?). Stop it, or choose another port: PORT=8788 npm start`);
+  process.exit(1);
+}
 const stateDir = process.env.STATE_DIR ?? join(root, ".wrangler", "state");
 const persist = ["--persist-to", stateDir];
 const wranglerBin = join(root, "node_modules", "wrangler", "bin", "wrangler.js");

@@ -1,6 +1,9 @@
 // Runs the real `npm start` (scripts/start.mjs): migrations, .dev.vars, demo seed,
 // `wrangler dev` with local bindings — then restarts it and checks nothing was lost.
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -41,6 +44,21 @@ afterAll(async () => {
 });
 
 describe("npm start", () => {
+  it("refuses a port another server already holds, instead of reporting that server as its own", async () => {
+    const holder = createServer((_, response) => response.end("someone else")).listen(0, "127.0.0.1");
+    await once(holder, "listening");
+    const taken = (holder.address() as AddressInfo).port;
+    const busyState = mkdtempSync(join(tmpdir(), "customer-api-busy-"));
+    try {
+      await expect(startLocalServer({ port: taken, stateDir: busyState })).rejects.toThrow(`Port ${taken} is already in use`);
+      // The other server was left alone.
+      expect(await (await fetch(`http://127.0.0.1:${taken}/`)).text()).toBe("someone else");
+    } finally {
+      holder.close();
+      rmSync(busyState, { recursive: true, force: true });
+    }
+  });
+
   it("serves the seeded demo workspace and keeps data and tokens across a restart", async () => {
     await start();
     const vars = devVars();
