@@ -43,10 +43,14 @@ export interface Geometry {
   column: number;
 }
 
+const SIDE_PAD_PX = 16;
+/** From this page width on, every width draws the same page (the content is at its widest). */
+const WIDEST_LAYOUT_FROM_PX = MAX_CONTENT_PX + 2 * SIDE_PAD_PX;
+
 /** Where panels go at a page width (px). */
 export function geometry(width: number): Geometry {
   const stacked = width < STACK_BELOW_PX;
-  const padX = stacked ? 12 : 16;
+  const padX = stacked ? 12 : SIDE_PAD_PX;
   const content = Math.max(200, Math.min(width - 2 * padX, MAX_CONTENT_PX));
   return { width, stacked, padX, content, column: (content - 11 * GAP_PX) / 12 };
 }
@@ -85,7 +89,11 @@ export interface RenderInput {
   results: Map<string, PanelResult>;
   /** The page width the charts are drawn for (default 1280). */
   width?: number;
-  /** Drawn at the default width for want of one: opened on its own, the page asks again for its window's width. */
+  /**
+   * Drawn at the default width for want of one: opened on its own, the page asks again for
+   * its window's width, unless that draws the same page (`data-fit-window` is the width from
+   * which every width does).
+   */
   fitToWindow?: boolean;
   interaction?: Interaction;
 }
@@ -116,7 +124,7 @@ export function renderDashboard(input: RenderInput): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${input.fitToWindow ? " data-fit-window" : ""}>
+<body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${input.fitToWindow ? ` data-fit-window="${WIDEST_LAYOUT_FROM_PX}"` : ""}>
 <header class="dashboard-header"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(input.context.customer.name)}</p></header>
 ${controls}<div class="grid">
 ${panels}

@@ -10,7 +10,8 @@ import type { AppContext } from "./context";
  * height}` to the parent window and accepts `{type: "token", token}` from it, rewriting the
  * `token` of the page's own links and forms. Opened on its own (not framed), a page drawn
  * without a width (`data-fit-window`: a share link on a phone) asks once more with its
- * window's width, so its charts are drawn for that screen. It is allowed by its CSP hash,
+ * window's width, so its charts are drawn for that screen (not when both widths draw the
+ * same page: `data-fit-window` is the width from which all do). It is allowed by its CSP hash,
  * so the page still runs nothing else and loads nothing from anywhere.
  */
 export const FRAME_SCRIPT = `(function () {
@@ -18,7 +19,9 @@ export const FRAME_SCRIPT = `(function () {
     var main = document.querySelector("main[data-fit-window]");
     if (!main) return;
     var width = Math.min(4096, Math.max(320, Math.round(window.innerWidth)));
-    if (Math.abs(width - Number(main.getAttribute("data-width"))) <= 16) return;
+    var drawn = Number(main.getAttribute("data-width"));
+    var widest = Number(main.getAttribute("data-fit-window"));
+    if (Math.abs(width - drawn) <= 16 || (width >= widest && drawn >= widest)) return;
     var url = new URL(window.location.href);
     url.searchParams.set("width", String(width));
     window.location.replace(url.toString());

@@ -141,7 +141,7 @@ describe("the page width", () => {
 
   it("marks a page drawn without a width (or with nonsense) to fit the window it is opened in, and only that page", async () => {
     const html = async (query: string): Promise<string> => (await call("GET", `/embed/${embedId}?customer_token=${alpha.token}${query}`)).body;
-    const fits = /<main class="dashboard[^"]*"[^>]* data-width="1280" data-fit-window>/;
+    const fits = /<main class="dashboard[^"]*"[^>]* data-width="1280" data-fit-window="1232">/;
     expect(await html("")).toMatch(fits);
     expect(await html("&width=wide")).toMatch(fits);
     for (const width of ["1280", "360", "100"]) expect(await html(`&width=${width}`)).toMatch(/<main [^>]*data-width="\d+">/);

@@ -71,7 +71,7 @@ describe("report e-mail", () => {
     expect((await fetchDownload(`http://api.test/share/${"a".repeat(64)}`)).status).toBe(404);
 
     // Opened on a phone, the page asks again with the window's width (the frame script): drawn for it, in one column.
-    expect(page).toMatch(/<main class="dashboard[^"]*"[^>]* data-width="1280" data-fit-window>/);
+    expect(page).toMatch(/<main class="dashboard[^"]*"[^>]* data-width="1280" data-fit-window="1232">/);
     const phone = new TextDecoder().decode((await fetchDownload(`${link}?width=375`)).bytes);
     expect(phone).toMatch(/<main class="dashboard stacked still"[^>]* data-width="375">/);
     expect(phone).toContain("Alpha GmbH");

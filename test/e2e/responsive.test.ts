@@ -167,12 +167,12 @@ describe("a page opened on its own, without a width", () => {
     expect(layout.problems).toEqual([]);
     expect(new Set(layout.panels.map((p) => p.left)).size).toBe(1);
     expect(layout.chartFontPx).not.toBeNull();
-    // Same on-screen chart text as the 1280 px page a desktop gets.
+    // Same on-screen chart text as the page a desktop gets.
     const desktop = await browser.newPage();
-    await desktop.setViewport({ width: 1280, height: 900 });
+    await desktop.setViewport({ width: 1920, height: 1080 });
     await desktop.goto(link);
     await desktop.waitForSelector('body[data-render-complete="true"]');
-    // Drawn for 1280 px already: no second request, the link stays as it was sent.
+    // 1920 px draws the same page as 1280 px (the content is at its widest): no second request, the link stays as sent.
     expect(desktop.url()).toBe(link);
     const wide = await desktop.evaluate(inspect);
     await desktop.close();
