@@ -260,13 +260,24 @@ export function downloadPollPause(waitedMs: number): number {
   return waitedMs < 1000 ? 5 : waitedMs < 5000 ? 50 : 250;
 }
 
+/**
+ * While an attempt of its job runs in this isolate, a waiting download reads the board (no
+ * I/O) every millisecond for the first 250 ms (local captures end within it, and each pause
+ * is latency), then every 5 ms up to 2 s, then every 25 ms: a capture that takes seconds
+ * costs a few hundred wake-ups of CPU time, not thousands, and hands the file over at most
+ * 25 ms late.
+ */
+export function boardWatchPause(waitedMs: number): number {
+  return waitedMs < 250 ? 1 : waitedMs < 2000 ? 5 : 25;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
  * expired tokens are 404. While an attempt of the job runs in this isolate, a waiting
- * request checks every millisecond whether it ended (job-endings.ts) instead of looking at
- * the job: then it has the file at once.
+ * request checks whether it ended (job-endings.ts; see boardWatchPause) instead of looking
+ * at the job: then it has the file at once.
  */
 export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
   const jobId = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`download:${await sha256Hex(token)}`) : null;
@@ -290,7 +301,7 @@ export async function download(db: Database, env: Env, token: string, waitSecond
       if (left <= 0) return { state: "pending", status: job.status };
       if (watch && isAttemptedHere(jobId)) {
         // The attempt runs here and notes its ending: no look at the database meanwhile.
-        while (isAttemptedHere(jobId) && !noted() && Date.now() < until) await sleep(1);
+        while (isAttemptedHere(jobId) && !noted() && Date.now() < until) await sleep(Math.min(boardWatchPause(Date.now() - started), until - Date.now()));
       } else {
         await sleep(Math.min(downloadPollPause(Date.now() - started), left));
       }
