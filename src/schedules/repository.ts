@@ -103,11 +103,17 @@ export function advance(db: Database, scheduleId: string, from: string, to: stri
     .where(and(eq(reportSchedules.id, scheduleId), eq(reportSchedules.nextRunAt, from)));
 }
 
-export function insertManualRun(db: Database, scheduleId: string, slot: string) {
-  return db
-    .insert(reportScheduleRuns)
-    .values({ scheduleId, slot, trigger: "manual" })
-    .returning({ id: reportScheduleRuns.id, scheduleId: reportScheduleRuns.scheduleId, slot: reportScheduleRuns.slot });
+/**
+ * A manual run of a schedule the caller may see (`accessGroupId` null: an operator, any
+ * schedule); nothing is inserted for any other, so the check and the insert are one statement.
+ */
+export function insertManualRun(db: Database, scheduleId: string, accessGroupId: number | null, slot: string) {
+  const visible = accessGroupId === null ? sql`` : sql` AND access_group_id = ${accessGroupId}`;
+  // Raw: an INSERT … SELECT, as claimSlot.
+  return db.all<Pick<RunRow, "id" | "scheduleId" | "slot">>(sql`
+    INSERT INTO report_schedule_runs (schedule_id, slot, "trigger")
+    SELECT id, ${slot}, 'manual' FROM report_schedules WHERE id = ${scheduleId}${visible}
+    RETURNING id, schedule_id AS scheduleId, slot`);
 }
 
 export function finishFanOut(db: Database, runId: number, jobIds: string[], skipped: number, notStarted: number) {

@@ -200,19 +200,32 @@ export async function deleteSchedule(scope: ScheduleScope, id: string): Promise<
 
 type ClaimedRun = Pick<repo.RunRow, "id" | "scheduleId">;
 
+/** A run with what it delivers: its schedule as it is now (none if deleted meanwhile) and the customers it targets. */
+interface LoadedRun {
+  run: ClaimedRun;
+  schedule: repo.ScheduleRow | undefined;
+  targets: repo.TargetRow[];
+}
+
+/** The reads a run's fan-out needs, to go in a batch. */
+const runReads = (db: Database, scheduleId: string) => [repo.scheduleById(db, scheduleId), repo.targets(db, scheduleId)] as const;
+
+/** What a run started, to be recorded with repo.finishFanOut. */
+interface FanOutTally {
+  jobIds: string[];
+  skipped: number;
+  notStarted: number;
+}
+
 /**
  * Starts one delivery job per recipient of every customer the runs target (each customer
- * with its own data), then records each run's job ids. Customers without recipients are
- * counted in `skipped`; a delivery that cannot be started counts as failed.
+ * with its own data). Customers without recipients are counted in `skipped`; a delivery
+ * that cannot be started counts in `notStarted`. The caller records the tallies.
  */
-async function fanOut(db: Database, env: Env, runs: ClaimedRun[]): Promise<number> {
-  if (runs.length === 0) return 0;
-  const loaded = await db.batch(runs.flatMap((run) => [repo.scheduleById(db, run.scheduleId), repo.targets(db, run.scheduleId)]) as never) as unknown[][];
+async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise<FanOutTally[]> {
   const tallies = runs.map(() => ({ skipped: 0, notStarted: 0, jobIds: [] as (string | null)[] }));
   const work: { run: number; slot: number; delivery: Delivery }[] = [];
-  runs.forEach((_, i) => {
-    const [schedule] = loaded[2 * i] as repo.ScheduleRow[];
-    const targets = loaded[2 * i + 1] as repo.TargetRow[];
+  runs.forEach(({ schedule, targets }, i) => {
     if (!schedule) return; // deleted meanwhile
     const fixed = JSON.parse(schedule.recipients) as string[];
     const variables = schedule.variables === null ? null : (JSON.parse(schedule.variables) as Record<string, unknown>);
@@ -247,28 +260,31 @@ async function fanOut(db: Database, env: Env, runs: ClaimedRun[]): Promise<numbe
       } catch (error) {
         tallies[item.run].notStarted++;
         const reason = error instanceof ApiError ? error.code : errorDetail(error);
-        log("warn", "scheduled delivery not started", { schedule_id: runs[item.run].scheduleId, run_id: runs[item.run].id, provided_id: item.delivery.providedId, reason });
+        log("warn", "scheduled delivery not started", { schedule_id: runs[item.run].run.scheduleId, run_id: runs[item.run].run.id, provided_id: item.delivery.providedId, reason });
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(FAN_OUT_CONCURRENCY, work.length) }, worker));
-
-  await db.batch(
-    runs.map((run, i) =>
-      repo.finishFanOut(db, run.id, tallies[i].jobIds.filter((id): id is string => id !== null), tallies[i].skipped, tallies[i].notStarted),
-    ) as never,
-  );
-  return work.length;
+  return tallies.map((t) => ({ ...t, jobIds: t.jobIds.filter((id): id is string => id !== null) }));
 }
 
+const finishFanOut = (db: Database, run: ClaimedRun, tally: FanOutTally) => repo.finishFanOut(db, run.id, tally.jobIds, tally.skipped, tally.notStarted);
 
-/** `run now`: a separate run with trigger `manual` in the current minute, never a claimed slot. */
+/**
+ * `run now`: a separate run with trigger `manual` in the current minute, never a claimed
+ * slot. Two D1 trips besides the jobs': the run is inserted (only for a schedule the caller
+ * may see) and read with its schedule and targets in one batch; it is recorded and read back
+ * in another.
+ */
 export async function runNow(db: Database, env: Env, scope: { accessGroupId: number | null; id: string }, now = new Date()): Promise<Run> {
-  const [schedule] = scope.accessGroupId === null ? await repo.scheduleById(db, scope.id) : await repo.visibleSchedule(db, scope.id, scope.accessGroupId);
-  if (!schedule) throw notFound(scope.id);
-  const [run] = await repo.insertManualRun(db, schedule.id, slotString(minuteOf(now)));
-  await fanOut(db, env, [run]);
-  const [[stored], counts] = await db.batch([repo.runById(db, run.id), repo.runJobCounts(db, run.id)]);
+  const [inserted, schedule, targets] = await db.batch([
+    repo.insertManualRun(db, scope.id, scope.accessGroupId, slotString(minuteOf(now))),
+    ...runReads(db, scope.id),
+  ]);
+  const [run] = inserted;
+  if (!run) throw notFound(scope.id);
+  const [tally] = await fanOut(db, env, [{ run, schedule: schedule[0], targets }]);
+  const [, [stored], counts] = await db.batch([finishFanOut(db, run, tally), repo.runById(db, run.id), repo.runJobCounts(db, run.id)]);
   return runView(stored, counts);
 }
 
@@ -309,7 +325,14 @@ export async function runDueSchedules(env: Env, scheduledTime: number): Promise<
   // Claims first: each is checked against the schedule as it still is, then it moves on.
   const results = due.length > 0 ? ((await db.batch([...claims, ...moves] as never)) as unknown[]) : [];
   const claimed = (results.slice(0, claims.length) as ClaimedRun[][]).flat();
-  const deliveries = await fanOut(db, env, claimed);
+  let deliveries = 0;
+  if (claimed.length > 0) {
+    const loaded = (await db.batch(claimed.flatMap((run) => runReads(db, run.scheduleId)) as never)) as unknown[][];
+    const runs = claimed.map((run, i) => ({ run, schedule: (loaded[2 * i] as repo.ScheduleRow[])[0], targets: loaded[2 * i + 1] as repo.TargetRow[] }));
+    const tallies = await fanOut(db, env, runs);
+    await db.batch(claimed.map((run, i) => finishFanOut(db, run, tallies[i])) as never);
+    deliveries = tallies.reduce((sum, t) => sum + t.jobIds.length + t.notStarted, 0);
+  }
 
   const summary = { tick: slotString(tick), due: due.length, claimed: claimed.length, deliveries, round_trips: counter.count, ms: Date.now() - started };
   log(due.length > 0 ? "info" : "debug", "scheduler tick", { ...summary });

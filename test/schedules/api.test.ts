@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createCustomer, createTag, unique, workspace } from "../helpers/api";
+import { admin, call, createCustomer, createTag, roundTrips, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, sources } from "../dashboards/helpers";
 
 const db = (env as unknown as { DB: D1Database }).DB;
@@ -281,11 +281,25 @@ describe("run_report_schedule", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: 1, run: { slot: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00Z$/), trigger: "manual", status: "done", job_ids: [], skipped: 1 } });
     expect(Math.abs(Date.parse(res.body.run.slot) - Date.now())).toBeLessThan(120_000);
+    // One D1 trip inserts the run (for a visible schedule only) and reads what it delivers, one records it and reads it back.
+    expect(roundTrips(res)).toBe(2);
     // Two calls in one minute are two runs: a manual run never claims a slot.
     await post(ws.write, "/api/run_report_schedule/", { id: schedule.id });
     const got = await post(ws.read, "/api/get_report_schedule/", { id: schedule.id });
     expect(got.body.runs).toHaveLength(2);
     expect(got.body.runs.every((r: { trigger: string }) => r.trigger === "manual")).toBe(true);
+  });
+
+  it("starts one report job per recipient, in one more D1 trip per job", async () => {
+    const schedule = await create({ ...base(), recipients: ["ops@alpha.example", "cfo@alpha.example"] });
+    const res = await post(ws.write, "/api/run_report_schedule/", { id: schedule.id });
+    expect(res.status).toBe(200);
+    expect(res.body.run).toMatchObject({ trigger: "manual", skipped: 0 });
+    expect(res.body.run.job_ids).toHaveLength(2);
+    expect(roundTrips(res)).toBe(4);
+    const jobs = await db.prepare("SELECT kind, request FROM jobs WHERE id IN (?, ?)").bind(...res.body.run.job_ids).all<{ kind: string; request: string }>();
+    expect(jobs.results.map((j) => j.kind)).toEqual(["report", "report"]);
+    expect(jobs.results.map((j) => JSON.parse(j.request).email).sort()).toEqual(["cfo@alpha.example", "ops@alpha.example"]);
   });
 });
 
