@@ -107,7 +107,16 @@ export class CaptureStation extends DurableObject<Env> {
   private async warmTab(): Promise<Tab> {
     if (this.browser?.isConnected() && this.tab && !this.tab.page.isClosed()) return this.tab;
     this.letGo();
-    const browser = await acquire(this.env.BROWSER, this.sessionId);
+    try {
+      return await this.openTab(await acquire(this.env.BROWSER, this.sessionId));
+    } catch {
+      // The session reached may be going away (closed or timed out, yet still accepting a
+      // connection: "Failed to open a new tab"): once more, in a session of its own.
+      return this.openTab(await puppeteer.launch(this.env.BROWSER, { keep_alive: BROWSER_KEEP_ALIVE_MS }));
+    }
+  }
+
+  private async openTab(browser: Browser): Promise<Tab> {
     this.sessionId = browser.sessionId();
     try {
       const page = (await browser.pages())[0] ?? (await browser.newPage());
@@ -130,6 +139,9 @@ export class CaptureStation extends DurableObject<Env> {
     this.tab = undefined;
   }
 }
+
+/** How long an idle Browser Rendering session stays open for the next connect. */
+const BROWSER_KEEP_ALIVE_MS = 600_000;
 
 /**
  * Connects to a free Browser Rendering session (`preferred`, the station's last, first),
@@ -156,7 +168,7 @@ async function acquire(binding: Fetcher, preferred: string | undefined): Promise
   } catch {
     // listing sessions failed: launch below
   }
-  return puppeteer.launch(binding, { keep_alive: 600_000 });
+  return puppeteer.launch(binding, { keep_alive: BROWSER_KEEP_ALIVE_MS });
 }
 
 /**
