@@ -54,6 +54,7 @@ describe("npm start", () => {
       // The other server was left alone.
       expect(await (await fetch(`http://127.0.0.1:${taken}/`)).text()).toBe("someone else");
     } finally {
+      holder.closeAllConnections();
       holder.close();
       rmSync(busyState, { recursive: true, force: true });
     }
