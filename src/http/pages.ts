@@ -18,7 +18,8 @@ export const FRAME_SCRIPT = `(function () {
   if (window.parent === window) {
     var main = document.querySelector("main[data-fit-window]");
     if (!main) return;
-    var width = Math.min(4096, Math.max(320, Math.round(window.innerWidth)));
+    // The service clamps the width it is sent (dashboards/render.ts pageWidth).
+    var width = Math.round(window.innerWidth);
     var drawn = Number(main.getAttribute("data-width"));
     var widest = Number(main.getAttribute("data-fit-window"));
     if (Math.abs(width - drawn) <= 16 || (width >= widest && drawn >= widest)) return;
