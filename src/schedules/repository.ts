@@ -116,10 +116,17 @@ export function insertManualRun(db: Database, scheduleId: string, accessGroupId:
     RETURNING id, schedule_id AS scheduleId, slot`);
 }
 
-export function finishFanOut(db: Database, runId: number, jobIds: string[], skipped: number, notStarted: number) {
+/** What a run started: its jobs, the customers skipped (no recipient), the deliveries not started. */
+export interface FanOutTally {
+  jobIds: string[];
+  skipped: number;
+  notStarted: number;
+}
+
+export function finishFanOut(db: Database, runId: number, tally: FanOutTally) {
   return db
     .update(reportScheduleRuns)
-    .set({ jobIds: JSON.stringify(jobIds), skipped, notStarted, fannedOutAt: sqlNow })
+    .set({ jobIds: JSON.stringify(tally.jobIds), skipped: tally.skipped, notStarted: tally.notStarted, fannedOutAt: sqlNow })
     .where(eq(reportScheduleRuns.id, runId));
 }
 

@@ -210,19 +210,12 @@ interface LoadedRun {
 /** The reads a run's fan-out needs, to go in a batch. */
 const runReads = (db: Database, scheduleId: string) => [repo.scheduleById(db, scheduleId), repo.targets(db, scheduleId)] as const;
 
-/** What a run started, to be recorded with repo.finishFanOut. */
-interface FanOutTally {
-  jobIds: string[];
-  skipped: number;
-  notStarted: number;
-}
-
 /**
  * Starts one delivery job per recipient of every customer the runs target (each customer
  * with its own data). Customers without recipients are counted in `skipped`; a delivery
  * that cannot be started counts in `notStarted`. The caller records the tallies.
  */
-async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise<FanOutTally[]> {
+async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise<repo.FanOutTally[]> {
   const tallies = runs.map(() => ({ skipped: 0, notStarted: 0, jobIds: [] as (string | null)[] }));
   const work: { run: number; slot: number; delivery: Delivery }[] = [];
   runs.forEach(({ schedule, targets }, i) => {
@@ -268,8 +261,6 @@ async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise<FanOut
   return tallies.map((t) => ({ ...t, jobIds: t.jobIds.filter((id): id is string => id !== null) }));
 }
 
-const finishFanOut = (db: Database, run: ClaimedRun, tally: FanOutTally) => repo.finishFanOut(db, run.id, tally.jobIds, tally.skipped, tally.notStarted);
-
 /**
  * `run now`: a separate run with trigger `manual` in the current minute, never a claimed
  * slot. Two D1 trips besides the jobs': the run is inserted (only for a schedule the caller
@@ -284,7 +275,7 @@ export async function runNow(db: Database, env: Env, scope: { accessGroupId: num
   const [run] = inserted;
   if (!run) throw notFound(scope.id);
   const [tally] = await fanOut(db, env, [{ run, schedule: schedule[0], targets }]);
-  const [, [stored], counts] = await db.batch([finishFanOut(db, run, tally), repo.runById(db, run.id), repo.runJobCounts(db, run.id)]);
+  const [, [stored], counts] = await db.batch([repo.finishFanOut(db, run.id, tally), repo.runById(db, run.id), repo.runJobCounts(db, run.id)]);
   return runView(stored, counts);
 }
 
@@ -330,7 +321,7 @@ export async function runDueSchedules(env: Env, scheduledTime: number): Promise<
     const loaded = (await db.batch(claimed.flatMap((run) => runReads(db, run.scheduleId)) as never)) as unknown[][];
     const runs = claimed.map((run, i) => ({ run, schedule: (loaded[2 * i] as repo.ScheduleRow[])[0], targets: loaded[2 * i + 1] as repo.TargetRow[] }));
     const tallies = await fanOut(db, env, runs);
-    await db.batch(claimed.map((run, i) => finishFanOut(db, run, tallies[i])) as never);
+    await db.batch(claimed.map((run, i) => repo.finishFanOut(db, run.id, tallies[i])) as never);
     deliveries = tallies.reduce((sum, t) => sum + t.jobIds.length + t.notStarted, 0);
   }
 
