@@ -107,26 +107,11 @@ export class CaptureStation extends DurableObject<Env> {
   private async warmTab(): Promise<Tab> {
     if (this.browser?.isConnected() && this.tab && !this.tab.page.isClosed()) return this.tab;
     this.letGo();
-    try {
-      return await this.openTab(await acquire(this.env.BROWSER, this.sessionId));
-    } catch {
-      // The session reached may be going away (closed or timed out, yet still accepting a
-      // connection: "Failed to open a new tab"): once more, in a session of its own.
-      return this.openTab(await puppeteer.launch(this.env.BROWSER, { keep_alive: BROWSER_KEEP_ALIVE_MS }));
-    }
-  }
-
-  private async openTab(browser: Browser): Promise<Tab> {
+    const { browser, tab } = await acquire(this.env.BROWSER, this.sessionId);
     this.sessionId = browser.sessionId();
-    try {
-      const page = (await browser.pages())[0] ?? (await browser.newPage());
-      this.tab = { page, devtools: await page.createCDPSession() };
-    } catch (error) {
-      browser.disconnect();
-      throw error;
-    }
     this.browser = browser;
-    return this.tab;
+    this.tab = tab;
+    return tab;
   }
 
   private letGo(): void {
@@ -140,35 +125,50 @@ export class CaptureStation extends DurableObject<Env> {
   }
 }
 
-/** How long an idle Browser Rendering session stays open for the next connect. */
-const BROWSER_KEEP_ALIVE_MS = 600_000;
-
 /**
- * Connects to a free Browser Rendering session (`preferred`, the station's last, first),
- * and launches one only when none is free. Disconnecting later (not closing) leaves the
- * session warm for the next connect.
+ * A tab in a free Browser Rendering session (`preferred`, the station's last, first), in a
+ * new one only when no free session gives one. A session counts as free only once a tab is
+ * open in it: one going away (closed or timed out) may still accept the connection and then
+ * fail to open a tab ("Failed to open a new tab"). Disconnecting later (not closing) leaves
+ * the session warm for the next connect.
  */
-async function acquire(binding: Fetcher, preferred: string | undefined): Promise<Browser> {
+async function acquire(binding: Fetcher, preferred: string | undefined): Promise<{ browser: Browser; tab: Tab }> {
   if (preferred) {
-    try {
-      return await puppeteer.connect(binding, preferred);
-    } catch {
-      // taken by another station, or gone: look for another
-    }
+    const warm = await openedIn(() => puppeteer.connect(binding, preferred));
+    if (warm) return warm;
+    // taken by another station, or gone: look for another
   }
   try {
     const sessions = await puppeteer.sessions(binding);
-    for (const session of sessions.filter((s) => !s.connectionId)) {
-      try {
-        return await puppeteer.connect(binding, session.sessionId);
-      } catch {
-        // taken or gone meanwhile: try the next one
-      }
+    for (const session of sessions.filter((s) => !s.connectionId && s.sessionId !== preferred)) {
+      const warm = await openedIn(() => puppeteer.connect(binding, session.sessionId));
+      if (warm) return warm;
+      // taken or gone meanwhile: try the next one
     }
   } catch {
     // listing sessions failed: launch below
   }
-  return puppeteer.launch(binding, { keep_alive: BROWSER_KEEP_ALIVE_MS });
+  return openTab(await puppeteer.launch(binding, { keep_alive: 600_000 }));
+}
+
+/** The tab of a session `connect` reaches, or undefined when it cannot be reached or give one. */
+async function openedIn(connect: () => Promise<Browser>): Promise<{ browser: Browser; tab: Tab } | undefined> {
+  try {
+    return await openTab(await connect());
+  } catch {
+    return undefined;
+  }
+}
+
+/** The session's first tab (or a new one) with its DevTools session; disconnects when it cannot. */
+async function openTab(browser: Browser): Promise<{ browser: Browser; tab: Tab }> {
+  try {
+    const page = (await browser.pages())[0] ?? (await browser.newPage());
+    return { browser, tab: { page, devtools: await page.createCDPSession() } };
+  } catch (error) {
+    browser.disconnect();
+    throw error;
+  }
 }
 
 /**
