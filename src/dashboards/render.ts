@@ -123,12 +123,28 @@ export function renderDashboard(input: RenderInput): string {
   // scrolled sideways, so its cells wrap and every column shows.
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<title>${escapeHtml(title)}</title><style>${PANEL_STYLE}</style></head>
 <body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${input.fitToWindow ? ` data-fit-window="${WIDEST_LAYOUT_FROM_PX}"` : ""}>
 <header class="dashboard-header"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(input.context.customer.name)}</p></header>
 ${controls}<div class="grid">
 ${panels}
 </div></main>${frameScriptTag}</body></html>`;
+}
+
+/**
+ * One panel's markup exactly as a dashboard page draws it (`<section class="panel …">`, to
+ * be placed in a `.grid` of a page that carries PANEL_STYLE): the report builder and the
+ * delivery of saved reports draw query results with it.
+ */
+export function panelMarkup(panel: PanelDefinition, result: PanelResult, options: { width?: number; context: PlaceholderContext; isDemo?: boolean }): string {
+  const input: RenderInput = {
+    definition: { panels: [panel], variables: [] } as unknown as Definition,
+    dashboardName: "",
+    context: options.context,
+    isDemo: options.isDemo ?? false,
+    results: new Map([[panel.id, result]]),
+  };
+  return renderPanel(panel, input, geometry(options.width ?? DEFAULT_PAGE_WIDTH));
 }
 
 /** The page's query without `var_` values of locked variables (they would change nothing). */
@@ -279,7 +295,8 @@ function table(rows: Row[], truncated: boolean): string {
   return `<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
 }
 
-const STYLE = `
+/** The CSS of dashboard pages (grid, panels, charts, tables), for pages that host `panelMarkup`. */
+export const PANEL_STYLE = `
 *{box-sizing:border-box}
 html,body{margin:0;background:#f4f6fb;color:#0f172a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 .dashboard{max-width:${MAX_CONTENT_PX + 32}px;margin:0 auto;padding:24px 16px 32px}

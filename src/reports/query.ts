@@ -1,0 +1,117 @@
+import { z } from "@hono/zod-openapi";
+import type { StoredTable } from "../blueprints/schemas";
+
+/**
+ * The report query of the builder (docs/report-builder.md): what a customer's user asks of
+ * one dataset. These schemas validate requests and are the OpenAPI document; whatever needs
+ * the blueprint (names, types, what may be grouped) is checked by the compiler.
+ */
+
+export const AGGREGATES = ["count", "count_distinct", "sum", "avg", "min", "max"] as const;
+export const BUCKETS = ["day", "week", "month", "quarter", "year"] as const;
+export const FILTER_OPS = ["eq", "neq", "gt", "gte", "lt", "lte", "in", "not_in", "between", "contains", "starts_with", "is_null", "is_not_null"] as const;
+export const CHART_TYPES = ["table", "bar", "line", "area", "pie", "kpi"] as const;
+
+export type Aggregate = (typeof AGGREGATES)[number];
+export type Bucket = (typeof BUCKETS)[number];
+export type FilterOp = (typeof FILTER_OPS)[number];
+export type ColumnType = StoredTable["columns"][number]["type"];
+
+/** At most this many rows per query (QUERY_ROW_LIMIT may lower it); the default is 1000. */
+export const DEFAULT_REPORT_LIMIT = 1000;
+
+const Name = z.string().min(1).max(256);
+const Scalar = z.union([z.string().max(10_000), z.number(), z.boolean()]);
+
+const SINGLE_VALUE: readonly FilterOp[] = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "starts_with"];
+
+const FilterShape = z.object({
+  column: Name,
+  op: z.enum(FILTER_OPS),
+  value: Scalar.optional().openapi({ description: "For eq, neq, gt, gte, lt, lte, contains, starts_with: typed by the column (number, boolean, ISO date)." }),
+  values: z.array(Scalar).optional().openapi({ description: "For in, not_in (1–100 values) and between (2)." }),
+});
+
+/** A filter's values fit its op (their types are checked against the column by the compiler). */
+function filterValuesFit(filter: z.infer<typeof FilterShape>, ctx: z.RefinementCtx): void {
+  {
+    if (SINGLE_VALUE.includes(filter.op) && filter.value === undefined) {
+      ctx.addIssue({ code: "custom", path: ["value"], message: `'${filter.op}' needs a value` });
+    }
+    if (filter.op === "in" || filter.op === "not_in") {
+      if (filter.values === undefined || filter.values.length < 1 || filter.values.length > 100) {
+        ctx.addIssue({ code: "custom", path: ["values"], message: `'${filter.op}' needs 1–100 values` });
+      }
+    }
+    if (filter.op === "between" && filter.values?.length !== 2) {
+      ctx.addIssue({ code: "custom", path: ["values"], message: "'between' needs exactly 2 values" });
+    }
+  }
+}
+
+export const Filter = FilterShape.superRefine(filterValuesFit).openapi("ReportFilter");
+
+export const ReportQuery = z
+  .object({
+    dataset: Name.openapi({ description: "A dataset_name of the blueprint." }),
+    group_by: z.array(z.object({ column: Name, bucket: z.enum(BUCKETS).optional() })).max(10).optional(),
+    values: z
+      .array(z.object({ column: Name.optional(), aggregate: z.enum(AGGREGATES) }))
+      .max(20)
+      .optional(),
+    columns: z.array(Name).min(1).max(200).optional().openapi({ description: "Records mode: these columns of each row (instead of group_by/values)." }),
+    filters: z.array(Filter).max(50).optional(),
+    sort: z
+      .array(z.object({ column: Name.openapi({ description: "A result column." }), direction: z.enum(["asc", "desc"]).optional() }))
+      .max(10)
+      .optional(),
+    limit: z.number().int().min(1).max(1_000_000).optional().openapi({ description: "1–QUERY_ROW_LIMIT, default 1000." }),
+  })
+  .superRefine((query, ctx) => {
+    const aggregated = (query.group_by?.length ?? 0) + (query.values?.length ?? 0) > 0;
+    if (query.columns !== undefined && (query.group_by !== undefined || query.values !== undefined)) {
+      ctx.addIssue({ code: "custom", path: ["columns"], message: "give either columns (records) or group_by/values (aggregated), not both" });
+    } else if (query.columns === undefined && !aggregated) {
+      ctx.addIssue({ code: "custom", path: ["group_by"], message: "give group_by and/or values (at least one non-empty), or columns" });
+    }
+    query.values?.forEach((value, i) => {
+      if (value.aggregate === "count" && value.column !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["values", i, "column"], message: "count takes no column (use count_distinct to count values)" });
+      }
+      if (value.aggregate !== "count" && value.column === undefined) {
+        ctx.addIssue({ code: "custom", path: ["values", i, "column"], message: `${value.aggregate} needs a column` });
+      }
+    });
+  })
+  .openapi("ReportQuery");
+
+export type ReportQuery = z.infer<typeof ReportQuery>;
+export type ReportFilter = z.infer<typeof Filter>;
+
+/** A locked filter of a builder token: a filter with the dataset it applies to. */
+export const LockedFilter = FilterShape.extend({ dataset: Name.openapi({ description: "The dataset whose queries get this filter." }) })
+  .superRefine(filterValuesFit)
+  .openapi("LockedReportFilter");
+export type LockedFilter = z.infer<typeof LockedFilter>;
+
+export const Chart = z
+  .object({
+    type: z.enum(CHART_TYPES),
+    x: Name.optional().openapi({ description: "A result column (the categories)." }),
+    y: z.array(Name).max(12).optional().openapi({ description: "Result columns (the values)." }),
+  })
+  .openapi("ReportChart");
+export type Chart = z.infer<typeof Chart>;
+
+export const ResultColumn = z
+  .object({ name: z.string(), display_name: z.string(), type: z.enum(["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"]) })
+  .openapi("ReportResultColumn");
+export type ResultColumn = z.infer<typeof ResultColumn>;
+
+/** What a report query answers (and what charts and exports are drawn from). */
+export interface ReportResult {
+  columns: ResultColumn[];
+  rows: Record<string, unknown>[];
+  row_count: number;
+  truncated: boolean;
+}
