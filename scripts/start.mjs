@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
+import { withProjectCacheHome } from "./lib/cache-home.mjs";
 import { ensureDevVars } from "./lib/dev-vars.mjs";
 import { startLocalCron } from "./lib/local-cron.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
@@ -33,7 +34,7 @@ if (portInUse) {
 const stateDir = process.env.STATE_DIR ?? join(root, ".wrangler", "state");
 const persist = ["--persist-to", stateDir];
 const wranglerBin = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
-const childEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
+const childEnv = withProjectCacheHome({ ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" });
 
 function wrangler(args, options = {}) {
   const result = spawnSync(process.execPath, [wranglerBin, ...args], { cwd: root, env: childEnv, stdio: options.quiet ? "pipe" : "inherit", encoding: "utf8" });

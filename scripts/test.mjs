@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { withProjectCacheHome } from "./lib/cache-home.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
 
 await ensureNode();
@@ -27,7 +28,8 @@ const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 const run = spawnSync(
   process.execPath,
   [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
-  { cwd: root, stdio: "inherit" },
+  // Miniflare (in vitest's process) starts Browser Rendering's Chrome from this checkout's cache.
+  { cwd: root, stdio: "inherit", env: withProjectCacheHome() },
 );
 if (existsSync(report)) {
   const results = JSON.parse(readFileSync(report, "utf8"));

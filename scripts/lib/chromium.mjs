@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,11 +10,51 @@ const systemChromiums = ["/usr/bin/chromium", "/usr/lib/chromium/chromium", "/us
 
 /**
  * The Chromium that comes from the npm registry (@sparticuz/chromium ships the binary,
- * compressed, inside the package). Unpacked once per install next to a small wrapper
- * that points it at its own fonts.
+ * compressed, inside the package). Unpacked once per install, with the fonts the package
+ * ships, next to a small wrapper that points it at a fontconfig file of ours.
  */
 const registryDir = join(root, "node_modules", ".cache", "registry-chromium");
 const registryChromium = join(registryDir, "chrome");
+/** The package's fonts (Open Sans) unpack here. */
+const registryFonts = join(registryDir, "fonts");
+/** Our fontconfig file: the package's own one lists only Lambda folders (/tmp/fonts, /opt/fonts…). */
+export const registryFontsConf = join(registryDir, "fonts.conf");
+
+/** The system's font folders, used as well where they exist (Debian's fonts-* packages). */
+const systemFontDirs = ["/usr/share/fonts", "/usr/local/share/fonts"];
+
+const xmlText = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/**
+ * The fontconfig file of the registry's Chromium: the package's fonts plus the system's,
+ * a font cache inside the checkout, and the CSS generic families (sans-serif, system-ui,
+ * serif, monospace) bound to fonts that exist, the package's Open Sans first for sans-serif,
+ * so a capture looks the same whether or not the machine has fonts of its own. (The
+ * package's file has no such rules, and fontconfig then picks an arbitrary font.)
+ */
+export function fontsConfXml() {
+  const dirs = [registryFonts, ...systemFontDirs].map((dir) => `  <dir>${xmlText(dir)}</dir>`).join("\n");
+  const alias = (families, prefer) =>
+    families
+      .map((family) => `  <alias binding="same"><family>${family}</family><prefer>${prefer.map((p) => `<family>${p}</family>`).join("")}</prefer></alias>`)
+      .join("\n");
+  return `<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<!-- Written by scripts/lib/chromium.mjs for the Chromium from the npm registry. -->
+<fontconfig>
+${dirs}
+  <cachedir>${xmlText(join(registryDir, "fontconfig-cache"))}</cachedir>
+${alias(["sans-serif", "system-ui", "-apple-system", "BlinkMacSystemFont"], ["Open Sans", "DejaVu Sans", "Liberation Sans"])}
+${alias(["serif"], ["DejaVu Serif", "Liberation Serif", "Open Sans"])}
+${alias(["monospace", "ui-monospace"], ["DejaVu Sans Mono", "Liberation Mono", "Open Sans"])}
+</fontconfig>
+`;
+}
+
+/** The wrapper Chromium is started through: our fonts, and no sandbox (none ships with it). */
+function wrapperScript(binary) {
+  return `#!/bin/sh\nexport FONTCONFIG_FILE="${registryFontsConf}"\nunset FONTCONFIG_PATH\nexec "${binary}" --no-sandbox "$@"\n`;
+}
 
 /**
  * The local Chromium: $CHROMIUM_PATH, else the system's, else the registry's (once
@@ -26,35 +66,45 @@ export function findChromium() {
   return [process.env.CHROMIUM_PATH, ...system, registryChromium].filter(Boolean).find((p) => existsSync(p)) ?? null;
 }
 
-/** findChromium(), unpacking the registry's Chromium first when no other is found. */
+/**
+ * findChromium(), unpacking the registry's Chromium first when no other is found. The
+ * registry's is checked piece by piece each time (binary, fonts, fontconfig file, wrapper)
+ * and whatever is missing or stale is made again, so nothing depends on what an earlier
+ * run or an older version of this script left.
+ */
 export async function ensureChromium() {
-  const found = findChromium();
-  if (found) return found;
-  let chromium;
+  const system = process.env.CHROMIUM_SYSTEM === "none" ? [] : systemChromiums;
+  const other = [process.env.CHROMIUM_PATH, ...system].filter(Boolean).find((p) => existsSync(p));
+  if (other) return other;
+  let chromium, inflate;
   try {
-    ({ default: chromium } = await import("@sparticuz/chromium"));
+    ({ default: chromium, inflate } = await import("@sparticuz/chromium"));
   } catch {
-    return null;
+    return existsSync(registryChromium) ? registryChromium : null;
   }
   // The package unpacks into os.tmpdir(); pointing that at our folder keeps the binary
-  // per checkout and out of a shared /tmp.
+  // and its fonts per checkout and out of a shared /tmp.
   mkdirSync(registryDir, { recursive: true });
   const tmp = process.env.TMPDIR;
   process.env.TMPDIR = registryDir;
   let binary;
   try {
     binary = await chromium.executablePath();
+    // executablePath() skips every other archive when the binary is already there.
+    await inflate(join(dirname(fileURLToPath(import.meta.resolve("@sparticuz/chromium"))), "..", "bin", "fonts.tar.br"));
   } finally {
     if (tmp === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = tmp;
   }
-  // No setuid sandbox ships with it, so it runs unsandboxed (it only renders our own pages).
-  writeFileSync(
-    registryChromium,
-    `#!/bin/sh\nexport FONTCONFIG_PATH="\${FONTCONFIG_PATH:-${join(registryDir, "fonts")}}"\nexec "${binary}" --no-sandbox "$@"\n`,
-  );
-  chmodSync(registryChromium, 0o755);
+  writeIfChanged(registryFontsConf, fontsConfXml(), 0o644);
+  writeIfChanged(registryChromium, wrapperScript(binary), 0o755);
   return registryChromium;
+}
+
+function writeIfChanged(path, text, mode) {
+  if (existsSync(path) && readFileSync(path, "utf8") === text) return;
+  writeFileSync(path, text);
+  chmodSync(path, mode);
 }
 
 /**

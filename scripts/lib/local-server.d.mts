@@ -12,4 +12,6 @@ export declare function startLocalServer(options: {
   stateDir?: string;
   args?: string[];
   onOutput?: (chunk: string) => void;
+  env?: Record<string, string | undefined>;
+  command?: string[];
 }): Promise<LocalServer>;

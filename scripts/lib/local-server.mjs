@@ -10,14 +10,17 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /**
  * Runs `npm start` (scripts/start.mjs) on `port`, with its state in `stateDir` (a fresh
  * temporary one by default), and resolves once it prints its banner. `args` go to
- * `wrangler dev`; `onOutput` sees everything the server prints.
+ * `wrangler dev`; `onOutput` sees everything the server prints; `env` is added to the
+ * server's environment. `command` (e.g. `["unshare", "-m", …]`) is put before the Node
+ * that runs start.mjs.
  */
-export async function startLocalServer({ port, stateDir, args = [], onOutput } = {}) {
+export async function startLocalServer({ port, stateDir, args = [], onOutput, env = {}, command = [] } = {}) {
   const ownState = stateDir === undefined;
   const state = stateDir ?? mkdtempSync(join(tmpdir(), "customer-api-state-"));
-  const child = spawn(process.execPath, [join(root, "scripts", "start.mjs"), ...args], {
+  const argv = [...command, process.execPath, join(root, "scripts", "start.mjs"), ...args];
+  const child = spawn(argv[0], argv.slice(1), {
     cwd: root,
-    env: { ...process.env, PORT: String(port), STATE_DIR: state },
+    env: { ...process.env, PORT: String(port), STATE_DIR: state, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -90,7 +90,9 @@ describe("a bare machine (Node 20, no Chromium)", () => {
 
     // Node 22 came from the registry, and wrangler's Browser Rendering got the registry's Chromium.
     expect(existsSync(join(clone, "node_modules", "node", "bin", "node"))).toBe(true);
-    const chromeDir = join(env.XDG_CACHE_HOME, ".wrangler", "chrome");
+    // …in the clone's own wrangler cache, not the XDG_CACHE_HOME the machine gave.
+    const chromeDir = join(clone, ".wrangler", "xdg-cache", ".wrangler", "chrome");
+    expect(existsSync(join(env.XDG_CACHE_HOME, ".wrangler", "chrome"))).toBe(false);
     const wrapper = spawnSync("sh", ["-c", `cat "${chromeDir}"/*/chrome-linux64/chrome`], { encoding: "utf8" }).stdout;
     expect(wrapper).toContain(join(clone, "node_modules", ".cache", "registry-chromium", "chrome"));
     expect(readFileSync(join(clone, "node_modules", ".cache", "registry-chromium", "chrome"), "utf8")).toContain("chromium");

@@ -1,0 +1,2 @@
+export const projectCacheHome: string;
+export function withProjectCacheHome(env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
