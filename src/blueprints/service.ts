@@ -2,6 +2,7 @@ import { customerNotFound } from "../customers/not-found";
 import type { Database } from "../db/client";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
+import { readOnlyProblem } from "../lib/sql-read-only";
 import * as repo from "./repository";
 import type { StoredTable, TableInput } from "./schemas";
 
@@ -38,6 +39,13 @@ function checkSchemas(tables: TableInput[], found: { id: number }[]): void {
 
 const schemaIds = (tables: TableInput[]) => [...new Set(tables.map((t) => t.schema_id))];
 
+/** 422 query_not_read_only naming the first table whose own query is not one read-only statement. */
+function checkQueries(tables: TableInput[]): void {
+  tables.forEach((table, index) => {
+    const problem = table.query == null ? null : readOnlyProblem(table.query);
+    if (problem) throw new ApiError("query_not_read_only", `The query of table '${table.table_name}' is not a read-only query: ${problem}.`, `tables.${index}.query`);
+  });
+}
 
 function blueprintNotFound(id: number): ApiError {
   return new ApiError("blueprint_not_found", `Blueprint ${id} does not exist.`, "blueprint_id");
@@ -54,6 +62,7 @@ export async function createBlueprint(
   ]);
   if (customer.length === 0) throw customerNotFound(input.customer_id, "customer_id");
   checkSchemas(input.tables, schemas);
+  checkQueries(input.tables);
   const [created] = await repo.insertBlueprint(db, {
     embedId: randomAlphanumeric(20),
     name: input.blueprint_name,
@@ -72,6 +81,7 @@ export async function updateBlueprint(scope: BlueprintScope, input: { blueprint_
   ]);
   if (blueprint.length === 0) throw blueprintNotFound(input.blueprint_id);
   checkSchemas(input.tables, schemas);
+  checkQueries(input.tables);
   await repo.replaceTables(db, input.blueprint_id, JSON.stringify(withDefaults(input.tables)));
 }
 

@@ -6,7 +6,8 @@ import { runD1 } from "./sources/d1";
 import { runPostgres } from "./sources/postgres";
 import { bindingOfKind, dialectOf, type DataSourceKind } from "./sources/kinds";
 import type { PanelQuery, PanelResult, RunLimits, SourceTrips } from "./sources/types";
-import { bindPlaceholders, readOnlyProblem, type PlaceholderContext } from "./sql";
+import { readOnlyProblem } from "../lib/sql-read-only";
+import { bindPlaceholders, type PlaceholderContext } from "./sql";
 
 export type { PanelResult, Row } from "./sources/types";
 
@@ -77,14 +78,20 @@ export async function runPanels(
       continue;
     }
     const kind = source.kind ?? "d1";
-    // Checked when the version was saved; checked again right before running.
-    const problem = readOnlyProblem(panel.sql ?? "");
-    if (!bindingOfKind(env, kind, source.binding) || problem) {
-      log("error", "panel cannot run", { panel: panel.id, binding: source.binding, problem: problem ?? `binding is not a ${kind} binding` });
+    if (!bindingOfKind(env, kind, source.binding)) {
+      log("error", "panel cannot run", { panel: panel.id, binding: source.binding, problem: `binding is not a ${kind} binding` });
       results.set(panel.id, { status: "failed" });
       continue;
     }
+    // Checked when the version was saved; checked again right before running, on the text
+    // as saved and on the exact text sent to this database.
     const bound = bindPlaceholders(panel.sql ?? "", context, dialectOf(kind));
+    const problem = readOnlyProblem(panel.sql ?? "") ?? readOnlyProblem(bound.sql, [dialectOf(kind)]);
+    if (problem) {
+      log("error", "panel query refused", { panel: panel.id, problem });
+      results.set(panel.id, { status: "failed", message: `This panel's query was not run: ${problem}.` });
+      continue;
+    }
     groups.set(source, [...(groups.get(source) ?? []), { panelId: panel.id, ...bound }]);
   }
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { placeholderProblem, readOnlyProblem } from "./sql";
+import { placeholderProblem } from "./sql";
 
 export const PANEL_TYPES = ["kpi", "table", "bar", "line", "area", "pie", "text"] as const;
 export type PanelType = (typeof PANEL_TYPES)[number];
@@ -69,7 +69,8 @@ const Panel = z
     if (panel.sql === undefined || panel.sql.trim() === "") {
       ctx.addIssue({ code: "custom", path: ["sql"], message: `a ${panel.type} panel needs sql` });
     } else {
-      const problem = readOnlyProblem(panel.sql) ?? placeholderProblem(panel.sql);
+      // The read-only rule is checked by the service (422 query_not_read_only), after existence.
+      const problem = placeholderProblem(panel.sql);
       if (problem) ctx.addIssue({ code: "custom", path: ["sql"], message: problem });
     }
     if (panel.type === "bar" || panel.type === "line" || panel.type === "area") {

@@ -6,6 +6,7 @@ import type { Database, RoundTripCounter } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
+import { readOnlyProblem } from "../lib/sql-read-only";
 import { runPanels, type Row } from "./data";
 import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
 import type { Definition } from "./definition";
@@ -27,7 +28,10 @@ export function dashboardNotFound(embedId: string, field = "embed_id"): ApiError
   return new ApiError("dashboard_not_found", `Dashboard '${embedId}' does not exist.`, field);
 }
 
-/** Saves a validated definition as the next version; schemas must exist (422 unknown_schema). */
+/**
+ * Saves a validated definition as the next version; schemas must exist (422 unknown_schema)
+ * and every panel's SQL must be one read-only statement (422 query_not_read_only).
+ */
 export async function saveVersion(db: Database, input: { embed_id: string; definition: Definition; draft?: boolean }) {
   const schemaIds = [...new Set(input.definition.panels.flatMap((p) => (p.schema_id === undefined ? [] : [p.schema_id])))];
   const [dashboard, schemas] = await db.batch([repo.dashboardByEmbedId(db, input.embed_id), repo.existingSchemas(db, schemaIds)]);
@@ -37,6 +41,10 @@ export async function saveVersion(db: Database, input: { embed_id: string; defin
   if (index >= 0) {
     throw new ApiError("unknown_schema", `Schema ${input.definition.panels[index].schema_id} does not exist.`, `definition.panels.${index}.schema_id`);
   }
+  input.definition.panels.forEach((panel, i) => {
+    const problem = panel.sql === undefined || panel.type === "text" ? null : readOnlyProblem(panel.sql);
+    if (problem) throw new ApiError("query_not_read_only", `Panel '${panel.id}' is not a read-only query: ${problem}.`, `definition.panels.${i}.sql`);
+  });
   const [version] = await repo.insertVersion(db, input.embed_id, JSON.stringify(input.definition), input.draft ?? false);
   return { version_number: version.versionNumber, draft: version.draft === 1 };
 }

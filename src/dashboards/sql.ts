@@ -1,39 +1,16 @@
 /**
- * Panel SQL: read-only checks and placeholder binding. Placeholders (`{{customer.name}}`,
+ * Panel SQL: placeholder binding (the read-only rule is lib/sql-read-only.ts). Placeholders (`{{customer.name}}`,
  * `{{customer.provided_id}}`, `{{customer.properties.<key>}}`, `{{variables.<name>[.<sub>…]}}`)
  * become parameters (`?` for SQLite/D1, `$1`, `$2`… for PostgreSQL) — their values are never
  * spliced into the SQL text.
  */
 
+import { lexSql, type SqlDialect } from "../lib/sql-lexer";
+
 /** The SQL dialect of a data source: SQLite for D1, PostgreSQL behind Hyperdrive. */
-export type Dialect = "sqlite" | "postgres";
+export type Dialect = SqlDialect;
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}/g;
-
-const FORBIDDEN =
-  /\b(INSERT|UPDATE|DELETE|REPLACE|UPSERT|CREATE|DROP|ALTER|ATTACH|DETACH|PRAGMA|VACUUM|REINDEX|ANALYZE|TRUNCATE|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|GRANT|REVOKE)\b/i;
-
-/** The SQL with string literals, quoted identifiers and comments blanked out. */
-function codeOnly(sql: string): string {
-  return sql
-    .replace(/'(?:[^']|'')*'/g, "''")
-    .replace(/"(?:[^"]|"")*"/g, '""')
-    .replace(/`[^`]*`/g, "``")
-    .replace(/\[[^\]]*\]/g, "[]")
-    .replace(/--[^\n]*/g, " ")
-    .replace(/\/\*[\s\S]*?\*\//g, " ");
-}
-
-/** Why the statement is not an acceptable read-only query, or null when it is. */
-export function readOnlyProblem(sql: string): string | null {
-  const code = codeOnly(sql).replace(PLACEHOLDER, "?").trim().replace(/;\s*$/, "");
-  if (code === "") return "the query is empty";
-  if (code.includes(";")) return "only one statement is allowed";
-  if (!/^(SELECT|WITH|VALUES)\b/i.test(code)) return "only SELECT (or WITH … SELECT) queries are allowed";
-  const forbidden = FORBIDDEN.exec(code);
-  if (forbidden) return `'${forbidden[1].toUpperCase()}' is not allowed in a read-only query`;
-  return null;
-}
 
 export interface PlaceholderContext {
   customer: { provided_id: string; name: string; properties: Record<string, unknown> };
@@ -89,13 +66,28 @@ function bindable(value: unknown, dialect: Dialect): Param {
   return JSON.stringify(value);
 }
 
+/**
+ * The SQL as sent: each placeholder in code (not in a string, name or comment — there it is
+ * plain text) becomes a parameter, padded with spaces so it can never join a neighbouring
+ * token; a trailing `;` is dropped (PostgreSQL runs the text inside a wrapper).
+ */
 export function bindPlaceholders(sql: string, context: PlaceholderContext, dialect: Dialect = "sqlite"): { sql: string; params: Param[] } {
   const params: Param[] = [];
-  const text = sql.replace(PLACEHOLDER, (_match, path: string) => {
-    params.push(bindable(resolvePlaceholder(path, context), dialect));
-    return dialect === "postgres" ? `$${params.length}` : "?";
-  });
-  return { sql: text.trim().replace(/;\s*$/, ""), params };
+  const { tokens } = lexSql(sql, dialect);
+  const lastCode = tokens.findLast((t) => t.kind !== "space" && t.kind !== "comment");
+  let text = "";
+  for (const token of tokens) {
+    if (token === lastCode && token.kind === "symbol" && token.text === ";") continue;
+    if (token.kind === "placeholder") {
+      params.push(bindable(resolvePlaceholder(token.value ?? "", context), dialect));
+      text += dialect === "postgres" ? ` $${params.length} ` : " ? ";
+    } else {
+      text += token.text;
+    }
+  }
+  // An unreadable rest (the database refuses it anyway) is sent as written.
+  const consumed = tokens.reduce((end, t) => Math.max(end, t.start + t.text.length), 0);
+  return { sql: (text + sql.slice(consumed)).trim(), params };
 }
 
 /** Text with placeholders replaced by their values as plain text (escape before putting it in HTML). */

@@ -45,6 +45,8 @@ export const errorStatus = {
   unknown_schema: 422,
   unknown_data_source: 422,
   no_dashboard_version: 422,
+  // Panel SQL or a blueprint table's query that is not one read-only statement.
+  query_not_read_only: 422,
   panel_data_unavailable: 422,
   webhook_secret_missing: 422,
   unknown_dataset: 422,

@@ -165,6 +165,8 @@ describe("blueprint validation names the offending element and stores nothing", 
     ["duplicate column names", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { columns: [{ name: "a", type: "DATE" }, { name: "b", type: "DATE" }, { name: "a", type: "STRING" }] })] }), 400, "validation_error", "tables.0.columns.2.name"],
     ["an unknown customer", (s) => ({ customer_id: "nobody", blueprint_name: "x", tables: [table(s)] }), 404, "customer_not_found", "customer_id"],
     ["an unknown schema", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s), table(999999)] }), 422, "unknown_schema", "tables.1.schema_id"],
+    ["a query that writes", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { query: "SELECT 1 AS id" }), table(s, { query: "DELETE FROM orders RETURNING *" })] }), 422, "query_not_read_only", "tables.1.query"],
+    ["a write hidden behind a quote in a comment", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { query: "WITH x AS (SELECT 1 -- '\n) DELETE FROM orders RETURNING * -- '" })] }), 422, "query_not_read_only", "tables.0.query"],
   ];
 
   it.each(cases)("rejects %s on create", async (_name, body, status, code, field) => {
@@ -173,6 +175,15 @@ describe("blueprint validation names the offending element and stores nothing", 
     expect(res.status).toBe(status);
     expect(res.body.error).toMatchObject({ code, field });
     expect((await post(write, "/api/get_customer_blueprints/", { customer_id: customer })).body.blueprints).toEqual([]);
+  });
+
+  it("accepts a read-only query with a trailing ';' and comments holding quotes (the control)", async () => {
+    const { write, schema, customer } = await setup();
+    const query = "SELECT id, amount FROM orders -- don't worry\nWHERE customer_id = {{customer.provided_id}};";
+    const created = await post(write, "/api/create_blueprint/", { customer_id: customer, blueprint_name: "Fine", tables: [table(schema, { query })] });
+    expect(created.status).toBe(200);
+    const got = await post(write, "/api/get_blueprint/", { blueprint_id: created.body.blueprint_id });
+    expect(got.body.blueprint.tables[0].query).toBe(query);
   });
 
   it("rejects bad tables on update and keeps the old ones", async () => {
@@ -186,6 +197,9 @@ describe("blueprint validation names the offending element and stores nothing", 
     const unknown = await post(write, "/api/update_blueprint/", { blueprint_id: id, tables: [table(123456)] });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error).toMatchObject({ code: "unknown_schema", field: "tables.0.schema_id" });
+    const writing = await post(write, "/api/update_blueprint/", { blueprint_id: id, tables: [table(schema), table(schema, { query: "SELECT 1; DROP TABLE orders" })] });
+    expect(writing.status).toBe(422);
+    expect(writing.body.error).toMatchObject({ code: "query_not_read_only", field: "tables.1.query" });
     const missing = await post(write, "/api/update_blueprint/", { blueprint_id: 987654, tables: [table(schema)] });
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ code: "blueprint_not_found", field: "blueprint_id" });

@@ -18,7 +18,8 @@ export function workersSocket(config: { ssl?: boolean }) {
 }
 
 /**
- * PostgreSQL through Hyperdrive. Safety comes from the database, not from parsing: one
+ * PostgreSQL through Hyperdrive. Safety comes from the database too, not only from the
+ * read-only check (lib/sql-read-only.ts): one
  * connection per data source per render, every panel inside one `READ ONLY` transaction
  * with `statement_timeout`, so PostgreSQL refuses any write (a writing function,
  * `nextval`, a write hidden in a CTE) and stops any slow statement, whatever the SQL.
@@ -55,8 +56,9 @@ export async function runPostgres(
   const failAll = (message: string) => {
     for (const query of queries) if (!results.has(query.panelId)) results.set(query.panelId, { status: "failed", message });
   };
-  // Values are our own integers, never user input.
-  const begin = `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}`;
+  // Our own text (the values are our own integers): one trip. Standard strings pin how
+  // backslashes in '…' are read to the way the read-only check reads them.
+  const begin = `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL standard_conforming_strings = on`;
 
   try {
     trips.connections++;
@@ -73,7 +75,10 @@ export async function runPostgres(
     for (const query of queries) {
       try {
         trips.trips++;
-        const answer = await client.query({ text: limited(query.sql, limits.rowLimit), values: query.params });
+        // Always the extended protocol, even without parameters (pg would send a text with no
+        // values as a simple query, which may hold several statements): one statement per
+        // message, so the server itself refuses a second one.
+        const answer = await client.query({ text: limited(query.sql, limits.rowLimit), values: query.params, queryMode: "extended" } as pg.QueryConfig);
         results.set(query.panelId, limitRows(answer.rows as Row[], limits.rowLimit));
       } catch (error) {
         log("warn", "panel query failed", { panel: query.panelId, error: redact(error, secrets) });

@@ -1,0 +1,332 @@
+/**
+ * A tokenizer for the SQL that vendors write into panels and blueprint tables, one per
+ * dialect, following each database's own scanner where quoting is concerned (SQLite's
+ * tokenize.c, PostgreSQL's scan.l): what one of them reads as a string, a quoted name or a
+ * comment is exactly what is hidden here, and nothing more. At every position the construct
+ * that starts first wins, so a quote inside a comment, or `--` inside a string, is just text.
+ *
+ * Written by hand: the SQL parsers on npm either follow one dialect loosely or build a full
+ * syntax tree for a subset of SQL; the read-only check needs the exact token boundaries of
+ * both databases and nothing else.
+ */
+
+export type SqlDialect = "sqlite" | "postgres";
+
+export type TokenKind =
+  /** A bare word: keyword, name or function name. */
+  | "word"
+  /** A quoted name: `"…"` (both), `[…]` and `` `…` `` (SQLite). `value` holds the name. */
+  | "quoted"
+  /** A string or blob literal, dollar-quoted text included. */
+  | "string"
+  | "number"
+  /** A bound parameter the database understands: `?`, `?1`, `:a`, `@a`, `$a` (SQLite), `$1` (PostgreSQL). */
+  | "param"
+  /** One of our `{{…}}` placeholders (replaced by a parameter before the SQL is sent). */
+  | "placeholder"
+  /** Any other character: operators, parentheses, `;`, `,` … */
+  | "symbol"
+  | "comment"
+  | "space";
+
+export interface Token {
+  kind: TokenKind;
+  /** The token's text as written. */
+  text: string;
+  start: number;
+  /** For quoted names: the name with its quoting removed. */
+  value?: string;
+  /** A name whose spelling is not its text (PostgreSQL's U&"…" escapes): it could be any name. */
+  disguised?: true;
+}
+
+export interface Lexed {
+  tokens: Token[];
+  /**
+   * Set when the database itself would refuse to read the text (an unterminated string, a
+   * character it has no token for): its tokens stop there, and that database runs nothing.
+   */
+  error?: string;
+}
+
+export const PLACEHOLDER_PATTERN = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}/y;
+
+/** Letters, `_`, digits, `$` and every non-ASCII character continue a name in both databases. */
+const isNameStart = (c: string) => /[A-Za-z_]/.test(c) || c.charCodeAt(0) >= 0x80;
+const isNamePart = (c: string) => /[A-Za-z0-9_$]/.test(c) || c.charCodeAt(0) >= 0x80;
+const isDigit = (c: string) => c >= "0" && c <= "9";
+const isSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v";
+
+/** The tokens of `sql` as the given database reads them. */
+export function lexSql(sql: string, dialect: SqlDialect): Lexed {
+  return new Scanner(sql, dialect).run();
+}
+
+class Scanner {
+  private pos = 0;
+  private readonly tokens: Token[] = [];
+
+  constructor(
+    private readonly sql: string,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  run(): Lexed {
+    const { sql } = this;
+    while (this.pos < sql.length) {
+      const start = this.pos;
+      const c = sql[start];
+      const next = sql[start + 1] ?? "";
+      let error: string | undefined;
+      if (isSpace(c)) {
+        while (this.pos < sql.length && isSpace(sql[this.pos])) this.pos++;
+        this.push("space", start);
+      } else if (c === "-" && next === "-") {
+        this.lineComment();
+      } else if (c === "/" && next === "*") {
+        error = this.blockComment();
+      } else if (c === "{" && next === "{" && this.placeholder()) {
+        // consumed
+      } else if (c === "'") {
+        error = this.string(start, false);
+      } else if (this.dialect === "postgres" && (c === "E" || c === "e") && next === "'") {
+        this.pos++;
+        error = this.string(start, true);
+      } else if (this.dialect === "postgres" && (c === "U" || c === "u") && next === "&" && (sql[start + 2] === "'" || sql[start + 2] === '"')) {
+        // U&'…' is an ordinary string; U&"…" a name whose escapes could spell any other name.
+        this.pos += 2;
+        if (sql[start + 2] === "'") error = this.string(start, false);
+        else {
+          error = this.quotedName('"', '"');
+          const name = this.tokens[this.tokens.length - 1];
+          name.start = start;
+          name.text = sql.slice(start, this.pos);
+          name.disguised = true;
+        }
+      } else if (c === '"') {
+        error = this.quotedName('"', '"');
+      } else if (this.dialect === "sqlite" && c === "`") {
+        error = this.quotedName("`", "`");
+      } else if (this.dialect === "sqlite" && c === "[") {
+        error = this.bracketName();
+      } else if (this.dialect === "postgres" && c === "$") {
+        this.dollar();
+      } else if (this.dialect === "sqlite" && (c === "$" || c === "@" || c === ":" || c === "#")) {
+        error = this.sqliteVariable();
+      } else if (this.dialect === "sqlite" && c === "?") {
+        this.pos++;
+        while (isDigit(sql[this.pos] ?? "")) this.pos++;
+        this.push("param", start);
+      } else if (isNameStart(c)) {
+        while (this.pos < sql.length && isNamePart(sql[this.pos])) this.pos++;
+        this.push("word", start);
+      } else if (isDigit(c) || (c === "." && isDigit(next))) {
+        this.number();
+      } else {
+        this.pos++;
+        this.push("symbol", start);
+      }
+      if (error) return { tokens: this.tokens, error };
+    }
+    return { tokens: this.tokens };
+  }
+
+  private push(kind: TokenKind, start: number, value?: string): void {
+    this.tokens.push({ kind, text: this.sql.slice(start, this.pos), start, ...(value === undefined ? {} : { value }) });
+  }
+
+  /** `--` to the end of the line: SQLite ends it at `\n` only, PostgreSQL at `\n` or `\r`. */
+  private lineComment(): void {
+    const start = this.pos;
+    const end = this.dialect === "postgres" ? /[\n\r]/g : /\n/g;
+    end.lastIndex = start;
+    const found = end.exec(this.sql);
+    this.pos = found ? found.index : this.sql.length;
+    this.push("comment", start);
+  }
+
+  /** `/* … *\/`: nested in PostgreSQL; in SQLite the first `*\/` ends it and an open one runs to the end. */
+  private blockComment(): string | undefined {
+    const start = this.pos;
+    const { sql } = this;
+    let depth = 0;
+    while (this.pos < sql.length) {
+      if (sql.startsWith("/*", this.pos) && (depth === 0 || this.dialect === "postgres")) {
+        depth++;
+        this.pos += 2;
+      } else if (sql.startsWith("*/", this.pos)) {
+        depth--;
+        this.pos += 2;
+        if (depth === 0) break;
+      } else {
+        this.pos++;
+      }
+    }
+    this.push("comment", start);
+    if (depth > 0 && this.dialect === "postgres") return "unterminated /* comment";
+    return undefined;
+  }
+
+  private placeholder(): boolean {
+    PLACEHOLDER_PATTERN.lastIndex = this.pos;
+    const match = PLACEHOLDER_PATTERN.exec(this.sql);
+    if (!match) return false;
+    const start = this.pos;
+    this.pos += match[0].length;
+    this.push("placeholder", start, match[1]);
+    return true;
+  }
+
+  /**
+   * A string from its opening quote at `pos` (a prefix such as `E` starts at `start`). `''` is a quote in both
+   * databases; in `E'…'` a backslash escapes the next character. PostgreSQL continues a
+   * string across whitespace holding a line break (`'a'⏎'b'` is `'ab'`), in the same mode:
+   * the continuation of an `E'…'` string honours backslashes too.
+   */
+  private string(start: number, escapes: boolean): string | undefined {
+    const { sql } = this;
+    for (;;) {
+      this.pos++; // the opening quote
+      let closed = false;
+      while (this.pos < sql.length) {
+        const c = sql[this.pos];
+        if (escapes && c === "\\") {
+          this.pos += 2;
+        } else if (c === "'" && sql[this.pos + 1] === "'") {
+          this.pos += 2;
+        } else if (c === "'") {
+          this.pos++;
+          closed = true;
+          break;
+        } else {
+          this.pos++;
+        }
+      }
+      if (!closed) {
+        this.push("string", start);
+        return "unterminated string";
+      }
+      const continuation = this.dialect === "postgres" ? stringContinuation(sql, this.pos) : -1;
+      if (continuation < 0) break;
+      this.pos = continuation; // at the continuing segment's opening quote
+    }
+    this.push("string", start);
+    return undefined;
+  }
+
+  /** `"…"` or `` `…` ``: the closing quote doubled stands for itself. */
+  private quotedName(open: string, close: string): string | undefined {
+    const { sql } = this;
+    const start = this.pos;
+    this.pos += open.length;
+    let name = "";
+    while (this.pos < sql.length) {
+      const c = sql[this.pos];
+      if (c === close && sql[this.pos + 1] === close) {
+        name += close;
+        this.pos += 2;
+      } else if (c === close) {
+        this.pos++;
+        this.push("quoted", start, name);
+        return undefined;
+      } else {
+        name += c;
+        this.pos++;
+      }
+    }
+    this.push("quoted", start, name);
+    return "unterminated quoted name";
+  }
+
+  /** SQLite's `[…]`: no escapes, the first `]` ends it. */
+  private bracketName(): string | undefined {
+    const start = this.pos;
+    const end = this.sql.indexOf("]", start + 1);
+    this.pos = end < 0 ? this.sql.length : end + 1;
+    this.push("quoted", start, this.sql.slice(start + 1, end < 0 ? undefined : end));
+    return end < 0 ? "unterminated [name]" : undefined;
+  }
+
+  /**
+   * PostgreSQL at `$`: `$1` is a parameter, `$$` or `$tag$` opens text that only the same
+   * `$tag$` closes. A `$` inside a name is part of that name (read with the word).
+   */
+  private dollar(): void {
+    const { sql } = this;
+    const start = this.pos;
+    if (isDigit(sql[start + 1] ?? "")) {
+      this.pos++;
+      while (isDigit(sql[this.pos] ?? "")) this.pos++;
+      this.push("param", start);
+      return;
+    }
+    const tag = /\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/y;
+    tag.lastIndex = start;
+    const opening = tag.exec(sql);
+    if (!opening) {
+      this.pos++;
+      this.push("symbol", start);
+      return;
+    }
+    const close = sql.indexOf(opening[0], start + opening[0].length);
+    // An open dollar quote makes the whole text unreadable to PostgreSQL.
+    this.pos = close < 0 ? sql.length : close + opening[0].length;
+    this.push("string", start);
+  }
+
+  /**
+   * SQLite's named parameters `$a`, `@a`, `:a`, `#a`, including its Tcl forms `$a::b` and
+   * `$a(…)` (anything but white space up to `)`), read exactly as tokenize.c does.
+   */
+  private sqliteVariable(): string | undefined {
+    const { sql } = this;
+    const start = this.pos;
+    let n = 0;
+    let i = start + 1;
+    for (; i < sql.length; i++) {
+      const c = sql[i];
+      if (isNamePart(c)) {
+        n++;
+      } else if (c === "(" && n > 0) {
+        do i++;
+        while (i < sql.length && !isSpace(sql[i]) && sql[i] !== ")");
+        this.pos = i;
+        if (sql[i] === ")") {
+          this.pos = i + 1;
+          this.push("param", start);
+          return undefined;
+        }
+        this.push("param", start);
+        return `SQLite cannot read '${sql.slice(start, i)}'`;
+      } else if (c === ":" && sql[i + 1] === ":") {
+        i++;
+      } else {
+        break;
+      }
+    }
+    this.pos = i;
+    this.push("param", start);
+    return n === 0 ? `SQLite cannot read '${sql.slice(start, i)}'` : undefined;
+  }
+
+  /** Digits, a fraction and an exponent; never a quote, `$`, `-` or `/` (so never hides anything). */
+  private number(): void {
+    const start = this.pos;
+    const match = /(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?/y;
+    match.lastIndex = start;
+    this.pos += match.exec(this.sql)![0].length;
+    this.push("number", start);
+  }
+}
+
+/**
+ * Where PostgreSQL continues a string that closed at `end`: white space holding a line break
+ * (comments allowed), then a quote. Returns that quote's position, or -1. (scan.l:
+ * quotecontinue = whitespace_with_newline quote.)
+ */
+function stringContinuation(sql: string, end: number): number {
+  const pattern = /(?:[ \t\f\v]|--[^\n\r]*)*[\n\r](?:[ \t\n\r\f\v]+|--[^\n\r]*[\n\r])*'/y;
+  pattern.lastIndex = end;
+  const match = pattern.exec(sql);
+  return match ? end + match[0].length - 1 : -1;
+}
