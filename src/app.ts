@@ -7,6 +7,7 @@ import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
+import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
 import { registerDevFloorRoutes } from "./http/dev-floor";
@@ -48,6 +49,7 @@ export function createApp() {
   registerEmbedRoutes(app);
   registerDeliveryRoutes(app);
   registerScheduleRoutes(app);
+  registerUnsubscribeRoutes(app);
   registerWebhookRoutes(app);
 
   registerDevFloorRoutes(app);

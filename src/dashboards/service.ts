@@ -167,6 +167,11 @@ export async function renderLoaded(
  * version, variables and data source): what its CSV export holds.
  */
 export async function panelRows(db: Database, env: object, request: RenderRequest, panelId: string): Promise<Row[]> {
+  return (await panelData(db, env, request, panelId)).rows;
+}
+
+/** A data panel's title and rows (as `panelRows`): what an alert evaluates. */
+export async function panelData(db: Database, env: object, request: RenderRequest, panelId: string): Promise<{ title: string; rows: Row[] }> {
   const loaded = await loadDashboard(db, request);
   const panel = loaded.definition.panels.find((p) => p.id === panelId);
   if (!panel || panel.type === "text") {
@@ -178,7 +183,7 @@ export async function panelRows(db: Database, env: object, request: RenderReques
     throw new ApiError("panel_data_unavailable", `No data source is set up for this customer (schema ${result.schemaId}).`, "panel_id");
   }
   if (result.status === "failed") throw new ApiError("panel_data_unavailable", result.message ?? "This panel's data could not be loaded.", "panel_id");
-  return result.rows;
+  return { title: panel.title, rows: result.rows };
 }
 
 // ---- signed embed tokens --------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { JOB_KINDS, JOB_STATUSES } from "../delivery/job-vocabulary";
 import { sqlNow } from "./time";
 
@@ -217,6 +217,8 @@ export const jobs = sqliteTable(
     customerId: integer("customer_id").references(() => customers.id, { onDelete: "set null" }),
     accessGroupId: integer("access_group_id").notNull(),
     dashboardEmbedId: text("dashboard_embed_id").notNull(),
+    // A saved report's job (dashboard_embed_id is then '').
+    reportId: text("report_id"),
     // What was asked: recipient, file name, export type, subject, variables, width, link target.
     request: text("request").notNull(),
     fileKey: text("file_key"),
@@ -266,8 +268,24 @@ export const reportSchedules = sqliteTable(
     linkBase: text("link_base").notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
+    // Two kinds of rules share the scheduler: a schedule e-mails at every slot, an alert
+    // (src/alerts/) evaluates a panel per customer and notifies when its condition holds.
+    kind: text("kind", { enum: ["schedule", "alert"] }).notNull().default("schedule"),
+    source: text("source", { enum: ["api", "embed"] }).notNull().default("api"),
+    // The viewer who subscribed from the embed page (source 'embed').
+    subscriberEmail: text("subscriber_email"),
+    // A saved report delivered instead of a dashboard (dashboard_embed_id is then '').
+    reportId: text("report_id"),
+    // Alerts only.
+    panelId: text("panel_id"),
+    alertColumn: text("alert_column"),
+    conditionOp: text("condition_op", { enum: ["gt", "gte", "lt", "lte", "eq", "neq"] }),
+    conditionValue: real("condition_value"),
+    notify: text("notify", { enum: ["on_change", "always"] }),
+    callbackUrl: text("callback_url"),
   },
   (t) => [
+    index("report_schedules_subscriber").on(t.customerId, t.subscriberEmail),
     index("report_schedules_access_group").on(t.accessGroupId, t.createdAt),
     index("report_schedules_due").on(t.nextRunAt),
     index("report_schedules_customer").on(t.customerId),
@@ -296,4 +314,57 @@ export const reportScheduleRuns = sqliteTable(
     uniqueIndex("report_schedule_runs_slot").on(t.scheduleId, t.slot).where(sql`"trigger" = 'schedule'`),
     index("report_schedule_runs_schedule").on(t.scheduleId, t.id),
   ],
+);
+
+/**
+ * One evaluation of an alert for one customer in one run; the newest of an (alert, customer)
+ * is that pair's on_change state (`holds`: true, false, null = unknown).
+ */
+export const alertEvaluations = sqliteTable(
+  "alert_evaluations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    alertId: text("alert_id")
+      .notNull()
+      .references(() => reportSchedules.id, { onDelete: "cascade" }),
+    runId: integer("run_id")
+      .notNull()
+      .references(() => reportScheduleRuns.id, { onDelete: "cascade" }),
+    customerId: integer("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    slot: text("slot").notNull(),
+    value: real("value"),
+    holds: integer("holds", { mode: "boolean" }),
+    fired: integer("fired", { mode: "boolean" }).notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("alert_evaluations_run_customer").on(t.runId, t.customerId), index("alert_evaluations_alert_customer").on(t.alertId, t.customerId, t.id)],
+);
+
+/** Unsubscribe links: only each token's SHA-256, with the (rule, address) it stops. */
+export const unsubscribeTokens = sqliteTable(
+  "unsubscribe_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    scheduleId: text("schedule_id")
+      .notNull()
+      .references(() => reportSchedules.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("unsubscribe_tokens_schedule").on(t.scheduleId)],
+);
+
+/** Addresses (lower-cased) removed from a schedule or alert for good. */
+export const scheduleUnsubscribes = sqliteTable(
+  "schedule_unsubscribes",
+  {
+    scheduleId: text("schedule_id")
+      .notNull()
+      .references(() => reportSchedules.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.scheduleId, t.email] })],
 );

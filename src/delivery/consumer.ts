@@ -1,7 +1,7 @@
 import { createDatabase } from "../db/client";
 import type { Env } from "../env";
 import { errorDetail, log } from "../lib/log";
-import { retryDelaySeconds } from "../webhooks/service";
+import { deliverWebhook, retryDelaySeconds, type AlertWebhookMessage } from "../webhooks/service";
 import { attemptJob, nextAttemptDelaySeconds, queueNextAttempt } from "./attempt";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { announceEnd, MAX_ATTEMPTS, sendJobWebhook, sweepStuckJobs, type DeliveryMessage, type JobPage } from "./service";
@@ -39,7 +39,12 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
 }
 
 async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effects: DeliveryEffects, message: Message<DeliveryMessage>): Promise<void> {
-  const body = message.body as Partial<{ jobId: unknown; after: unknown; page: JobPage; backstop: unknown; webhook: unknown; attempt: unknown }> | null;
+  const body = message.body as Partial<{ jobId: unknown; after: unknown; page: JobPage; backstop: unknown; webhook: unknown; attempt: unknown; alertWebhook: AlertWebhookMessage["alertWebhook"] }> | null;
+  if (body?.alertWebhook && typeof body.alertWebhook === "object") {
+    await alertWebhook(db, env, { alertWebhook: body.alertWebhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
+    message.ack();
+    return;
+  }
   if (typeof body?.webhook === "string") {
     try {
       await webhook(db, env, { webhook: body.webhook, attempt: typeof body.attempt === "number" ? body.attempt : 1 });
@@ -95,4 +100,11 @@ async function webhook(db: ReturnType<typeof createDatabase>, env: Env, message:
   await env.DELIVERY_QUEUE.send({ webhook: message.webhook, attempt: message.attempt + 1 } satisfies DeliveryMessage, {
     delaySeconds: retryDelaySeconds(message.attempt),
   });
+}
+
+/** An alert's webhook attempt; a refused one is queued again with the same backoff as a job's. */
+async function alertWebhook(db: ReturnType<typeof createDatabase>, env: Env, message: AlertWebhookMessage): Promise<void> {
+  const outcome = await deliverWebhook(db, message.alertWebhook, message.attempt);
+  if (outcome !== "retry") return;
+  await env.DELIVERY_QUEUE.send({ ...message, attempt: message.attempt + 1 } satisfies AlertWebhookMessage, { delaySeconds: retryDelaySeconds(message.attempt) });
 }

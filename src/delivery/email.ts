@@ -7,6 +7,8 @@ export interface Mail {
   subject: string;
   text: string;
   html?: string;
+  /** Extra header fields, e.g. List-Unsubscribe (RFC 8058). */
+  headers?: Record<string, string>;
   attachments: { filename: string; contentType: string; bytes: Uint8Array; contentId?: string }[];
 }
 
@@ -22,6 +24,7 @@ export function buildMime(from: string, mail: Mail): string {
   message.setSender(from);
   message.setRecipient(mail.to);
   message.setSubject(mail.subject);
+  for (const [name, value] of Object.entries(mail.headers ?? {})) message.setHeader(name, value);
   message.addMessage({ contentType: "text/plain", data: mail.text });
   if (mail.html) message.addMessage({ contentType: "text/html", data: mail.html });
   for (const attachment of mail.attachments) {

@@ -88,4 +88,11 @@ export interface JobRequest {
   /** Webhook target, and the download link it reports (kept only when a webhook asks for it). */
   callbackUrl?: string | null;
   downloadUrl?: string | null;
+  /** An e-mail of a schedule or alert: its unsubscribe link is derived from these when the e-mail is built. */
+  unsubscribe?: { scheduleId: string; base: string };
+  /** An alert's e-mail: the first line, saying why it was sent ("Revenue is 312, below 500"). */
+  headline?: string;
 }
+
+/** What a schedule or alert adds to a delivery it starts (nothing a caller of the API can set). */
+export type JobExtras = Pick<JobRequest, "unsubscribe" | "headline">;

@@ -26,12 +26,14 @@ import { errorDetail, log } from "../lib/log";
 import { stage } from "../lib/stages";
 import { sanitizeHtml } from "../lib/sanitize-html";
 import * as webhooks from "../webhooks/repository";
-import { checkCallbackUrl, deliverWebhook, webhookSecretMissing, type WebhookBody, type WebhookMessage } from "../webhooks/service";
+import { checkCallbackUrl, deliverWebhook, webhookSecretMissing, type AlertWebhookMessage, type WebhookBody, type WebhookMessage } from "../webhooks/service";
 import type { DeliveryEffects } from "./effects";
 import { FAILURE_REASONS, JobFailure, now, transition, transitionWhere, type FailureReason, type JobRow } from "./job-state";
 import { isAttemptedHere, jobEnded, watchJob } from "./job-endings";
 import * as repo from "./repository";
-import type { JobRequest, ReportInput, ScreenshotInput } from "./schemas";
+import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "./schemas";
+import { unsubscribeToken, unsubscribeUrl } from "../unsubscribe/tokens";
+import type { Mail } from "./email";
 
 export const MAX_ATTEMPTS = 3;
 const REPORT_VERSIONS: VersionPolicy = { tags: ["email", "production"], fallBackToNewest: true };
@@ -165,7 +167,7 @@ const newJobId = () => `job_${randomAlphanumeric(24)}`;
  * Creates and starts a screenshot job (plain objects in and out: callable from any
  * module, e.g. scheduled reports).
  */
-export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput): Promise<{ job_id: string; url?: string }> {
+export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput, extras: JobExtras = {}): Promise<{ job_id: string; url?: string }> {
   const fileName = downloadFileName(input.download_file_name, input.export_type);
   const request: JobRequest = {
     email: input.email ?? null,
@@ -177,6 +179,7 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
     linkUrl: null,
     versionTags: [],
     callbackUrl: input.callback_url ?? null,
+    ...extras,
   };
   const jobId = newJobId();
   // Without e-mail, the answer is a download link (its token in KV, hashed).
@@ -202,7 +205,7 @@ export interface ShareLink {
 }
 
 /** Creates and starts a report job (plain objects in and out, like requestScreenshot). */
-export async function requestReport(scope: DeliveryScope, input: ReportInput): Promise<{ job_id: string }> {
+export async function requestReport(scope: DeliveryScope, input: ReportInput, extras: JobExtras = {}): Promise<{ job_id: string }> {
   // Without custom_url, the e-mail links to a share link (its token in KV, hashed).
   const shareToken = input.custom_url ? undefined : randomHex(32);
   const request: JobRequest = {
@@ -217,6 +220,7 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput): P
     linkUrl: input.custom_url ?? `${scope.baseUrl}/share/${shareToken}`,
     versionTags: REPORT_VERSIONS.tags,
     callbackUrl: input.callback_url ?? null,
+    ...extras,
   };
   const jobId = newJobId();
   const job = { kind: "report", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
@@ -330,7 +334,7 @@ export async function renderShare(db: Database, env: Env, token: string, present
  * A job to run (`after`: attempts already used before this message; `page`: what the job
  * renders, so the render can start alongside the claim) or a webhook to send.
  */
-export type DeliveryMessage = JobMessage | WebhookMessage;
+export type DeliveryMessage = JobMessage | WebhookMessage | AlertWebhookMessage;
 
 /**
  * A job to run. `backstop`: held back while the API call that created the job runs its
@@ -446,7 +450,7 @@ export async function runJob(
     return done;
   }
 
-  const mail = job.kind === "report" ? await reportMail(db, job, request, file) : screenshotMail(request, file);
+  const mail = await withUnsubscribe(env, request, job.kind === "report" ? await reportMail(db, job, request, file) : screenshotMail(request, file));
   // The claim: of all deliveries of this job, exactly one moves it to `sending`.
   const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: { ...fileColumns, emailClaimedAt: now } });
   if (!claimed) return undefined;
@@ -492,16 +496,21 @@ async function renderJobPage(db: Database, env: Env, { customerId, embedId, requ
 
 type StoredFile = { bytes: Uint8Array; contentType: string };
 
-function screenshotMail(request: JobRequest, file: StoredFile) {
+/** An alert's reason goes first, in the text and at the top of the HTML. */
+const headlineText = (request: JobRequest) => (request.headline ? `${request.headline}\n\n` : "");
+const headlineHtml = (request: JobRequest) =>
+  request.headline ? `<p class="alert-headline" style="font-size:18px;font-weight:bold;margin:0 0 16px">${escapeHtml(request.headline)}</p>\n` : "";
+
+function screenshotMail(request: JobRequest, file: StoredFile): Mail {
   return {
     to: request.email as string,
     subject: request.subject,
-    text: `The dashboard export you requested is attached (${request.fileName}).`,
+    text: `${headlineText(request)}${request.unsubscribe ? "The dashboard export is attached" : "The dashboard export you requested is attached"} (${request.fileName}).`,
     attachments: [{ filename: request.fileName, contentType: file.contentType, bytes: file.bytes }],
   };
 }
 
-async function reportMail(db: Database, job: JobRow, request: JobRequest, file: StoredFile) {
+async function reportMail(db: Database, job: JobRow, request: JobRequest, file: StoredFile): Promise<Mail> {
   const customerId = job.customerId ?? 0;
   const [[endUser], [customer]] = await db.batch([repo.endUserByEmail(db, customerId, request.email as string), repo.customerName(db, customerId)]);
   const attributes = endUser ? (JSON.parse(endUser.attributes) as Record<string, unknown>) : {};
@@ -511,7 +520,7 @@ async function reportMail(db: Database, job: JobRow, request: JobRequest, file: 
   const name = escapeHtml(customer?.name ?? "");
   const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f4f6fb;font-family:Arial,Helvetica,sans-serif;color:#0f172a">
 <div style="max-width:760px;margin:0 auto">
-${header ? `<div class="report-header">${header}</div>` : ""}
+${headlineHtml(request)}${header ? `<div class="report-header">${header}</div>` : ""}
 <a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="Dashboard report for ${name}" width="${REPORT_WIDTH}" style="display:block;width:100%;max-width:${REPORT_WIDTH}px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
 <p style="font-size:14px;margin:16px 0"><a href="${link}" style="color:#4338ca;font-weight:bold">Open the live dashboard</a></p>
 ${footer ? `<div class="report-footer">${footer}</div>` : ""}
@@ -520,9 +529,27 @@ ${footer ? `<div class="report-footer">${footer}</div>` : ""}
   return {
     to: request.email as string,
     subject: request.subject,
-    text: `Your dashboard report for ${customer?.name ?? "your account"}.\n\nOpen the live dashboard: ${request.linkUrl}\n`,
+    text: `${headlineText(request)}Your dashboard report for ${customer?.name ?? "your account"}.\n\nOpen the live dashboard: ${request.linkUrl}\n`,
     html,
     attachments: [{ filename: `dashboard.${extension}`, contentType: file.contentType, bytes: file.bytes, contentId: "dashboard" }],
+  };
+}
+
+/**
+ * An e-mail of a schedule or alert carries its recipient's unsubscribe link: the two header
+ * fields of RFC 8058 (a mail client's one-click button POSTs to it) and a footer link.
+ */
+async function withUnsubscribe(env: Env, request: JobRequest, mail: Mail): Promise<Mail> {
+  if (!request.unsubscribe) return mail;
+  const url = unsubscribeUrl(request.unsubscribe.base, await unsubscribeToken(env, request.unsubscribe.scheduleId, mail.to));
+  const footer = `<p class="unsubscribe" style="font-size:12px;color:#64748b;margin:24px 0 0">You receive this e-mail because of a scheduled delivery. <a href="${escapeHtml(url)}" style="color:#64748b">Unsubscribe</a></p>`;
+  return {
+    ...mail,
+    headers: { ...mail.headers, "List-Unsubscribe": `<${url}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+    text: `${mail.text.trimEnd()}\n\n--\nUnsubscribe: ${url}\n`,
+    html: mail.html
+      ? mail.html.replace(/<\/div><\/body><\/html>$/, `${footer}\n</div></body></html>`)
+      : `<!doctype html><html><body style="font-family:Arial,Helvetica,sans-serif;color:#0f172a"><p>${escapeHtml(mail.text)}</p>${footer}</body></html>`,
   };
 }
 

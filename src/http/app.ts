@@ -57,9 +57,9 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   });
 };
 
-/** Download and share links are capabilities: their token never reaches a log line. */
+/** Download, share and unsubscribe links are capabilities: their token never reaches a log line. */
 export function redactCapabilities(path: string): string {
-  return path.replace(/^(\/api\/downloads|\/share)\/[^/]+/i, "$1/[redacted]");
+  return path.replace(/^(\/api\/downloads|\/share|\/unsubscribe)\/[^/]+/i, "$1/[redacted]");
 }
 
 export function handleError(err: Error, c: AppContext): Response {

@@ -26,6 +26,7 @@ export const errorStatus = {
   panel_not_found: 404,
   report_not_found: 404,
   schedule_not_found: 404,
+  alert_not_found: 404,
   access_group_not_found: 404,
   api_token_not_found: 404,
   route_not_found: 404,

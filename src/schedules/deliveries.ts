@@ -8,6 +8,8 @@ import type { Database } from "../db/client";
  * request functions (the same checks, limits of content, retries and job_status).
  */
 export interface Delivery {
+  /** The schedule or alert: its e-mails carry an unsubscribe link for it. */
+  scheduleId: string;
   accessGroupId: number;
   linkBase: string;
   format: "report" | "pdf" | "image";
@@ -16,6 +18,8 @@ export interface Delivery {
   email: string;
   subject: string | null;
   variables: Record<string, unknown> | null;
+  /** An alert's reason, the e-mail's first line. */
+  headline?: string;
 }
 
 export async function startDelivery(db: Database, env: Env, d: Delivery): Promise<string> {
@@ -27,7 +31,8 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
     ...(d.subject !== null ? { subject: d.subject } : {}),
     ...(d.variables !== null ? { variables: d.variables } : {}),
   };
-  if (d.format === "report") return (await requestReport(scope, common)).job_id;
-  return (await requestScreenshot(scope, { ...common, export_type: d.format, width: 1280 })).job_id;
+  const extras = { unsubscribe: { scheduleId: d.scheduleId, base: d.linkBase }, ...(d.headline ? { headline: d.headline } : {}) };
+  if (d.format === "report") return (await requestReport(scope, common, extras)).job_id;
+  return (await requestScreenshot(scope, { ...common, export_type: d.format, width: 1280 }, extras)).job_id;
 }
 

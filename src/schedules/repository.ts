@@ -1,12 +1,15 @@
 import { and, asc, desc, eq, getTableColumns, lte, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { customerGroupTags, customers, groupTags, reportScheduleRuns, reportSchedules } from "../db/schema";
+import { alertEvaluations, customerGroupTags, customers, groupTags, reportScheduleRuns, reportSchedules, scheduleUnsubscribes } from "../db/schema";
 import { sqlNow } from "../db/time";
 
 /**
- * Data access for report schedules. Functions return unexecuted queries so services can
- * put several in one `db.batch` (one D1 round trip).
+ * Data access for report schedules — and alerts, the scheduler's other kind of rule (same
+ * table, `kind`). Functions return unexecuted queries so services can put several in one
+ * `db.batch` (one D1 round trip).
  */
+
+export type RuleKind = "schedule" | "alert";
 
 /** A schedule with the names of its target: the customer's provided_id or the group tag. */
 export type ScheduleRow = typeof reportSchedules.$inferSelect & { providedId: string | null; groupTag: string | null };
@@ -14,7 +17,7 @@ export type ScheduleRow = typeof reportSchedules.$inferSelect & { providedId: st
 export type RunRow = typeof reportScheduleRuns.$inferSelect;
 
 /** A customer a run delivers to, with its own addresses. */
-export type TargetRow = Pick<typeof customers.$inferSelect, "providedId" | "emails"> & { scheduleId: string };
+export type TargetRow = Pick<typeof customers.$inferSelect, "providedId" | "emails"> & { scheduleId: string; customerId: number };
 
 /** Job statuses of a run's jobs, counted: `{ runId, status, n }`. */
 export interface RunJobCount {
@@ -33,11 +36,12 @@ function schedules(db: Database, where?: SQL) {
     .orderBy(asc(reportSchedules.createdAt), asc(reportSchedules.id));
 }
 
-export const visibleSchedule = (db: Database, id: string, accessGroupId: number) =>
-  schedules(db, and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId)));
+export const visibleSchedule = (db: Database, id: string, accessGroupId: number, kind: RuleKind = "schedule") =>
+  schedules(db, and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId), eq(reportSchedules.kind, kind)));
 export const scheduleById = (db: Database, id: string) => schedules(db, eq(reportSchedules.id, id));
-export const schedulesOfAccessGroup = (db: Database, accessGroupId: number) => schedules(db, eq(reportSchedules.accessGroupId, accessGroupId));
-export const allSchedules = (db: Database) => schedules(db);
+export const schedulesOfAccessGroup = (db: Database, accessGroupId: number, kind: RuleKind = "schedule") =>
+  schedules(db, and(eq(reportSchedules.accessGroupId, accessGroupId), eq(reportSchedules.kind, kind)));
+export const allSchedules = (db: Database, kind: RuleKind = "schedule") => schedules(db, eq(reportSchedules.kind, kind));
 
 /** The customers' and dashboards' own lookups. */
 export { visibleCustomerId } from "../customers/repository";
@@ -49,24 +53,30 @@ export { groupTagByKey, tagKey } from "../group-tags/repository";
 export type ScheduleValues = Pick<
   ScheduleRow,
   "dashboardEmbedId" | "customerId" | "groupTagId" | "cron" | "timezone" | "recipients" | "format" | "subject" | "variables" | "paused" | "nextRunAt" | "linkBase"
->;
+> &
+  Partial<
+    Pick<
+      ScheduleRow,
+      "kind" | "source" | "subscriberEmail" | "reportId" | "panelId" | "alertColumn" | "conditionOp" | "conditionValue" | "notify" | "callbackUrl"
+    >
+  >;
 
 export function insertSchedule(db: Database, id: string, accessGroupId: number, v: ScheduleValues) {
   return db.insert(reportSchedules).values({ id, accessGroupId, ...v });
 }
 
-export function updateSchedule(db: Database, id: string, accessGroupId: number, v: ScheduleValues) {
+export function updateSchedule(db: Database, id: string, accessGroupId: number, v: ScheduleValues, kind: RuleKind = "schedule") {
   return db
     .update(reportSchedules)
     .set({ ...v, updatedAt: sqlNow })
-    .where(and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId)))
+    .where(and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId), eq(reportSchedules.kind, kind)))
     .returning({ id: reportSchedules.id });
 }
 
-export function deleteSchedule(db: Database, id: string, accessGroupId: number) {
+export function deleteSchedule(db: Database, id: string, accessGroupId: number, kind: RuleKind = "schedule") {
   return db
     .delete(reportSchedules)
-    .where(and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId)))
+    .where(and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId), eq(reportSchedules.kind, kind)))
     .returning({ id: reportSchedules.id });
 }
 
@@ -107,12 +117,12 @@ export function advance(db: Database, scheduleId: string, from: string, to: stri
  * A manual run of a schedule the caller may see (`accessGroupId` null: an operator, any
  * schedule); nothing is inserted for any other, so the check and the insert are one statement.
  */
-export function insertManualRun(db: Database, scheduleId: string, accessGroupId: number | null, slot: string) {
+export function insertManualRun(db: Database, scheduleId: string, accessGroupId: number | null, slot: string, kind: RuleKind = "schedule") {
   const visible = accessGroupId === null ? sql`` : sql` AND access_group_id = ${accessGroupId}`;
   // Raw: an INSERT … SELECT, as claimSlot.
   return db.all<Pick<RunRow, "id" | "scheduleId" | "slot">>(sql`
     INSERT INTO report_schedule_runs (schedule_id, slot, "trigger")
-    SELECT id, ${slot}, 'manual' FROM report_schedules WHERE id = ${scheduleId}${visible}
+    SELECT id, ${slot}, 'manual' FROM report_schedules WHERE id = ${scheduleId} AND kind = ${kind}${visible}
     RETURNING id, schedule_id AS scheduleId, slot`);
 }
 
@@ -121,6 +131,47 @@ export interface FanOutTally {
   jobIds: string[];
   skipped: number;
   notStarted: number;
+}
+
+/** Addresses (lower-cased) that left a rule: its runs skip them. */
+export function unsubscribed(db: Database, scheduleId: string) {
+  return db.select({ email: scheduleUnsubscribes.email }).from(scheduleUnsubscribes).where(eq(scheduleUnsubscribes.scheduleId, scheduleId));
+}
+
+/** An alert's on_change state: the newest evaluation of each customer (`holds`). */
+export function alertStates(db: Database, alertId: string) {
+  // Raw: the newest row per customer by a correlated max(id), served by (alert_id, customer_id, id).
+  return db.all<{ customerId: number; holds: number | null }>(sql`
+    SELECT e.customer_id AS customerId, e.holds AS holds FROM alert_evaluations e
+     WHERE e.alert_id = ${alertId}
+       AND e.id = (SELECT max(id) FROM alert_evaluations l WHERE l.alert_id = e.alert_id AND l.customer_id = e.customer_id)`);
+}
+
+export type EvaluationValues = Pick<typeof alertEvaluations.$inferInsert, "alertId" | "runId" | "customerId" | "slot" | "value" | "holds" | "fired">;
+
+export function insertEvaluations(db: Database, rows: EvaluationValues[]) {
+  return db.insert(alertEvaluations).values(rows).onConflictDoNothing();
+}
+
+/** The newest `perCustomer` evaluations of each customer of an alert, newest first. */
+export function recentEvaluations(db: Database, alertId: string, perCustomer: number) {
+  // Raw: a window function numbers each customer's evaluations, newest first.
+  return db.all<{ providedId: string; slot: string; trigger: string; value: number | null; holds: number | null; fired: number }>(sql`
+    SELECT c.provided_id AS providedId, e.slot AS slot, r."trigger" AS "trigger", e.value AS value, e.holds AS holds, e.fired AS fired
+      FROM (SELECT *, row_number() OVER (PARTITION BY customer_id ORDER BY id DESC) AS n FROM alert_evaluations WHERE alert_id = ${alertId}) e
+      JOIN customers c ON c.id = e.customer_id
+      JOIN report_schedule_runs r ON r.id = e.run_id
+     WHERE e.n <= ${perCustomer}
+     ORDER BY e.id DESC`);
+}
+
+/** The evaluations of one run, per customer. */
+export function runEvaluations(db: Database, runId: number) {
+  return db.all<{ providedId: string; slot: string; trigger: string; value: number | null; holds: number | null; fired: number }>(sql`
+    SELECT c.provided_id AS providedId, e.slot AS slot, r."trigger" AS "trigger", e.value AS value, e.holds AS holds, e.fired AS fired
+      FROM alert_evaluations e JOIN customers c ON c.id = e.customer_id JOIN report_schedule_runs r ON r.id = e.run_id
+     WHERE e.run_id = ${runId}
+     ORDER BY c.provided_id`);
 }
 
 export function finishFanOut(db: Database, runId: number, tally: FanOutTally) {
@@ -132,7 +183,8 @@ export function finishFanOut(db: Database, runId: number, tally: FanOutTally) {
 
 /** The customers a schedule delivers to now: its one customer, or every tagged customer of its access group. */
 export function targets(db: Database, scheduleId: string) {
-  const columns = { scheduleId: reportSchedules.id, providedId: customers.providedId, emails: customers.emails };
+  // customer_id aliased: two columns named `id` in one result row would collide.
+  const columns = { scheduleId: reportSchedules.id, customerId: sql<number>`${customers.id}`.as("target_customer_id"), providedId: customers.providedId, emails: customers.emails };
   const inAccessGroup = eq(customers.accessGroupId, reportSchedules.accessGroupId);
   return db
     .select(columns)

@@ -39,7 +39,11 @@ const get = apiOperation({
   summary: "A report schedule with its last 20 runs, newest first",
   write: false,
   body: ScheduleIdBody,
-  response: successSchema({ schedule: ScheduleSchema, runs: z.array(RunSchema) }),
+  response: successSchema({
+    schedule: ScheduleSchema,
+    unsubscribed: z.array(z.string()).openapi({ description: "Addresses that used an e-mail's unsubscribe link: later runs skip them." }),
+    runs: z.array(RunSchema),
+  }),
 });
 
 const update = apiOperation({
@@ -124,14 +128,14 @@ export function registerScheduleRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(runNow, async (c) => {
     const { db, accessGroupId } = accessScope(c);
-    const run = await schedules.runNow(db, c.env, { accessGroupId, id: c.req.valid("json").id });
+    const { run } = await schedules.runNow(db, c.env, { accessGroupId, id: c.req.valid("json").id });
     return c.json({ success: 1 as const, run }, 200);
   });
   app.openapi(adminList, async (c) => {
     return c.json({ success: 1 as const, schedules: await schedules.listAllSchedules(c.get("db")) }, 200);
   });
   app.openapi(adminRun, async (c) => {
-    const run = await schedules.runNow(c.get("db"), c.env, { accessGroupId: null, id: c.req.valid("json").id });
+    const { run } = await schedules.runNow(c.get("db"), c.env, { accessGroupId: null, id: c.req.valid("json").id });
     return c.json({ success: 1 as const, run }, 200);
   });
 }

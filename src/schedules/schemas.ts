@@ -73,6 +73,7 @@ export const ScheduleSchema = z
     variables: z.record(z.string(), z.unknown()).nullable(),
     paused: z.boolean(),
     next_run_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while paused." }),
+    source: z.enum(["api", "embed"]).openapi({ description: "`api`: made through this API; `embed`: a viewer's own subscription from the embed page." }),
     created_at: z.string(),
   })
   .openapi("ReportSchedule");
@@ -83,7 +84,7 @@ export const RunSchema = z
     trigger: z.enum(["schedule", "manual"]),
     status: z.enum(["running", "done", "partial", "failed"]),
     job_ids: z.array(z.string()).openapi({ description: "One delivery job per e-mail; see job_status." }),
-    skipped: z.number().int().openapi({ description: "Customers without recipients." }),
+    skipped: z.number().int().openapi({ description: "Customers without recipients, plus each address that unsubscribed." }),
   })
   .openapi("ReportScheduleRun");
 

@@ -22,6 +22,25 @@ export interface WebhookBody {
   url?: string;
 }
 
+/** What an alert's webhook reports (src/alerts/webhook.ts). */
+export interface AlertWebhookBody {
+  alert_id: string;
+  provided_id: string;
+  slot: string;
+  dashboard_embed_id: string;
+  panel_id: string;
+  column: string | null;
+  value: number | null;
+  condition: { op: string; value: number };
+  message: string;
+}
+
+/** An alert's webhook: the whole request rides the queue (there is no job to read it from). */
+export interface AlertWebhookMessage {
+  alertWebhook: { url: string; accessGroupId: number; body: AlertWebhookBody };
+  attempt: number;
+}
+
 /** Creates (or replaces) an access group's webhook secret; the secret is shown only here. */
 export async function createWebhookSecret(db: Database, accessGroup: string): Promise<{ access_group: string; created_at: string; secret: string }> {
   const secret = `whsec_${randomHex(32)}`;
@@ -58,12 +77,12 @@ export function webhookSecretMissing(): ApiError {
  */
 export async function deliverWebhook(
   db: Database,
-  target: { url: string; accessGroupId: number; body: WebhookBody },
+  target: { url: string; accessGroupId: number; body: WebhookBody | AlertWebhookBody },
   attempt: number,
 ): Promise<"delivered" | "retry" | "gave_up"> {
   const [row] = await repo.webhookSecret(db, target.accessGroupId);
   if (!row) {
-    log("warn", "webhook not sent: the access group has no secret any more", { job_id: target.body.job_id });
+    log("warn", "webhook not sent: the access group has no secret any more", webhookSubject(target.body));
     return "gave_up";
   }
   const body = JSON.stringify(target.body);
@@ -83,9 +102,12 @@ export async function deliverWebhook(
     outcome = error instanceof Error ? error.name : "error";
   }
   const final = attempt >= WEBHOOK_MAX_ATTEMPTS;
-  log("warn", "webhook attempt failed", { job_id: target.body.job_id, attempt, outcome, final });
+  log("warn", "webhook attempt failed", { ...webhookSubject(target.body), attempt, outcome, final });
   return final ? "gave_up" : "retry";
 }
+
+/** What a webhook is about, for its log lines. */
+const webhookSubject = (body: WebhookBody | AlertWebhookBody) => ("job_id" in body ? { job_id: body.job_id } : { alert_id: body.alert_id, provided_id: body.provided_id });
 
 export function retryDelaySeconds(attempt: number): number {
   return FIRST_RETRY_SECONDS * 2 ** (attempt - 1);
