@@ -53,6 +53,7 @@ describe("create_report_schedule", () => {
       variables: null,
       paused: false,
       next_run_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T09:00:00Z$/),
+      source: "api",
       created_at: expect.any(String),
     });
     expect(Date.parse(schedule.next_run_at)).toBeGreaterThan(Date.now());
@@ -138,7 +139,7 @@ describe("reading schedules", () => {
     expect(list.body.schedules.map((s: { id: string }) => s.id)).toEqual([first.id, second.id]);
     const got = await post(mine.read, "/api/get_report_schedule/", { id: second.id });
     expect(got.status).toBe(200);
-    expect(got.body).toEqual({ success: 1, schedule: second, runs: [] });
+    expect(got.body).toEqual({ success: 1, schedule: second, unsubscribed: [], runs: [] });
     expect((await call("GET", "/api/report_schedules", { token: mine.read })).status).toBe(200);
   });
 
@@ -290,13 +291,13 @@ describe("run_report_schedule", () => {
     expect(got.body.runs.every((r: { trigger: string }) => r.trigger === "manual")).toBe(true);
   });
 
-  it("starts one report job per recipient, in one more D1 trip per job", async () => {
+  it("starts one report job per recipient, in one more D1 trip per job (and one for the e-mails' unsubscribe links)", async () => {
     const schedule = await create({ ...base(), recipients: ["ops@alpha.example", "cfo@alpha.example"] });
     const res = await post(ws.write, "/api/run_report_schedule/", { id: schedule.id });
     expect(res.status).toBe(200);
     expect(res.body.run).toMatchObject({ trigger: "manual", skipped: 0 });
     expect(res.body.run.job_ids).toHaveLength(2);
-    expect(roundTrips(res)).toBe(4);
+    expect(roundTrips(res)).toBe(5);
     const jobs = await db.prepare("SELECT kind, request FROM jobs WHERE id IN (?, ?)").bind(...res.body.run.job_ids).all<{ kind: string; request: string }>();
     expect(jobs.results.map((j) => j.kind)).toEqual(["report", "report"]);
     expect(jobs.results.map((j) => JSON.parse(j.request).email).sort()).toEqual(["cfo@alpha.example", "ops@alpha.example"]);
