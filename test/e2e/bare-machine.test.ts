@@ -3,10 +3,13 @@
 // (CHROMIUM_SYSTEM=none, see docs/getting-started.md). `npm install && npm start` must
 // serve the demo with no other step; Node 22 and Chromium come from the npm registry.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../scripts/lib/chromium.mjs";
+import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
+import { darkPixels, decodePng, textBoxes } from "./pixels";
 
 const root = join(import.meta.dirname, "..", "..");
 // The machine's own Node (Debian's is 20); BARE_NODE picks another one, and a machine
@@ -15,6 +18,19 @@ const machineNode = process.env.BARE_NODE ?? (existsSync("/usr/bin/node") ? "/us
 const work = mkdtempSync(join(tmpdir(), "bare-machine-"));
 const clone = join(work, "clone");
 const port = 19787 + Math.floor(Math.random() * 1000);
+const results = join(root, "test-results");
+
+/**
+ * What a real user's machine keeps besides PATH and HOME: its certificate authorities and
+ * proxy (behind a TLS-intercepting proxy `npm install` cannot reach the registry without
+ * them) and npm's own settings. Not the npm_config_* that `npm test` itself set for this run
+ * (its prefix and user agent would point npm at this checkout instead of the clone).
+ */
+const machineVariables = /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|ALL|NO)_PROXY|(https?|all|no)_proxy|npm_config_.+)$/;
+const setByNpmRun = new Set(["npm_config_local_prefix", "npm_config_prefix", "npm_config_global_prefix", "npm_config_user_agent", "npm_config_npm_version", "npm_config_node_gyp", "npm_config_call", "npm_config_yes", "npm_config_argv", "npm_config_init_module"]);
+const passedThrough = Object.fromEntries(
+  Object.entries(process.env).filter(([name, value]) => value !== undefined && machineVariables.test(name) && !setByNpmRun.has(name)),
+) as Record<string, string>;
 let child: ReturnType<typeof spawn> | undefined;
 
 afterAll(async () => {
@@ -50,6 +66,7 @@ describe("a bare machine (Node 20, no Chromium)", () => {
     mkdirSync(bin);
     symlinkSync(machineNode, join(bin, "node"));
     const env: Record<string, string> = {
+      ...passedThrough,
       PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
       HOME: process.env.HOME ?? work,
       XDG_CACHE_HOME: join(work, "cache"),
@@ -84,6 +101,35 @@ describe("a bare machine (Node 20, no Chromium)", () => {
       const explorer = await fetch(`http://127.0.0.1:${port}/docs/explorer/vendor/swagger-ui-bundle.js`);
       expect(explorer.status).toBe(200);
       expect((await explorer.text()).length).toBeGreaterThan(100_000);
+
+      // The demo dashboard captured by Browser Rendering has its text: dark glyph pixels where
+      // the title and the first KPI value are (measured on the same page in a real browser).
+      mkdirSync(results, { recursive: true });
+      const vars = readDevVars(join(clone, ".dev.vars"));
+      const browser = await launchBrowser();
+      try {
+        for (const width of [1280, 360]) {
+          const job = (await fetch(`http://127.0.0.1:${port}/api/dashboard/screenshot`, {
+            method: "POST",
+            headers: { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
+            body: JSON.stringify({ provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width }),
+          }).then((r) => r.json())) as { success: number; url: string };
+          expect(job.success, JSON.stringify(job)).toBe(1);
+          let file: Response | undefined;
+          for (let i = 0; i < 6 && file?.status !== 200; i++) file = await fetch(`${job.url}?wait=20`.replace("http://localhost", "http://127.0.0.1"));
+          expect(file!.status).toBe(200);
+          const bytes = new Uint8Array(await file!.arrayBuffer());
+          writeFileSync(join(results, `bare-machine-demo-${width}.png`), bytes);
+          const png = decodePng(bytes);
+          expect(png.width).toBe(width);
+          const boxes = await textBoxes(browser, `http://127.0.0.1:${port}${demoUrl}&width=${width}`, width);
+          expect(darkPixels(png, boxes.title), `title at ${width} px`).toBeGreaterThan(150);
+          expect(darkPixels(png, boxes.kpi), `KPI at ${width} px`).toBeGreaterThan(150);
+          expect(darkPixels(png, { x: 0, y: png.height - 16, width: png.width, height: 16 })).toBe(0);
+        }
+      } finally {
+        await browser.close();
+      }
     } catch (error) {
       throw new Error(`${(error as Error).message}\n${output.slice(-4000)}`);
     }

@@ -35,7 +35,7 @@ export function darkPixels(png: PNG, box: Box, threshold = 110): number {
 
 /**
  * Where the dashboard title and the first KPI value sit on the page at `width`, measured in
- * a real browser on the same HTML a capture renders.
+ * a real browser on the embed page made still as a capture renders it (no variable controls).
  */
 export async function textBoxes(browser: Browser, url: string, width: number): Promise<{ title: Box; kpi: Box; pageHeight: number }> {
   const page = await browser.newPage();
@@ -45,6 +45,8 @@ export async function textBoxes(browser: Browser, url: string, width: number): P
     await page.waitForSelector('body[data-render-complete="true"]');
     return await page.evaluate(() => {
       const doc = (globalThis as any).document;
+      doc.querySelector(".controls")?.remove();
+      doc.querySelector("main.dashboard")?.classList.add("still");
       const box = (selector: string) => {
         const r = doc.querySelector(selector).getBoundingClientRect();
         return { x: r.x, y: r.y, width: r.width, height: r.height };
