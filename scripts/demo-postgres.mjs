@@ -42,7 +42,9 @@ if (!backToD1) {
     console.log(`PostgreSQL ${describeDatabase(connectionString)}: table orders with ${count} demo rows.`);
   } catch (error) {
     console.error(`Cannot load the demo data into PostgreSQL at ${describeDatabase(connectionString)}: ${error.message}`);
-    console.error("Start PostgreSQL and create the role and database (see docs/postgres.md), or set CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE.");
+    console.error(
+      "`npm start` starts a PostgreSQL from the npm registry there when nothing answers (run this while it runs, with the same CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE); a PostgreSQL of your own needs the role and database of the connection string (docs/postgres.md).",
+    );
     process.exit(1);
   }
 }

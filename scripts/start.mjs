@@ -106,6 +106,9 @@ for (let attempt = 0; attempt < 240; attempt++) {
   await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
+// The PostgreSQL of the WAREHOUSE binding is up (or known absent) before the banner says ready.
+await warehouse;
+
 // The Cron Trigger of wrangler.toml, played locally: report schedules run every minute.
 startLocalCron(`http://127.0.0.1:${port}`);
 

@@ -26,11 +26,13 @@ if (typecheck.status !== 0) {
 }
 
 // PostgreSQL data source tests need the server of the WAREHOUSE connection string: a running
-// one is used; when nothing answers there, one from the npm registry runs for this test run.
-const warehouse = await ensureLocalPostgres(warehouseConnectionString(root)).catch((error) => {
+// one is used; when nothing answers there (or it refuses that login), one from the npm
+// registry runs for this test run, and vitest and every server it starts are told where.
+const warehouse = await ensureLocalPostgres(warehouseConnectionString(root), { ownPortIfRefused: true }).catch((error) => {
   console.error(`local-postgres: ${error.message}`);
-  return { stop: async () => {} };
+  return { stop: async () => {}, connectionString: undefined };
 });
+if (warehouse.connectionString) process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE = warehouse.connectionString;
 
 const dir = mkdtempSync(join(tmpdir(), "vitest-"));
 const report = join(dir, "results.json");

