@@ -6,6 +6,7 @@ import { registerDashboardAdminRoutes } from "./dashboards/routes";
 import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
+import { registerQueryCacheRoutes } from "./query-cache/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
@@ -47,6 +48,7 @@ export function createApp() {
   registerAdminRoutes(app);
   registerDashboardAdminRoutes(app);
   registerEmbedRoutes(app);
+  registerQueryCacheRoutes(app);
   registerDeliveryRoutes(app);
   registerScheduleRoutes(app);
   registerUnsubscribeRoutes(app);

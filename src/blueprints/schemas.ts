@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { plainText } from "../http/fields";
 import { ProvidedId } from "../customers/schemas";
+import { MAX_CACHE_TTL_SECONDS } from "../query-cache/cache";
 
 export const COLUMN_TYPES = ["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"] as const;
 
@@ -21,6 +22,13 @@ const Table = z
     columns: z.array(Column).min(1).max(500),
     dataset_name: plainText(1, 256).nullable().optional().openapi({ description: "Defaults to table_name." }),
     description: z.string().max(10_000).nullable().optional(),
+    cache_ttl_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_CACHE_TTL_SECONDS)
+      .optional()
+      .openapi({ description: "Seconds a report-builder query's result on this table is served from the cache near the viewer (0–86400; 0 or absent: never cached)." }),
   })
   .superRefine((table, ctx) => {
     const seen = new Set<string>();
@@ -64,6 +72,7 @@ export const StoredTable = z
     columns: z.array(StoredColumn),
     dataset_name: z.string(),
     description: z.string().nullable(),
+    cache_ttl_seconds: z.number().int().optional().openapi({ description: "Present when it was given." }),
   })
   .openapi("StoredBlueprintTable");
 

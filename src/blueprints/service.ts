@@ -25,6 +25,8 @@ export function withDefaults(tables: TableInput[]): StoredTable[] {
     })),
     dataset_name: table.dataset_name ?? table.table_name,
     description: table.description ?? null,
+    // Kept only when given: tables stored and read back without it keep their shape.
+    ...(table.cache_ttl_seconds !== undefined ? { cache_ttl_seconds: table.cache_ttl_seconds } : {}),
   }));
 }
 

@@ -34,7 +34,7 @@ export type CustomerViewRow = Omit<CustomerRow, "isDemo" | "createdAt" | "update
  */
 const viewColumns = (shown: string) =>
   sql.raw(`c.id, c.provided_id AS providedId, c.name, c.is_demo AS isDemo, c.emails, c.properties, c.mapping,
-  c.token_nonce AS tokenNonce, c.token_hash AS tokenHash, c.access_group_id AS accessGroupId, c.parent_id AS parentId,
+  c.token_nonce AS tokenNonce, c.token_hash AS tokenHash, c.cache_version AS cacheVersion, c.access_group_id AS accessGroupId, c.parent_id AS parentId,
   c.hierarchy_level_id AS hierarchyLevelId, l.name AS hierarchyLevel, l.position AS levelPosition, g.name AS accessGroup,
   CASE WHEN ${shown} THEN (SELECT json_group_array(name) FROM (SELECT t.name FROM customer_group_tags ct JOIN group_tags t ON t.id = ct.group_tag_id
      WHERE ct.customer_id = c.id ORDER BY ct.position)) ELSE '[]' END AS groupTags`);

@@ -1,6 +1,7 @@
 import { RoundTripCounter } from "../db/client";
 import { numberVar } from "../env";
 import { log } from "../lib/log";
+import { runCached, type QueryCachePolicy } from "../query-cache/cache";
 import type { Definition } from "./definition";
 import { runD1 } from "./sources/d1";
 import { runPostgres } from "./sources/postgres";
@@ -52,10 +53,42 @@ function runLimits(env: object): RunLimits {
   };
 }
 
+/** How one render (or builder query) runs its queries: what it counts, how it caches. */
+export interface QueryRun {
+  /** Round trips to the data sources on the request's path (a background refresh is not counted). */
+  roundTrips?: RoundTripCounter;
+  /** Results kept near the viewer (src/query-cache); absent = never cached. */
+  cache?: QueryCachePolicy;
+}
+
+/**
+ * One data source's queries (already bound in its dialect, already allowed to run): answered
+ * from the query cache where it can, the rest in one call of the source's runner (D1: one
+ * batch through a session; PostgreSQL: one connection, one read-only transaction).
+ */
+export async function runSourceQueries(env: object, source: DataSource, queries: PanelQuery[], run: QueryRun = {}): Promise<Map<string, PanelResult>> {
+  const kind = source.kind ?? "d1";
+  const limits = runLimits(env);
+  const binding = (env as Record<string, never>)[source.binding];
+  const cached = { id: source.id, binding: source.binding, rowLimit: limits.rowLimit };
+  return runCached(cached, queries, run.cache, async (missing, background) => {
+    const trips: SourceTrips = { kind, trips: 0, connections: 0 };
+    try {
+      return await runners[kind](binding, missing, limits, trips);
+    } finally {
+      const roundTrips = background ? undefined : run.roundTrips;
+      if (roundTrips) roundTrips.count += trips.trips;
+      if (roundTrips instanceof DataRoundTrips) roundTrips.bySource.set(source.id, trips);
+    }
+  });
+}
+
 /**
  * Runs every data panel on the data source that the customer's computed mapping assigns
  * to the panel's schema: each data source gets its panels in one go (D1: one batch;
- * PostgreSQL: one connection, one read-only transaction), all sources in parallel.
+ * PostgreSQL: one connection, one read-only transaction), all sources in parallel. Panels
+ * whose results are cached (`run.cache`) are not run; a page whose panels all hit calls no
+ * data source.
  */
 export async function runPanels(
   env: object,
@@ -63,7 +96,7 @@ export async function runPanels(
   mapping: Record<string, string>,
   sources: DataSource[],
   context: PlaceholderContext,
-  roundTrips?: RoundTripCounter,
+  run: QueryRun = {},
 ): Promise<Map<string, PanelResult>> {
   const results = new Map<string, PanelResult>();
   const groups = new Map<DataSource, PanelQuery[]>();
@@ -95,18 +128,9 @@ export async function runPanels(
     groups.set(source, [...(groups.get(source) ?? []), { panelId: panel.id, ...bound }]);
   }
 
-  const limits = runLimits(env);
   await Promise.all(
     [...groups.entries()].map(async ([source, queries]) => {
-      const kind = source.kind ?? "d1";
-      const trips: SourceTrips = { kind, trips: 0, connections: 0 };
-      const binding = (env as Record<string, never>)[source.binding];
-      try {
-        for (const [panelId, result] of await runners[kind](binding, queries, limits, trips)) results.set(panelId, result);
-      } finally {
-        if (roundTrips) roundTrips.count += trips.trips;
-        if (roundTrips instanceof DataRoundTrips) roundTrips.bySource.set(source.id, trips);
-      }
+      for (const [panelId, result] of await runSourceQueries(env, source, queries, run)) results.set(panelId, result);
     }),
   );
   return results;

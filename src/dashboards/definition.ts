@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { MAX_CACHE_TTL_SECONDS } from "../query-cache/cache";
 import { placeholderProblem } from "./sql";
 
 export const PANEL_TYPES = ["kpi", "table", "bar", "line", "area", "pie", "text"] as const;
@@ -98,6 +99,13 @@ export const DashboardDefinition = z
       .max(50)
       .default([]),
     panels: z.array(Panel).min(1).max(100),
+    cache_ttl_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_CACHE_TTL_SECONDS)
+      .optional()
+      .openapi({ description: "Seconds a panel's result is served from the cache near the viewer (0–86400; 0 or absent: never cached)." }),
   })
   .superRefine((definition, ctx) => {
     const seen = new Set<string>();

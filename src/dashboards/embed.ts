@@ -12,6 +12,8 @@ import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { forgetDrawnCharts } from "./charts";
 import { embedScript } from "./embed-script";
 import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
+import { backgroundOf } from "../http/background";
+import { QueryCacheReport } from "../query-cache/cache";
 import { pageWidth } from "./render";
 import { mintEmbedToken, newest, panelRows, renderForCustomer, type VersionPolicy } from "./service";
 
@@ -270,12 +272,13 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     }
     await pageSecurityHeaders(c, viewer.frameAncestors);
     const dataRoundTrips = new DataRoundTrips();
+    const cacheReport = new QueryCacheReport();
     try {
       const query = c.req.query();
       const page = await renderForCustomer(
         c.get("db"),
         c.env,
-        { embedId, ...viewer, dataRoundTrips },
+        { embedId, ...viewer, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) },
         { ...pageWidth(query.width), interaction: { path: `/embed/${encodeURIComponent(embedId)}`, query, locked: viewer.locked } },
       );
       if (c.env.ENVIRONMENT !== "production") {
@@ -283,6 +286,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         // Per data source (`<id>=<trips>`) and the PostgreSQL connections opened.
         c.header("X-Data-Round-Trips-By-Source", dataRoundTrips.describe());
         c.header("X-Data-Connections", String(dataRoundTrips.connections));
+        c.header("X-Query-Cache", cacheReport.status);
       }
       return c.html(page, 200);
     } catch (error) {
@@ -300,12 +304,18 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     const viewer = await resolveViewer(c, embedId, c.req.query());
     if (isRefusal(viewer)) throw new ApiError("invalid_embed_token", viewer.refused);
     let rows;
+    const dataRoundTrips = new DataRoundTrips();
+    const cacheReport = new QueryCacheReport();
     try {
-      rows = await panelRows(c.get("db"), c.env, { embedId, ...viewer }, panelId);
+      rows = await panelRows(c.get("db"), c.env, { embedId, ...viewer, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) }, panelId);
     } catch (error) {
       // As on the page: a customer that is gone (or a refreshed token) is "not authorised".
       if (error instanceof ApiError && error.code === "customer_not_found") throw new ApiError("invalid_embed_token", "This link is no longer valid.");
       throw error;
+    }
+    if (c.env.ENVIRONMENT !== "production") {
+      c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
+      c.header("X-Query-Cache", cacheReport.status);
     }
     c.header("Content-Type", "text/csv; charset=utf-8");
     c.header("Content-Disposition", `attachment; filename="${panelId}.csv"`);

@@ -62,6 +62,9 @@ export function tagVersion(db: Database, embedId: string, tag: string, versionNu
 /** What chooseVersion finds; the version's columns are null when there is nothing to render. */
 export interface VersionChoice {
   dashboardName: string;
+  dashboardId: number;
+  /** The dashboard's invalidation version (query cache keys). */
+  cacheVersion: number;
   versionNumber: number | null;
   definition: string | null;
   tagFound: number;
@@ -80,7 +83,7 @@ export function chooseVersion(db: Database, embedId: string, tags: string[], fal
         JOIN dashboard_tags t ON t.dashboard_id = d.id AND t.tag = p.value
        WHERE d.embed_id = ${embedId}
     )
-    SELECT d.name AS dashboardName, v.version_number AS versionNumber, v.definition,
+    SELECT d.name AS dashboardName, d.id AS dashboardId, d.cache_version AS cacheVersion, v.version_number AS versionNumber, v.definition,
            (SELECT count(*) FROM wanted) AS tagFound
       FROM dashboards d
       LEFT JOIN dashboard_versions v ON v.id = coalesce(

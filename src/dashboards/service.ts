@@ -7,7 +7,8 @@ import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { readOnlyProblem } from "../lib/sql-read-only";
-import { runPanels, type Row } from "./data";
+import type { QueryCacheReport } from "../query-cache/cache";
+import { runPanels, type QueryRun, type Row } from "./data";
 import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
 import type { Definition } from "./definition";
 import { renderDashboard, type Presentation } from "./render";
@@ -76,6 +77,10 @@ export interface RenderRequest {
   variables: Record<string, unknown>;
   /** Counts the round trips to the data sources (reported outside production). */
   dataRoundTrips?: RoundTripCounter;
+  /** Notes whether the panels' results came from the query cache (`X-Query-Cache`). */
+  cacheReport?: QueryCacheReport;
+  /** Work allowed to outlive the response: storing results, refreshing stale ones. */
+  waitUntil?: (promise: Promise<unknown>) => void;
   /** A last check on the customer found (e.g. a signed token's fingerprint); false = not found. */
   accept?: (customer: CustomerViewRow) => Promise<boolean>;
 }
@@ -88,6 +93,29 @@ export interface LoadedDashboard {
   isDemo: boolean;
   mapping: Record<string, string>;
   sources: Awaited<ReturnType<typeof repo.dataSources>>;
+  /** The invalidation versions of the customer chain and the dashboard, in every cache key. */
+  cacheVersions: string[];
+}
+
+/** How a render's queries are counted and cached: the parts of a `RenderRequest` that say so. */
+export type RenderRun = Pick<RenderRequest, "dataRoundTrips" | "cacheReport" | "waitUntil">;
+
+/**
+ * Invalidation versions for cache keys: each customer of the chain (the viewer and its
+ * ancestors, whose properties and mapping it inherits) and the dashboard, by numeric id
+ * (never reused) and version. With the customer's id in every key, two customers never share
+ * an entry, even for a query that binds nothing of theirs.
+ */
+export function cacheVersions(chain: Pick<CustomerViewRow, "id" | "cacheVersion">[], dashboard: { dashboardId: number; cacheVersion: number }): string[] {
+  return [...chain.map((c) => `c${c.id}.${c.cacheVersion ?? 0}`), `d${dashboard.dashboardId}.${dashboard.cacheVersion ?? 0}`];
+}
+
+/** The query run of a loaded dashboard: its TTL, its versions, the request's counters. */
+function queryRun(loaded: LoadedDashboard, run: RenderRun): QueryRun {
+  return {
+    roundTrips: run.dataRoundTrips,
+    cache: { ttlSeconds: loaded.definition.cache_ttl_seconds ?? 0, versions: loaded.cacheVersions, waitUntil: run.waitUntil, report: run.cacheReport },
+  };
 }
 
 /**
@@ -130,7 +158,15 @@ export async function loadedDashboard(request: RenderRequest, [chain, choice, so
     customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties },
     variables: { ...defaults, ...request.variables },
   };
-  return { definition, dashboardName: version.dashboardName, context, isDemo: chain[0].isDemo === 1, mapping: computedMapping, sources };
+  return {
+    definition,
+    dashboardName: version.dashboardName,
+    context,
+    isDemo: chain[0].isDemo === 1,
+    mapping: computedMapping,
+    sources,
+    cacheVersions: cacheVersions(chain, version),
+  };
 }
 
 /** One D1 round trip: the customer chain, the version to show and the data sources. */
@@ -148,17 +184,15 @@ export async function renderForCustomer(
   request: RenderRequest,
   presentation: Presentation = {},
 ): Promise<string> {
-  return renderLoaded(env, await loadDashboard(db, request), presentation, request.dataRoundTrips);
+  return renderLoaded(env, await loadDashboard(db, request), presentation, request);
 }
 
-/** A loaded dashboard rendered: one batch per data source for the panels' queries, then the HTML. */
-export async function renderLoaded(
-  env: object,
-  loaded: LoadedDashboard,
-  presentation: Presentation = {},
-  dataRoundTrips?: RoundTripCounter,
-): Promise<string> {
-  const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, loaded.context, dataRoundTrips);
+/**
+ * A loaded dashboard rendered: one batch per data source for the panels' queries (only those
+ * the query cache does not answer), then the HTML.
+ */
+export async function renderLoaded(env: object, loaded: LoadedDashboard, presentation: Presentation = {}, run: RenderRun = {}): Promise<string> {
+  const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, run));
   return renderDashboard({ ...loaded, results, ...presentation });
 }
 
@@ -177,7 +211,7 @@ export async function panelData(db: Database, env: object, request: RenderReques
   if (!panel || panel.type === "text") {
     throw new ApiError("panel_not_found", `Dashboard '${request.embedId}' has no data panel '${panelId}'.`, "panel_id");
   }
-  const results = await runPanels(env, { ...loaded.definition, panels: [panel] }, loaded.mapping, loaded.sources, loaded.context, request.dataRoundTrips);
+  const results = await runPanels(env, { ...loaded.definition, panels: [panel] }, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, request));
   const result = results.get(panel.id) ?? { status: "failed" as const };
   if (result.status === "no_mapping") {
     throw new ApiError("panel_data_unavailable", `No data source is set up for this customer (schema ${result.schemaId}).`, "panel_id");

@@ -87,6 +87,8 @@ export const customers = sqliteTable(
     // stored for lookups, so the database alone never reveals a usable token.
     tokenNonce: text("token_nonce").notNull(),
     tokenHash: text("token_hash").notNull(),
+    // Bumped by POST /api/invalidate_cache/: part of every cached query result's key for this customer.
+    cacheVersion: integer("cache_version").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
   },
@@ -165,6 +167,8 @@ export const dashboards = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     embedId: text("embed_id").notNull(),
     name: text("name").notNull(),
+    // Bumped by POST /api/invalidate_cache/: part of every cached query result's key for this dashboard.
+    cacheVersion: integer("cache_version").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
   },

@@ -3,14 +3,18 @@ import { limitRows, type PanelQuery, type PanelResult, type Row, type RunLimits,
 
 /**
  * Every panel of one D1 data source in one `batch` (one round trip). A failing batch is
- * retried statement by statement so one bad panel cannot blank the rest.
+ * retried statement by statement so one bad panel cannot blank the rest. The queries go
+ * through a Sessions API session opened `first-unconstrained`: a read replica near the
+ * viewer may answer (panels only read; a vendor's data a moment older than the primary's is
+ * what a cached result shows anyway).
  */
 export async function runD1(
-  database: D1Database,
+  binding: D1Database,
   queries: PanelQuery[],
   limits: RunLimits,
   trips: SourceTrips,
 ): Promise<Map<string, PanelResult>> {
+  const database = binding.withSession("first-unconstrained");
   const results = new Map<string, PanelResult>();
   const prepared: { panelId: string; statement: D1PreparedStatement }[] = [];
   for (const query of queries) {
