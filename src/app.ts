@@ -1,4 +1,5 @@
 import { registerAdminRoutes } from "./admin/routes";
+import { registerAlertRoutes } from "./alerts/routes";
 import { registerBlueprintRoutes } from "./blueprints/routes";
 import { registerCustomerRoutes } from "./customers/routes";
 import { registerEmbedRoutes } from "./dashboards/embed";
@@ -51,6 +52,7 @@ export function createApp() {
   registerQueryCacheRoutes(app);
   registerDeliveryRoutes(app);
   registerScheduleRoutes(app);
+  registerAlertRoutes(app);
   registerUnsubscribeRoutes(app);
   registerWebhookRoutes(app);
 

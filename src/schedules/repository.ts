@@ -45,7 +45,7 @@ export const allSchedules = (db: Database, kind: RuleKind = "schedule") => sched
 
 /** The customers' and dashboards' own lookups. */
 export { visibleCustomerId } from "../customers/repository";
-export { dashboardByEmbedId } from "../dashboards/repository";
+export { chooseVersion, dashboardByEmbedId } from "../dashboards/repository";
 
 /** Group tags are the group-tags module's; a schedule only checks that its tag exists. */
 export { groupTagByKey, tagKey } from "../group-tags/repository";

@@ -4,8 +4,8 @@ import { Email, EmbedId, plainText } from "../http/fields";
 import { cronProblem, timezoneProblem } from "./cron";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
-const GroupTag = z.string().min(1).max(64).openapi({ description: "Every customer of the token's access group with this tag, each with its own data.", example: "monthly" });
-const Cron = z
+export const GroupTag = z.string().min(1).max(64).openapi({ description: "Every customer of the token's access group with this tag, each with its own data.", example: "monthly" });
+export const Cron = z
   .string()
   .max(200)
   .superRefine((value, ctx) => {
@@ -13,7 +13,7 @@ const Cron = z
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
   .openapi({ description: "5 fields: minute hour day-of-month month day-of-week (`*`, lists, ranges, steps), wall-clock time in `timezone`.", example: "0 8 1 * *" });
-const Timezone = z
+export const Timezone = z
   .string()
   .max(64)
   .superRefine((value, ctx) => {
@@ -21,10 +21,10 @@ const Timezone = z
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
   .openapi({ description: "IANA time zone name.", example: "Europe/Berlin" });
-const Recipients = z.array(Email).max(100).openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
+export const Recipients = z.array(Email).max(100).openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
 const Format = z.enum(["report", "pdf", "image"]).openapi({ description: "`report`: the report e-mail; `pdf`/`image`: the screenshot e-mail with the file attached." });
-const Subject = plainText(1, 300);
-const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Dashboard variables, as for reports." });
+export const Subject = plainText(1, 300);
+export const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Dashboard variables, as for reports." });
 
 /** Fields that create and update share; on update each given field replaces the stored one. */
 const fields = {

@@ -71,7 +71,7 @@ export function runStatus(run: repo.RunRow, counts: repo.RunJobCount[], now = Da
   return done === 0 ? "failed" : "partial";
 }
 
-function runView(run: repo.RunRow, counts: repo.RunJobCount[]): Run {
+export function runView(run: repo.RunRow, counts: repo.RunJobCount[]): Run {
   return {
     slot: run.slot,
     trigger: run.trigger,
@@ -82,7 +82,7 @@ function runView(run: repo.RunRow, counts: repo.RunJobCount[]): Run {
 }
 
 /** The next slot strictly after the current minute; a schedule that never fires again is refused. */
-function nextRunAt(cron: string, timezone: string, now: Date): string {
+export function nextRunAt(cron: string, timezone: string, now: Date): string {
   const next = new CronSchedule(cron, timezone).next(minuteOf(now));
   if (!next) throw new ApiError("validation_error", "cron: never matches a future date in this time zone.", "cron");
   return slotString(next);
@@ -90,21 +90,32 @@ function nextRunAt(cron: string, timezone: string, now: Date): string {
 
 const notFound = (id: string) => new ApiError("schedule_not_found", `Report schedule '${id}' does not exist.`, "id");
 
-/** Resolves the target and checks the dashboard: 404s before 422s, as everywhere. */
-async function resolveReferences(
+/**
+ * Resolves the target and checks the dashboard (and, for an alert, that its panel is a data
+ * panel of the version its e-mail shows): 404s before 422s, as everywhere. One D1 round trip.
+ */
+export async function resolveReferences(
   scope: ScheduleScope,
-  refs: { embedId: string; providedId: string | null; groupTag: string | null },
+  refs: { embedId: string; providedId: string | null; groupTag: string | null; panelId?: string },
 ): Promise<{ customerId: number | null; groupTagId: number | null }> {
   const { db, accessGroupId } = scope;
-  const [customer, dashboard, tag] = await db.batch([
+  const [customer, dashboard, tag, version] = await db.batch([
     repo.visibleCustomerId(db, refs.providedId ?? "", accessGroupId),
     repo.dashboardByEmbedId(db, refs.embedId),
     repo.groupTagByKey(db, repo.tagKey(refs.groupTag ?? "")),
+    repo.chooseVersion(db, refs.panelId === undefined ? "" : refs.embedId, ["email", "production"], true),
   ]);
   if (refs.providedId !== null && customer.length === 0) {
     throw customerNotFound(refs.providedId);
   }
   if (dashboard.length === 0) throw dashboardNotFound(refs.embedId, "dashboard_embed_id");
+  if (refs.panelId !== undefined) {
+    const definition = version[0]?.definition;
+    const panels = definition ? (JSON.parse(definition) as { panels: { id: string; type: string }[] }).panels : [];
+    if (!panels.some((p) => p.id === refs.panelId && p.type !== "text")) {
+      throw new ApiError("panel_not_found", `Dashboard '${refs.embedId}' has no data panel '${refs.panelId}'.`, "panel_id");
+    }
+  }
   if (refs.groupTag !== null && tag.length === 0) throw new ApiError("unknown_group_tag", `Group tag '${refs.groupTag}' does not exist.`, "group_tag");
   return { customerId: refs.providedId !== null ? customer[0].id : null, groupTagId: refs.groupTag !== null ? tag[0].id : null };
 }
@@ -282,7 +293,7 @@ function recipientsOf(schedule: repo.ScheduleRow, fixed: string[], target: repo.
 
 /** What a run started, and for an alert what each customer's evaluation found. */
 interface RunTally extends repo.FanOutTally {
-  evaluations: Omit<repo.EvaluationValues, "runId" | "alertId" | "slot">[];
+  evaluations: (Omit<repo.EvaluationValues, "runId" | "alertId" | "slot"> & { providedId: string })[];
 }
 
 /**
@@ -326,7 +337,8 @@ async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise<RunTal
             providedId: target.providedId,
             embedId: schedule.dashboardEmbedId,
             email,
-            subject: schedule.subject,
+            // An alert's subject is, unless set, the sentence that says why.
+            subject: schedule.subject ?? (verdict ? verdict.headline : null),
             variables,
             ...(verdict ? { headline: verdict.headline } : {}),
           },
@@ -356,7 +368,13 @@ async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise<RunTal
     for (const target of targets) {
       const verdict = verdictsOfRun.get(target.customerId);
       if (!verdict) continue;
-      tallies[i].evaluations.push({ customerId: target.customerId, value: verdict.value, holds: verdict.holds, fired: notified[i].has(target.customerId) });
+      tallies[i].evaluations.push({
+        customerId: target.customerId,
+        providedId: target.providedId,
+        value: verdict.value,
+        holds: verdict.holds,
+        fired: notified[i].has(target.customerId),
+      });
     }
   });
   return tallies.map((t) => ({ ...t, jobIds: t.jobIds.filter((id): id is string => id !== null) }));
@@ -379,7 +397,7 @@ async function storeUnsubscribeLinks(db: Database, env: Env, deliveries: Deliver
 
 /** The statements that record a run's tallies (and an alert's evaluations). */
 function recordRun(db: Database, run: ClaimedRun, tally: RunTally) {
-  const rows = tally.evaluations.map((e) => ({ ...e, alertId: run.scheduleId, runId: run.id, slot: run.slot }));
+  const rows = tally.evaluations.map(({ providedId: _, ...e }) => ({ ...e, alertId: run.scheduleId, runId: run.id, slot: run.slot }));
   // D1 binds at most 100 values per statement: 7 per row.
   const inserts = [];
   for (let at = 0; at < rows.length; at += 14) inserts.push(repo.insertEvaluations(db, rows.slice(at, at + 14)));

@@ -1,0 +1,186 @@
+import type { Env } from "../env";
+import { randomAlphanumeric } from "../lib/crypto";
+import { nextRunAt, resolveReferences, runNow, runView, type ScheduleScope } from "../schedules/service";
+import { checkCallbackUrl, webhookSecretMissing } from "../webhooks/service";
+import { alertNotFound } from "./not-found";
+import * as repo from "./repository";
+import type { Alert, CreateAlertInput, Evaluation, UpdateAlertInput } from "./schemas";
+import type { Run } from "../schedules/schemas";
+
+/**
+ * Alerts: the rules, no machinery. An alert is stored, claimed, fanned out and delivered by
+ * the scheduler of src/schedules/ (its evaluation: ./evaluate.ts); this module validates and
+ * shows it.
+ */
+
+/** Evaluations shown per customer by get_alert, newest first. */
+const RECENT_EVALUATIONS = 20;
+const RECENT_RUNS = 20;
+
+function view(row: repo.AlertRow): Alert {
+  return {
+    id: row.id,
+    dashboard_embed_id: row.dashboardEmbedId,
+    panel_id: row.panelId ?? "",
+    column: row.alertColumn,
+    condition: { op: row.conditionOp ?? "gt", value: row.conditionValue ?? 0 },
+    provided_id: row.providedId,
+    group_tag: row.groupTag,
+    cron: row.cron,
+    timezone: row.timezone,
+    recipients: JSON.parse(row.recipients) as string[],
+    callback_url: row.callbackUrl,
+    notify: row.notify ?? "on_change",
+    subject: row.subject,
+    variables: row.variables === null ? null : (JSON.parse(row.variables) as Record<string, unknown>),
+    paused: row.paused,
+    next_run_at: row.nextRunAt,
+    created_at: row.createdAt,
+  };
+}
+
+const evaluationView = (e: { providedId: string; slot: string; trigger: string; value: number | null; fired: number | boolean }): Evaluation => ({
+  provided_id: e.providedId,
+  slot: e.slot,
+  trigger: e.trigger === "manual" ? "manual" : "schedule",
+  value: e.value,
+  fired: Boolean(e.fired),
+});
+
+/** A callback_url must be https (http on localhost in development) and have a secret to be signed with. */
+async function checkCallback(scope: ScheduleScope, env: Env, callbackUrl: string | null | undefined): Promise<void> {
+  if (!callbackUrl) return;
+  checkCallbackUrl(env, callbackUrl);
+  const secret = await repo.webhookSecretExists(scope.db, scope.accessGroupId);
+  if (secret.length === 0) throw webhookSecretMissing();
+}
+
+export async function createAlert(scope: ScheduleScope, env: Env, input: CreateAlertInput, linkBase: string, now = new Date()): Promise<Alert> {
+  const timezone = input.timezone ?? "UTC";
+  const paused = input.paused ?? false;
+  const nextRun = paused ? null : nextRunAt(input.cron, timezone, now);
+  const target = await resolveReferences(scope, {
+    embedId: input.dashboard_embed_id,
+    providedId: input.provided_id ?? null,
+    groupTag: input.group_tag ?? null,
+    panelId: input.panel_id,
+  });
+  await checkCallback(scope, env, input.callback_url);
+  const id = `alr_${randomAlphanumeric(20)}`;
+  const [, [row]] = await scope.db.batch([
+    repo.insertAlert(scope.db, id, scope.accessGroupId, {
+      kind: "alert",
+      dashboardEmbedId: input.dashboard_embed_id,
+      ...target,
+      cron: input.cron.trim(),
+      timezone,
+      recipients: JSON.stringify(input.recipients ?? []),
+      format: "report",
+      subject: input.subject ?? null,
+      variables: input.variables ? JSON.stringify(input.variables) : null,
+      paused,
+      nextRunAt: nextRun,
+      linkBase,
+      panelId: input.panel_id,
+      alertColumn: input.column ?? null,
+      conditionOp: input.condition.op,
+      conditionValue: input.condition.value,
+      notify: input.notify ?? "on_change",
+      callbackUrl: input.callback_url ?? null,
+    }),
+    repo.alertById(scope.db, id),
+  ]);
+  return view(row);
+}
+
+export async function listAlerts(scope: ScheduleScope): Promise<Alert[]> {
+  return (await repo.schedulesOfAccessGroup(scope.db, scope.accessGroupId, "alert")).map(view);
+}
+
+export async function getAlert(scope: ScheduleScope, id: string): Promise<{ alert: Alert; unsubscribed: string[]; evaluations: Evaluation[]; runs: Run[] }> {
+  const [[row], unsubscribed, evaluations, runs, counts] = await scope.db.batch([
+    repo.visibleSchedule(scope.db, id, scope.accessGroupId, "alert"),
+    repo.unsubscribedOf(scope.db, id),
+    repo.recentEvaluations(scope.db, id, RECENT_EVALUATIONS),
+    repo.recentRuns(scope.db, id, RECENT_RUNS),
+    repo.recentRunJobCounts(scope.db, id, RECENT_RUNS),
+  ]);
+  // Every read is of this id: another access group's alert yields rows only the check below hides.
+  if (!row) throw alertNotFound(id);
+  return {
+    alert: view(row),
+    unsubscribed: unsubscribed.map((u) => u.email),
+    evaluations: evaluations.map(evaluationView),
+    runs: runs.map((run) => runView(run, counts)),
+  };
+}
+
+/**
+ * Each given field replaces the stored one; giving `provided_id` or `group_tag` replaces the
+ * target. A new cron, time zone or un-pausing counts from now (as for schedules).
+ */
+export async function updateAlert(scope: ScheduleScope, env: Env, input: UpdateAlertInput, linkBase: string, now = new Date()): Promise<Alert> {
+  const [current] = await repo.visibleSchedule(scope.db, input.id, scope.accessGroupId, "alert");
+  if (!current) throw alertNotFound(input.id);
+  const cron = input.cron?.trim() ?? current.cron;
+  const timezone = input.timezone ?? current.timezone;
+  const paused = input.paused ?? current.paused;
+  const timingChanged = cron !== current.cron || timezone !== current.timezone || paused !== current.paused;
+  const nextRun = paused ? null : timingChanged || current.nextRunAt === null ? nextRunAt(cron, timezone, now) : current.nextRunAt;
+
+  const retarget = input.provided_id !== undefined || input.group_tag !== undefined;
+  const embedId = input.dashboard_embed_id ?? current.dashboardEmbedId;
+  const panelId = input.panel_id ?? current.panelId ?? "";
+  const target = await resolveReferences(scope, {
+    embedId,
+    providedId: retarget ? (input.provided_id ?? null) : current.providedId,
+    groupTag: retarget ? (input.group_tag ?? null) : current.groupTag,
+    panelId,
+  });
+  const callbackUrl = input.callback_url !== undefined ? input.callback_url : current.callbackUrl;
+  await checkCallback(scope, env, input.callback_url);
+  const [updated, [row]] = await scope.db.batch([
+    repo.updateAlert(
+      scope.db,
+      input.id,
+      scope.accessGroupId,
+      {
+        dashboardEmbedId: embedId,
+        ...target,
+        cron,
+        timezone,
+        recipients: input.recipients !== undefined ? JSON.stringify(input.recipients) : current.recipients,
+        format: "report",
+        subject: input.subject !== undefined ? input.subject : current.subject,
+        variables: input.variables !== undefined ? (input.variables === null ? null : JSON.stringify(input.variables)) : current.variables,
+        paused,
+        nextRunAt: nextRun,
+        linkBase,
+        panelId,
+        alertColumn: input.column !== undefined ? input.column : current.alertColumn,
+        conditionOp: input.condition?.op ?? current.conditionOp,
+        conditionValue: input.condition?.value ?? current.conditionValue,
+        notify: input.notify ?? current.notify,
+        callbackUrl,
+      },
+      "alert",
+    ),
+    repo.alertById(scope.db, input.id),
+  ]);
+  if (updated.length === 0 || !row) throw alertNotFound(input.id);
+  return view(row);
+}
+
+export async function deleteAlert(scope: ScheduleScope, id: string): Promise<void> {
+  const deleted = await repo.deleteAlert(scope.db, id, scope.accessGroupId, "alert");
+  if (deleted.length === 0) throw alertNotFound(id);
+}
+
+/** `run_alert`: a manual run through the scheduler's own run now; it counts as an evaluation for on_change. */
+export async function runAlert(scope: ScheduleScope, env: Env, id: string): Promise<{ run: Run; evaluations: Evaluation[] }> {
+  const { run, evaluations } = await runNow(scope.db, env, { accessGroupId: scope.accessGroupId, id, kind: "alert" });
+  return {
+    run,
+    evaluations: evaluations.map((e) => evaluationView({ providedId: e.providedId, slot: run.slot, trigger: "manual", value: e.value ?? null, fired: e.fired ?? false })),
+  };
+}
