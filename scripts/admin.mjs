@@ -19,7 +19,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   schemas list
   schemas create <name>
   data-sources list
-  data-sources create --name <name> --binding <binding> [--kind d1|postgres] [--provided-id <id>]
+  data-sources create --name <name> --binding <binding> [--kind d1|postgres] [--provided-id <id>] [--access-groups <a,b>]
+  data-sources access <data source id> <access group>[,<access group> …]|all
   dashboards list
   dashboards push <file.json> [--tag production[,email]] [--draft]
   dashboards tag <embed id> <tag> <version number>
@@ -43,6 +44,9 @@ export function parseArgs(argv) {
   }
   return { positional, flags };
 }
+
+/** "a,b" → ["a", "b"]; "all" → null (every access group). */
+const accessGroupList = (text) => (text === "all" ? null : String(text).split(",").map((name) => name.trim()).filter(Boolean));
 
 function requestFor(positional, flags) {
   const [resource, action, ...rest] = positional;
@@ -71,7 +75,10 @@ function requestFor(positional, flags) {
         binding: need(flags.binding, "--binding"),
         ...(flags.kind ? { kind: flags.kind } : {}),
         ...(flags["provided-id"] ? { provided_id: flags["provided-id"] } : {}),
+        ...(flags["access-groups"] ? { access_groups: accessGroupList(flags["access-groups"]) } : {}),
       }];
+    case "data-sources access":
+      return ["POST", "/admin/update_data_source/", { id: Number(need(rest[0], "<data source id>")), access_groups: accessGroupList(need(rest[1], "<access groups> or all")) }];
     case "dashboards list": return ["GET", "/admin/dashboards/"];
     case "dashboards tag":
       return ["POST", "/admin/dashboard_tags/", { embed_id: need(rest[0], "<embed id>"), tag: need(rest[1], "<tag>"), version_number: Number(need(rest[2], "<version number>")) }];

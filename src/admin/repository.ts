@@ -20,6 +20,19 @@ export function listAccessGroups(db: Database) {
   return db.select({ name: accessGroups.name }).from(accessGroups).orderBy(asc(accessGroups.nameKey));
 }
 
+/** The access groups of these names (case-insensitive), for naming data source owners. */
+export function accessGroupsByNames(db: Database, names: string[]) {
+  return db
+    .select({ id: accessGroups.id, name: accessGroups.name, nameKey: accessGroups.nameKey })
+    .from(accessGroups)
+    .where(inArray(accessGroups.nameKey, jsonList(names.map(nameKey))));
+}
+
+/** Every access group's id and name (to name the groups of data sources in answers). */
+export function accessGroupNames(db: Database) {
+  return db.select({ id: accessGroups.id, name: accessGroups.name }).from(accessGroups).orderBy(asc(accessGroups.nameKey));
+}
+
 export function accessGroupByName(db: Database, name: string) {
   return db.select({ id: accessGroups.id, name: accessGroups.name }).from(accessGroups).where(eq(accessGroups.nameKey, nameKey(name)));
 }
@@ -104,10 +117,18 @@ const dataSourceColumns = {
   name: dataSources.name,
   binding: dataSources.binding,
   kind: dataSources.kind,
+  accessGroupIds: dataSources.accessGroupIds,
 };
 
-export function insertDataSource(db: Database, source: { name: string; binding: string; kind: "d1" | "postgres"; providedId: string | null }) {
+export function insertDataSource(
+  db: Database,
+  source: { name: string; binding: string; kind: "d1" | "postgres"; providedId: string | null; accessGroupIds: string | null },
+) {
   return db.insert(dataSources).values(source).onConflictDoNothing({ target: dataSources.providedId }).returning(dataSourceColumns);
+}
+
+export function setDataSourceAccessGroups(db: Database, id: number, accessGroupIds: string | null) {
+  return db.update(dataSources).set({ accessGroupIds }).where(eq(dataSources.id, id)).returning(dataSourceColumns);
 }
 
 export function listDataSources(db: Database) {

@@ -18,8 +18,17 @@ const DataSource = z
     name: z.string(),
     binding: z.string(),
     kind: z.enum(["d1", "postgres"]).openapi({ description: "`d1`: a D1 binding; `postgres`: a Hyperdrive binding." }),
+    access_groups: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: "The access groups whose customers may use this data source; `null`: every access group." }),
   })
   .openapi("DataSource");
+const AccessGroupNames = z
+  .array(Name)
+  .max(100)
+  .nullable()
+  .openapi({ description: "Access group names; `null` (or absent on create): every access group.", example: ["Development"] });
 const Levels = z
   .array(Name)
   .min(1)
@@ -103,13 +112,26 @@ const createDataSource = adminOperation({
   operationId: "adminCreateDataSource",
   tags,
   summary: "Register a database bound to the Worker (D1, or PostgreSQL through Hyperdrive) as a data source",
-  description: "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`).",
+  description:
+    "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`). `access_groups` (names) restricts which access groups' customers may use it; absent or `null`: every access group. Unknown access group → 404 `access_group_not_found`.",
   body: z.object({
     name: Name,
     binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a binding name"),
     kind: z.enum(["d1", "postgres"]).optional(),
     provided_id: Name.optional(),
+    access_groups: AccessGroupNames.optional(),
   }),
+  response: successSchema({ data_source: DataSource }),
+});
+const updateDataSource = adminOperation({
+  method: "post",
+  path: "/admin/update_data_source/",
+  operationId: "adminUpdateDataSource",
+  tags,
+  summary: "Set which access groups may use a data source",
+  description:
+    "`access_groups: null` lets every access group use it. Customers of other access groups can no longer be mapped to it (422 `unknown_data_source`), and their existing mappings to it act as no mapping. Unknown data source → 404 `data_source_not_found`; unknown access group → 404 `access_group_not_found`.",
+  body: z.object({ id: z.number().int().positive(), access_groups: AccessGroupNames }),
   response: successSchema({ data_source: DataSource }),
 });
 const listDataSources = adminOperation({
@@ -139,5 +161,6 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createDataSource, async (c) =>
     c.json({ success: ok, data_source: await admin.createDataSource(c.get("db"), c.env, c.req.valid("json")) }, 200),
   );
+  app.openapi(updateDataSource, async (c) => c.json({ success: ok, data_source: await admin.updateDataSource(c.get("db"), c.req.valid("json")) }, 200));
   app.openapi(listDataSources, async (c) => c.json({ success: ok, data_sources: await admin.listDataSources(c.get("db")) }, 200));
 }

@@ -2,6 +2,7 @@ import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { isAbove } from "../customers/hierarchy";
 import { revokeTokenLeases } from "../http/auth";
+import { allowedGroups } from "../dashboards/sources/access";
 import { bindingProblem, type DataSourceKind } from "../dashboards/sources/kinds";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
@@ -99,19 +100,66 @@ export function listSchemas(db: Database) {
   return repo.listSchemas(db);
 }
 
+export interface DataSourceInfo {
+  id: number;
+  provided_id: string | null;
+  name: string;
+  binding: string;
+  kind: DataSourceKind;
+  /** The access groups whose customers may use it; null = every access group. */
+  access_groups: string[] | null;
+}
+
+type DataSourceRow = Awaited<ReturnType<typeof repo.listDataSources>>[number];
+
+function dataSourceInfo(row: DataSourceRow, groups: { id: number; name: string }[]): DataSourceInfo {
+  const { accessGroupIds: _stored, ...rest } = row;
+  const allowed = allowedGroups(row);
+  return { ...rest, access_groups: allowed === null ? null : groups.filter((g) => allowed.includes(g.id)).map((g) => g.name) };
+}
+
+/**
+ * Access group names → the stored list (JSON array of ids, ordered, no duplicates); null stays
+ * null (every access group). 404 access_group_not_found names the first unknown one.
+ */
+function accessGroupList(names: string[] | null | undefined, found: { id: number; nameKey: string }[]): string | null {
+  if (names === null || names === undefined) return null;
+  const byKey = new Map(found.map((g) => [g.nameKey, g.id]));
+  const ids: number[] = [];
+  names.forEach((name, index) => {
+    const id = byKey.get(repo.nameKey(name));
+    if (id === undefined) throw new ApiError("access_group_not_found", `Access group '${name}' does not exist.`, `access_groups.${index}`);
+    if (!ids.includes(id)) ids.push(id);
+  });
+  return JSON.stringify(ids.sort((a, b) => a - b));
+}
+
 export async function createDataSource(
   db: Database,
   env: Env,
-  input: { name: string; binding: string; kind?: DataSourceKind; provided_id?: string },
-): Promise<{ id: number; provided_id: string | null; name: string; binding: string; kind: DataSourceKind }> {
+  input: { name: string; binding: string; kind?: DataSourceKind; provided_id?: string; access_groups?: string[] | null },
+): Promise<DataSourceInfo> {
   const kind = input.kind ?? "d1";
   const problem = bindingProblem(env, kind, input.binding);
   if (problem) throw new ApiError("validation_error", problem, "binding");
-  const [created] = await repo.insertDataSource(db, { name: input.name, binding: input.binding, kind, providedId: input.provided_id ?? null });
+  const [found, groups] = await db.batch([repo.accessGroupsByNames(db, input.access_groups ?? []), repo.accessGroupNames(db)]);
+  const accessGroupIds = accessGroupList(input.access_groups, found);
+  const [created] = await repo.insertDataSource(db, { name: input.name, binding: input.binding, kind, providedId: input.provided_id ?? null, accessGroupIds });
   if (!created) throw new ApiError("data_source_exists", `A data source with provided_id '${input.provided_id}' already exists.`, "provided_id");
-  return created;
+  return dataSourceInfo(created, groups);
 }
 
-export function listDataSources(db: Database) {
-  return repo.listDataSources(db);
+/** Sets which access groups may use a data source (null: every access group). */
+export async function updateDataSource(db: Database, input: { id: number; access_groups: string[] | null }): Promise<DataSourceInfo> {
+  const [found, groups, sources] = await db.batch([repo.accessGroupsByNames(db, input.access_groups ?? []), repo.accessGroupNames(db), repo.listDataSources(db)]);
+  if (!sources.some((s) => s.id === input.id)) throw new ApiError("data_source_not_found", `Data source ${input.id} does not exist.`, "id");
+  const accessGroupIds = accessGroupList(input.access_groups, found);
+  const [updated] = await repo.setDataSourceAccessGroups(db, input.id, accessGroupIds);
+  if (!updated) throw new ApiError("data_source_not_found", `Data source ${input.id} does not exist.`, "id");
+  return dataSourceInfo(updated, groups);
+}
+
+export async function listDataSources(db: Database): Promise<DataSourceInfo[]> {
+  const [sources, groups] = await db.batch([repo.listDataSources(db), repo.accessGroupNames(db)]);
+  return sources.map((source) => dataSourceInfo(source, groups));
 }

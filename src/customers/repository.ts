@@ -163,7 +163,7 @@ export function schemasById(db: Database, ids: string[]) {
 /** Data sources named by numeric id (as text) or by provided_id. */
 export function dataSourcesByReference(db: Database, references: string[]) {
   return db
-    .select({ id: dataSources.id, providedId: dataSources.providedId })
+    .select({ id: dataSources.id, providedId: dataSources.providedId, accessGroupIds: dataSources.accessGroupIds })
     .from(dataSources)
     .where(or(inArray(sql`CAST(${dataSources.id} AS TEXT)`, jsonList(references)), inArray(dataSources.providedId, jsonList(references))));
 }

@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { usableSources } from "../dashboards/sources/access";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
 import { ApiError } from "../http/errors";
 import { checkChildren, checkKeptParent, checkNewParent } from "./hierarchy";
@@ -77,7 +78,7 @@ function pageToCustomers(scope: CustomerScope, rows: CustomerViewRow[]): Promise
 interface ReferenceLookups {
   tags: { id: number; nameKey: string }[];
   schemas: { id: number }[];
-  dataSources: { id: number; providedId: string | null }[];
+  dataSources: { id: number; providedId: string | null; accessGroupIds: string | null }[];
 }
 
 function referenceQueries(db: Database, input: { group_tags?: string[]; mapping?: CustomerMapping | null }) {
@@ -101,8 +102,11 @@ function resolveTags(names: string[], found: ReferenceLookups["tags"]): number[]
   return ids;
 }
 
-/** The mapping as stored: `{ "<schema id>": "<data source id>" }`, or 422. */
-function resolveMapping(mapping: CustomerMapping, lookups: ReferenceLookups): Record<string, string> {
+/**
+ * The mapping as stored: `{ "<schema id>": "<data source id>" }`, or 422. A data source the
+ * customer's access group may not use counts as absent (`unknown_data_source`).
+ */
+function resolveMapping(mapping: CustomerMapping, lookups: ReferenceLookups, accessGroupId: number): Record<string, string> {
   const schemaIds = new Set(lookups.schemas.map((s) => String(s.id)));
   const stored: Record<string, string> = {};
   for (const [schemaId, reference] of Object.entries(mapping)) {
@@ -111,9 +115,10 @@ function resolveMapping(mapping: CustomerMapping, lookups: ReferenceLookups): Re
     }
     const text = String(reference);
     // A number or digit string names a data source id when one exists; otherwise a provided_id.
+    const usable = usableSources(lookups.dataSources, accessGroupId);
     const dataSource =
-      (/^[0-9]+$/.test(text) ? lookups.dataSources.find((d) => String(d.id) === String(Number(text))) : undefined) ??
-      (typeof reference === "string" ? lookups.dataSources.find((d) => d.providedId === reference) : undefined);
+      (/^[0-9]+$/.test(text) ? usable.find((d) => String(d.id) === String(Number(text))) : undefined) ??
+      (typeof reference === "string" ? usable.find((d) => d.providedId === reference) : undefined);
     if (!dataSource) throw new ApiError("unknown_data_source", `Data source '${text}' does not exist.`, `mapping.${schemaId}`);
     stored[String(Number(schemaId))] = String(dataSource.id);
   }
@@ -158,7 +163,7 @@ export async function createCustomer(
   if (parentProvidedId !== undefined) {
     checkNewParent(parent[0], scope.accessGroupId, level[0], input.hierarchy_level_name === undefined);
   }
-  const mapping = input.mapping ? resolveMapping(input.mapping, lookups) : null;
+  const mapping = input.mapping ? resolveMapping(input.mapping, lookups, scope.accessGroupId) : null;
 
   const token = await newCustomerToken(scope.tokenKey);
   const isDemo = input.is_demo_group ?? false;
@@ -264,7 +269,7 @@ function checkUpdate(scope: CustomerScope, input: UpdateCustomerInput, loaded: A
     checkKeptParent(chain[1], resultLevel);
   }
   checkChildren(loaded.topChildPosition, resultLevel);
-  const mapping = input.mapping ? resolveMapping(input.mapping, lookups) : input.mapping;
+  const mapping = input.mapping ? resolveMapping(input.mapping, lookups, scope.accessGroupId) : input.mapping;
 
   const becomesPaid = input.is_demo_group === false && current.isDemo === 1;
   if (becomesPaid && scope.paidCustomerLimit > 0 && loaded.paidCount >= scope.paidCustomerLimit) {

@@ -103,6 +103,9 @@ export function anyVersion(db: Database, embedId: string) {
     .limit(1);
 }
 
+/** Every data source; a render keeps those the customer's access group may use (sources/access.ts). */
 export function dataSources(db: Database) {
-  return db.select({ id: dataSourcesTable.id, binding: dataSourcesTable.binding, kind: dataSourcesTable.kind }).from(dataSourcesTable);
+  return db
+    .select({ id: dataSourcesTable.id, binding: dataSourcesTable.binding, kind: dataSourcesTable.kind, accessGroupIds: dataSourcesTable.accessGroupIds })
+    .from(dataSourcesTable);
 }

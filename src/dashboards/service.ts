@@ -12,6 +12,7 @@ import { runPanels, type QueryRun, type Row } from "./data";
 import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
 import type { Definition } from "./definition";
 import { renderDashboard, type Presentation } from "./render";
+import { usableSources } from "./sources/access";
 import type { PlaceholderContext } from "./sql";
 import * as repo from "./repository";
 
@@ -158,13 +159,15 @@ export async function loadedDashboard(request: RenderRequest, [chain, choice, so
     customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties },
     variables: { ...defaults, ...request.variables },
   };
+  // Only the data sources the customer's access group may use: a mapping to another one is no mapping.
+  const usable = usableSources(sources, chain[0].accessGroupId);
   return {
     definition,
     dashboardName: version.dashboardName,
     context,
     isDemo: chain[0].isDemo === 1,
     mapping: computedMapping,
-    sources,
+    sources: usable,
     cacheVersions: cacheVersions(chain, version),
   };
 }

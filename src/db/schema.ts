@@ -62,6 +62,8 @@ export const dataSources = sqliteTable(
     binding: text("binding").notNull(),
     // d1: a D1 binding; postgres: a Hyperdrive binding in front of the vendor's PostgreSQL.
     kind: text("kind", { enum: ["d1", "postgres"] }).notNull().default("d1"),
+    // JSON array of the access group ids that may use it; NULL = every access group.
+    accessGroupIds: text("access_group_ids"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("data_sources_provided_id").on(t.providedId)],

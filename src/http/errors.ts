@@ -29,6 +29,7 @@ export const errorStatus = {
   alert_not_found: 404,
   access_group_not_found: 404,
   api_token_not_found: 404,
+  data_source_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
   provided_id_taken: 409,

@@ -118,7 +118,7 @@ describe("admin: schemas and data sources", () => {
 
   it("registers a D1 binding as a data source", async () => {
     const res = await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", provided_id: "demo-db" });
-    expect(res.body).toEqual({ success: 1, data_source: { id: expect.any(Number), provided_id: "demo-db", name: "Demo", binding: "DEMO_DATA", kind: "d1" } });
+    expect(res.body).toEqual({ success: 1, data_source: { id: expect.any(Number), provided_id: "demo-db", name: "Demo", binding: "DEMO_DATA", kind: "d1", access_groups: null } });
     const plain = await admin("POST", "/admin/data_sources/", { name: "Again", binding: "DEMO_DATA" });
     expect(plain.body.data_source.provided_id).toBeNull();
     const dup = await admin("POST", "/admin/data_sources/", { name: "Dup", binding: "DEMO_DATA", provided_id: "demo-db" });
