@@ -67,27 +67,40 @@ function bindable(value: unknown, dialect: Dialect): Param {
 }
 
 /**
- * The SQL as sent: each placeholder in code (not in a string, name or comment — there it is
- * plain text) becomes a parameter, padded with spaces so it can never join a neighbouring
- * token; a trailing `;` is dropped (PostgreSQL runs the text inside a wrapper).
+/**
+ * The statement cut at its placeholders: `text` has one piece more than `values`, and
+ * `values[i]` (bound, never spliced) belongs between `text[i]` and `text[i + 1]`. Only a
+ * placeholder in code counts (in a string, name or comment it is plain text); each is
+ * padded with spaces so its parameter can never join a neighbouring token; a trailing `;`
+ * is dropped (the text runs inside a wrapper). For callers that number parameters
+ * themselves, like the report compiler.
  */
-export function bindPlaceholders(sql: string, context: PlaceholderContext, dialect: Dialect = "sqlite"): { sql: string; params: Param[] } {
-  const params: Param[] = [];
+export function splitPlaceholders(sql: string, context: PlaceholderContext, dialect: Dialect): { text: string[]; values: Param[] } {
   const { tokens } = lexSql(sql, dialect);
   const lastCode = tokens.findLast((t) => t.kind !== "space" && t.kind !== "comment");
-  let text = "";
+  const text = [""];
+  const values: Param[] = [];
   for (const token of tokens) {
     if (token === lastCode && token.kind === "symbol" && token.text === ";") continue;
     if (token.kind === "placeholder") {
-      params.push(bindable(resolvePlaceholder(token.value ?? "", context), dialect));
-      text += dialect === "postgres" ? ` $${params.length} ` : " ? ";
+      values.push(bindable(resolvePlaceholder(token.value ?? "", context), dialect));
+      text[text.length - 1] += " ";
+      text.push(" ");
     } else {
-      text += token.text;
+      text[text.length - 1] += token.text;
     }
   }
   // An unreadable rest (the database refuses it anyway) is sent as written.
   const consumed = tokens.reduce((end, t) => Math.max(end, t.start + t.text.length), 0);
-  return { sql: (text + sql.slice(consumed)).trim(), params };
+  text[text.length - 1] += sql.slice(consumed);
+  return { text, values };
+}
+
+/** The SQL as sent: each placeholder in code a parameter (`?` for SQLite/D1, `$n` for PostgreSQL). */
+export function bindPlaceholders(sql: string, context: PlaceholderContext, dialect: Dialect = "sqlite"): { sql: string; params: Param[] } {
+  const { text, values } = splitPlaceholders(sql, context, dialect);
+  const joined = text.reduce((out, piece, i) => (i === 0 ? piece : `${out}${dialect === "postgres" ? `$${i}` : "?"}${piece}`), "");
+  return { sql: joined.trim(), params: values };
 }
 
 /** Text with placeholders replaced by their values as plain text (escape before putting it in HTML). */

@@ -21,7 +21,8 @@ export type ColumnType = StoredTable["columns"][number]["type"];
 export const DEFAULT_REPORT_LIMIT = 1000;
 
 const Name = z.string().min(1).max(256);
-const Scalar = z.union([z.string().max(10_000), z.number(), z.boolean()]);
+// PostgreSQL text cannot hold U+0000: refused up front on both databases alike.
+const Scalar = z.union([z.string().max(10_000).refine((v) => !v.includes("\u0000"), "must not contain U+0000"), z.number(), z.boolean()]);
 
 const SINGLE_VALUE: readonly FilterOp[] = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "starts_with"];
 

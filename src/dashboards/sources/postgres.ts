@@ -57,8 +57,9 @@ export async function runPostgres(
     for (const query of queries) if (!results.has(query.panelId)) results.set(query.panelId, { status: "failed", message });
   };
   // Our own text (the values are our own integers): one trip. Standard strings pin how
-  // backslashes in '…' are read to the way the read-only check reads them.
-  const begin = `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL standard_conforming_strings = on`;
+  // backslashes in '…' are read to the way the read-only check reads them. Report queries
+  // read DATETIME values as UTC.
+  const begin = `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL standard_conforming_strings = on${limits.utc ? "; SET LOCAL TIME ZONE 'UTC'" : ""}`;
 
   try {
     trips.connections++;

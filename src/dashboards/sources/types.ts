@@ -20,6 +20,8 @@ export interface RunLimits {
   timeoutMs: number;
   /** Rows kept per panel; a panel with more is cut and says so. */
   rowLimit: number;
+  /** PostgreSQL: run in the UTC time zone (report queries read DATETIME values as UTC). */
+  utc?: boolean;
 }
 
 /** What one data source cost during one render. */

@@ -1,0 +1,134 @@
+import type { StoredTable } from "../blueprints/schemas";
+import type { RoundTripCounter } from "../db/client";
+import type { DataSource } from "../dashboards/data";
+import { runD1 } from "../dashboards/sources/d1";
+import { bindingOfKind, dialectOf } from "../dashboards/sources/kinds";
+import { runPostgres } from "../dashboards/sources/postgres";
+import type { PanelResult, SourceTrips } from "../dashboards/sources/types";
+import type { PlaceholderContext } from "../dashboards/sql";
+import { numberVar } from "../env";
+import { ApiError } from "../http/errors";
+import { readOnlyProblem } from "../lib/sql-read-only";
+import { log } from "../lib/log";
+import { compileReportQuery, type CompiledQuery } from "./compiler";
+import type { ReportFilter, ReportQuery, ReportResult, ResultColumn } from "./query";
+
+/** QUERY_ROW_LIMIT (default 10000) and QUERY_TIMEOUT_MS (default 10 s), as for panels. */
+export function queryLimits(env: object): { rowLimit: number; timeoutMs: number } {
+  const vars = env as { QUERY_TIMEOUT_MS?: string; QUERY_ROW_LIMIT?: string };
+  return {
+    rowLimit: Math.max(1, Math.floor(numberVar(vars.QUERY_ROW_LIMIT, 10_000))),
+    timeoutMs: Math.max(1, Math.floor(numberVar(vars.QUERY_TIMEOUT_MS, 10_000))),
+  };
+}
+
+export interface ReportRun {
+  env: object;
+  table: StoredTable;
+  query: ReportQuery;
+  locked: ReportFilter[];
+  context: PlaceholderContext;
+  /** The customer's computed mapping: schema id → data source id. */
+  mapping: Record<string, string>;
+  /** The data sources this customer may use (those of other access groups left out). */
+  sources: DataSource[];
+  dataRoundTrips?: RoundTripCounter;
+}
+
+function unavailable(dataset: string, why: string): ApiError {
+  return new ApiError("dataset_data_unavailable", `The data of dataset '${dataset}' is not available: ${why}`, "dataset");
+}
+
+/** Where a dataset's query runs for this customer, or 422 dataset_data_unavailable. */
+export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "sources">): DataSource & { kind: "d1" | "postgres" } {
+  const { table } = run;
+  const source = run.sources.find((s) => String(s.id) === run.mapping[String(table.schema_id)]);
+  if (!source) throw unavailable(table.dataset_name, `no data source is set up for this customer (schema ${table.schema_id}).`);
+  const kind = source.kind ?? "d1";
+  if (!bindingOfKind(run.env, kind, source.binding)) {
+    log("error", "report data source cannot run", { binding: source.binding, kind });
+    throw unavailable(table.dataset_name, "its data source is not reachable.");
+  }
+  return { ...source, kind };
+}
+
+/** The compiled statement for this customer's data source (every check done, nothing run). */
+export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: DataSource & { kind: "d1" | "postgres" } } {
+  const { rowLimit } = queryLimits(run.env);
+  // Names and values first (400/422 on the query itself), then where it would run.
+  const probe = compileReportQuery({ table: run.table, query: run.query, locked: run.locked, dialect: "sqlite", context: run.context, rowLimit });
+  const source = sourceFor(run);
+  // The vendor's query was checked when the blueprint was saved; checked again before it runs.
+  if (readOnlyProblem(run.table.query)) {
+    log("error", "blueprint query is not read-only", { dataset: run.table.dataset_name });
+    throw unavailable(run.table.dataset_name, "its query is not a read-only query.");
+  }
+  const dialect = dialectOf(source.kind);
+  const compiled = dialect === "sqlite" ? probe : compileReportQuery({ table: run.table, query: run.query, locked: run.locked, dialect, context: run.context, rowLimit });
+  return { compiled, source };
+}
+
+/**
+ * Runs a report query through the data-source runners of the dashboards: on D1 through a
+ * Sessions API session (a nearby replica may answer), on PostgreSQL inside a `READ ONLY`
+ * transaction with `statement_timeout`, in UTC. At most `limit + 1` rows come back; the
+ * extra one only says `truncated`.
+ */
+export async function runReport(run: ReportRun): Promise<ReportResult> {
+  const { compiled, source } = compileFor(run);
+  const { timeoutMs } = queryLimits(run.env);
+  const trips: SourceTrips = { kind: source.kind, trips: 0, connections: 0 };
+  const limits = { timeoutMs, rowLimit: compiled.limit, utc: true };
+  const query = { panelId: "report", sql: compiled.sql, params: compiled.params };
+  let outcome: PanelResult | undefined;
+  try {
+    if (source.kind === "d1") {
+      const database = (run.env as Record<string, D1Database>)[source.binding];
+      const session = typeof database.withSession === "function" ? (database.withSession("first-unconstrained") as unknown as D1Database) : database;
+      outcome = (await runD1(session, [query], limits, trips)).get("report");
+    } else {
+      outcome = (await runPostgres((run.env as Record<string, Hyperdrive>)[source.binding], [query], limits, trips)).get("report");
+    }
+  } finally {
+    if (run.dataRoundTrips) run.dataRoundTrips.count += trips.trips;
+  }
+  if (!outcome || outcome.status !== "ok") {
+    const message = outcome && outcome.status === "failed" ? outcome.message : undefined;
+    // A timeout says so; any other database message may quote the vendor's SQL, so it stays in the log.
+    throw unavailable(run.table.dataset_name, message && /took longer/.test(message) ? message : "the query could not be run.");
+  }
+  const rows = outcome.rows.map((row) => typedRow(row, compiled.columns));
+  return { columns: compiled.columns, rows, row_count: rows.length, truncated: outcome.truncated };
+}
+
+/**
+ * A row as the API answers it on either database: only the result's columns, in order;
+ * booleans as booleans (SQLite has 0/1), DATE as `YYYY-MM-DD`, DATETIME and TIMESTAMP as
+ * ISO 8601 UTC with milliseconds (`2026-03-29T01:30:00.000Z`).
+ */
+export function typedRow(row: Record<string, unknown>, columns: ResultColumn[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of columns) out[column.name] = typedCell(row[column.name], column.type);
+  return out;
+}
+
+function typedCell(value: unknown, type: ResultColumn["type"]): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case "BOOLEAN":
+      if (value === 1 || value === "1" || value === "t" || value === "true") return true;
+      if (value === 0 || value === "0" || value === "f" || value === "false") return false;
+      return value;
+    case "DATE":
+      return typeof value === "string" && /^\d{4}-\d\d-\d\d/.test(value) ? value.slice(0, 10) : value;
+    case "DATETIME":
+    case "TIMESTAMP": {
+      if (typeof value !== "string" || !/^\d{4}-\d\d-\d\d/.test(value)) return value;
+      const text = value.replace(" ", "T");
+      const date = new Date(/Z|[+-]\d\d(:?\d\d)?$/.test(text.slice(10)) ? text : `${text}${text.length === 10 ? "T00:00:00" : ""}Z`);
+      return Number.isNaN(date.getTime()) ? value : date.toISOString();
+    }
+    default:
+      return value;
+  }
+}
