@@ -8,6 +8,7 @@ import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { registerQueryCacheRoutes } from "./query-cache/routes";
+import { registerReportRoutes } from "./reports/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
@@ -54,6 +55,7 @@ export function createApp() {
   registerScheduleRoutes(app);
   registerAlertRoutes(app);
   registerUnsubscribeRoutes(app);
+  registerReportRoutes(app);
   registerWebhookRoutes(app);
 
   registerDevFloorRoutes(app);

@@ -29,6 +29,8 @@ export interface Env {
   /** PostgreSQL data sources: statement timeout and rows kept per panel. */
   QUERY_TIMEOUT_MS?: string;
   QUERY_ROW_LIMIT?: string;
+  /** Report-builder requests per customer per minute (default 300). */
+  BUILDER_REQUESTS_PER_MINUTE?: string;
   /** How many capture stations (each one browser) share the delivery jobs; default 1. */
   CAPTURE_STATIONS?: string;
 

@@ -49,6 +49,11 @@ export async function fingerprintMatches(claims: EmbedClaims, tokenHash: string)
 }
 
 export function signEmbedToken(env: Env, claims: EmbedClaims): Promise<string> {
+  return signWithEmbedSecret(env, claims);
+}
+
+/** Signs claims with EMBED_TOKEN_SECRET; report-builder tokens share it (their claims tell them apart). */
+export function signWithEmbedSecret(env: Env, claims: Record<string, unknown>): Promise<string> {
   return sign(claims, embedSecret(env), "HS256");
 }
 
@@ -58,10 +63,15 @@ export function signEmbedToken(env: Env, claims: EmbedClaims): Promise<string> {
  * token never.
  */
 export async function verifyEmbedToken(env: Env, token: string): Promise<EmbedClaims | null> {
+  return verifyWithEmbedSecret(env, token, EmbedClaims);
+}
+
+/** The verified, unexpired claims of a token signed with EMBED_TOKEN_SECRET in `schema`'s shape, else null. */
+export async function verifyWithEmbedSecret<T extends { exp: number }>(env: Env, token: string, schema: z.ZodType<T>): Promise<T | null> {
   const secret = embedSecret(env); // a missing secret is a configuration error (500), not a bad token
   try {
     const payload = await verify(token, secret, { alg: "HS256" });
-    const claims = EmbedClaims.safeParse(payload);
+    const claims = schema.safeParse(payload);
     // hono/jwt checks `exp` only when present; ours must always carry one.
     if (!claims.success || claims.data.exp <= Math.floor(Date.now() / 1000)) return null;
     return claims.data;

@@ -15,6 +15,8 @@ import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
 import { backgroundOf } from "../http/background";
 import { QueryCacheReport } from "../query-cache/cache";
 import { pageWidth } from "./render";
+import { LockedFilter } from "../reports/query";
+import { mintBuilderToken } from "../reports/service";
 import { mintEmbedToken, newest, panelRows, renderForCustomer, type VersionPolicy } from "./service";
 
 const tags = ["Embedding"];
@@ -42,7 +44,21 @@ const MAX_LOCKED_VARIABLES_BYTES = 4096;
 export const EmbedTokenBody = z
   .object({
     provided_id: plainText(1, 256).openapi({ description: "The customer the dashboard shows (of the token's access group)." }),
-    dashboard_embed_id: EmbedId.openapi({ description: "The dashboard the token opens (and no other)." }),
+    dashboard_embed_id: EmbedId.optional().openapi({ description: "The dashboard the token opens (and no other). Exactly one of this and `blueprint_id`." }),
+    blueprint_id: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .openapi({ description: "A blueprint of this customer: the token opens its report builder (`/report-builder/<embed_id>`) instead of a dashboard." }),
+    filters: z
+      .array(LockedFilter)
+      .max(20)
+      .refine((v) => JSON.stringify(v).length <= MAX_LOCKED_VARIABLES_BYTES, `must be at most ${MAX_LOCKED_VARIABLES_BYTES} bytes as JSON`)
+      .optional()
+      .openapi({ description: "Builder only: locked filters, each with its `dataset`; added to every query on that dataset, never removed or widened." }),
+    user_id: plainText(1, 256).optional().openapi({ description: "Builder only: the end user, recorded as `created_by` on the reports they save." }),
+    can_save: z.boolean().optional().openapi({ description: "Builder only: may save, change and delete reports (default true)." }),
     environment: plainText(1, 64).optional().openapi({ description: "Pins the version tag (e.g. `production`)." }),
     variables: z
       .record(z.string(), z.unknown())
@@ -57,6 +73,13 @@ export const EmbedTokenBody = z
       .optional()
       .openapi({ description: "Origins that may frame the page (`frame-ancestors`); replaces FRAME_ANCESTORS for this token." }),
   })
+  .superRefine((body, ctx) => {
+    if (body.dashboard_embed_id === undefined && body.blueprint_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["dashboard_embed_id"], message: "give dashboard_embed_id (a dashboard) or blueprint_id (a report builder)" });
+    } else if (body.dashboard_embed_id !== undefined && body.blueprint_id !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["blueprint_id"], message: "give either dashboard_embed_id or blueprint_id, not both" });
+    }
+  })
   .openapi("EmbedTokenRequest");
 
 const generateEmbedToken = apiOperation({
@@ -64,16 +87,17 @@ const generateEmbedToken = apiOperation({
   path: "/api/generate_embed_token/",
   operationId: "generateEmbedToken",
   tags,
-  summary: "Mint a short-lived signed embed token",
+  summary: "Mint a short-lived signed embed token (a dashboard, or a report builder)",
   description:
-    "Call this from your backend and hand only the token (or `embed_url`) to the browser. The token opens one dashboard for one customer " +
-    "until `expires_at`; refreshing the customer token or deleting the customer revokes it. Read tokens may mint.",
+    "Call this from your backend and hand only the token (or `embed_url`) to the browser. The token opens one dashboard (`dashboard_embed_id`) " +
+    "or one blueprint's report builder (`blueprint_id`) for one customer until `expires_at`; refreshing the customer token or deleting the customer revokes it. " +
+    "Read tokens may mint.",
   write: false,
   body: EmbedTokenBody,
   response: successSchema({
     token: z.string().openapi({ description: "A compact JWS (HS256)." }),
     expires_at: z.string().openapi({ description: "ISO 8601 UTC." }),
-    embed_url: z.string().openapi({ description: "`<base>/embed/<dashboard_embed_id>?token=<token>`" }),
+    embed_url: z.string().openapi({ description: "`<base>/embed/<dashboard_embed_id>?token=<token>`, or `<base>/report-builder/<blueprint embed_id>?token=<token>`" }),
   }),
 });
 
@@ -260,7 +284,11 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(generateEmbedToken, async (c) => {
     const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
-    return c.json({ success: 1 as const, ...(await mintEmbedToken(c.get("db"), c.env, scope, c.req.valid("json"))) }, 200);
+    const body = c.req.valid("json");
+    if (body.blueprint_id !== undefined) {
+      return c.json({ success: 1 as const, ...(await mintBuilderToken(c.get("db"), c.env, scope, { ...body, blueprint_id: body.blueprint_id })) }, 200);
+    }
+    return c.json({ success: 1 as const, ...(await mintEmbedToken(c.get("db"), c.env, scope, { ...body, dashboard_embed_id: body.dashboard_embed_id as string })) }, 200);
   });
 
   app.openapi(embedPage, async (c) => {

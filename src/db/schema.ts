@@ -374,3 +374,36 @@ export const scheduleUnsubscribes = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.scheduleId, t.email] })],
 );
+
+/** A report a customer's user saved in the report builder; goes with its blueprint and customer. */
+export const savedReports = sqliteTable(
+  "saved_reports",
+  {
+    id: text("id").primaryKey(),
+    blueprintId: integer("blueprint_id")
+      .notNull()
+      .references(() => blueprints.id, { onDelete: "cascade" }),
+    customerId: integer("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    // The report query and chart as JSON text, as saved (validated against the blueprint then).
+    query: text("query").notNull(),
+    chart: text("chart").notNull(),
+    createdBy: text("created_by"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [index("saved_reports_blueprint").on(t.blueprintId, t.updatedAt), index("saved_reports_customer").on(t.customerId, t.updatedAt)],
+);
+
+/** Report-builder requests per customer and one-minute window (BUILDER_REQUESTS_PER_MINUTE). */
+export const builderRequestCounts = sqliteTable(
+  "builder_request_counts",
+  {
+    customerId: integer("customer_id").notNull(),
+    windowStart: integer("window_start").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.windowStart] })],
+);

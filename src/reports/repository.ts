@@ -1,0 +1,94 @@
+import { and, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { visibleByProvidedId } from "../customers/repository";
+import type { Database } from "../db/client";
+import { blueprints, builderRequestCounts, customers, savedReports } from "../db/schema";
+import { sqlNow } from "../db/time";
+
+/** Unexecuted queries of the report builder: services put them in one batch per request. */
+
+export { customerChain, byId, customerTokenKey } from "../customers/repository";
+export { dataSources } from "../dashboards/repository";
+
+export type SavedReportRow = typeof savedReports.$inferSelect;
+
+/** The blueprint, only as a blueprint of that customer. */
+export function blueprintOfCustomer(db: Database, blueprintId: number, customerId: number) {
+  return db
+    .select({ id: blueprints.id, embedId: blueprints.embedId, name: blueprints.name, tables: blueprints.tables })
+    .from(blueprints)
+    .where(and(eq(blueprints.id, blueprintId), eq(blueprints.customerId, customerId)));
+}
+
+/** The blueprint, only when it belongs to the visible customer with that provided_id. */
+export function blueprintOfProvidedId(db: Database, blueprintId: number, providedId: string, accessGroupId: number) {
+  return db
+    .select({ id: blueprints.id, embedId: blueprints.embedId, tables: blueprints.tables })
+    .from(blueprints)
+    .innerJoin(customers, eq(customers.id, blueprints.customerId))
+    .where(and(eq(blueprints.id, blueprintId), visibleByProvidedId(providedId, accessGroupId)));
+}
+
+/**
+ * Counts one builder request in the customer's current window, unless the window is full:
+ * answers the new count, or no row when the limit is reached (a refused request does not count).
+ */
+export function countRequest(db: Database, customerId: number, windowStart: number, limit: number) {
+  return db.all<{ count: number }>(sql`
+    INSERT INTO builder_request_counts (customer_id, window_start, count) VALUES (${customerId}, ${windowStart}, 1)
+    ON CONFLICT (customer_id, window_start) DO UPDATE SET count = count + 1 WHERE count < ${limit}
+    RETURNING count`);
+}
+
+/** The customer's windows before this one (no longer needed). */
+export function forgetOldWindows(db: Database, customerId: number, windowStart: number) {
+  return db.delete(builderRequestCounts).where(and(eq(builderRequestCounts.customerId, customerId), lt(builderRequestCounts.windowStart, windowStart)));
+}
+
+const ofBlueprint = (blueprintId: number, customerId: number) => and(eq(savedReports.blueprintId, blueprintId), eq(savedReports.customerId, customerId));
+
+export function blueprintReports(db: Database, blueprintId: number, customerId: number) {
+  return db.select().from(savedReports).where(ofBlueprint(blueprintId, customerId)).orderBy(desc(savedReports.updatedAt), desc(savedReports.createdAt));
+}
+
+export function reportOfBlueprint(db: Database, id: string, blueprintId: number, customerId: number) {
+  return db.select().from(savedReports).where(and(eq(savedReports.id, id), ofBlueprint(blueprintId, customerId)));
+}
+
+export function insertReport(db: Database, row: Pick<SavedReportRow, "id" | "blueprintId" | "customerId" | "name" | "query" | "chart" | "createdBy">) {
+  return db.insert(savedReports).values(row).returning();
+}
+
+export function updateReport(db: Database, id: string, blueprintId: number, customerId: number, fields: Partial<Pick<SavedReportRow, "name" | "query" | "chart">>) {
+  return db
+    .update(savedReports)
+    .set({ ...fields, updatedAt: sqlNow })
+    .where(and(eq(savedReports.id, id), ofBlueprint(blueprintId, customerId)))
+    .returning();
+}
+
+export function deleteReport(db: Database, id: string, blueprintId: number, customerId: number) {
+  return db.delete(savedReports).where(and(eq(savedReports.id, id), ofBlueprint(blueprintId, customerId))).returning({ id: savedReports.id });
+}
+
+// ---- the vendor's view: through a visible customer ---------------------------------------------
+
+export function visibleCustomer(db: Database, providedId: string, accessGroupId: number) {
+  return db.select({ id: customers.id }).from(customers).where(visibleByProvidedId(providedId, accessGroupId));
+}
+
+export function customerReports(db: Database, providedId: string, accessGroupId: number) {
+  return db
+    .select({ report: savedReports })
+    .from(savedReports)
+    .innerJoin(customers, eq(customers.id, savedReports.customerId))
+    .where(visibleByProvidedId(providedId, accessGroupId))
+    .orderBy(desc(savedReports.updatedAt), desc(savedReports.createdAt));
+}
+
+/** Deletes the report when its customer is in the access group; answers the id deleted. */
+export function deleteVisibleReport(db: Database, id: string, accessGroupId: number) {
+  return db
+    .delete(savedReports)
+    .where(and(eq(savedReports.id, id), inArray(savedReports.customerId, db.select({ id: customers.id }).from(customers).where(eq(customers.accessGroupId, accessGroupId)))))
+    .returning({ id: savedReports.id });
+}

@@ -1,0 +1,337 @@
+import type { StoredTable } from "../blueprints/schemas";
+import { customerNotFound } from "../customers/not-found";
+import type { CustomerViewRow } from "../customers/repository";
+import { computedFields } from "../customers/view";
+import { customerTokenFingerprint } from "../dashboards/embed-token";
+import type { Database, RoundTripCounter } from "../db/client";
+import { numberVar, type Env } from "../env";
+import { ApiError } from "../http/errors";
+import { constantTimeEqual, randomAlphanumeric } from "../lib/crypto";
+import { signBuilderToken, type BuilderClaims } from "./builder-token";
+import { compileReportQuery, datasetOf, resultNames } from "./compiler";
+import { resultCsv } from "./export";
+import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
+import type { Chart, LockedFilter, ReportFilter, ReportQuery, ReportResult } from "./query";
+import * as repo from "./repository";
+import { queryLimits, runReport } from "./run";
+
+// ---- minting ------------------------------------------------------------------------------------
+
+export interface BuilderTokenRequest {
+  provided_id: string;
+  blueprint_id: number;
+  filters?: LockedFilter[];
+  user_id?: string;
+  can_save?: boolean;
+  expires_in?: number;
+  allowed_origins?: string[];
+}
+
+const DEFAULT_TOKEN_SECONDS = 900;
+
+/**
+ * A signed builder token for one customer and one of its blueprints (one D1 round trip).
+ * Locked filters are checked against the blueprint now, so a link never carries a filter
+ * that cannot apply.
+ */
+export async function mintBuilderToken(
+  db: Database,
+  env: Env,
+  scope: { accessGroupId: number; baseUrl: string },
+  input: BuilderTokenRequest,
+): Promise<{ token: string; expires_at: string; embed_url: string }> {
+  const [customer, blueprint] = await db.batch([
+    repo.customerTokenKey(db, input.provided_id, scope.accessGroupId),
+    repo.blueprintOfProvidedId(db, input.blueprint_id, input.provided_id, scope.accessGroupId),
+  ]);
+  if (customer.length === 0) throw customerNotFound(input.provided_id);
+  if (blueprint.length === 0) throw new ApiError("blueprint_not_found", `Customer '${input.provided_id}' has no blueprint ${input.blueprint_id}.`, "blueprint_id");
+  checkLockedFilters(JSON.parse(blueprint[0].tables) as StoredTable[], input.filters ?? []);
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + (input.expires_in ?? DEFAULT_TOKEN_SECONDS);
+  const token = await signBuilderToken(env, {
+    typ: "builder",
+    cid: customer[0].id,
+    ctv: await customerTokenFingerprint(customer[0].tokenHash),
+    bid: blueprint[0].id,
+    bpe: blueprint[0].embedId,
+    ...(input.filters?.length ? { flt: input.filters } : {}),
+    ...(input.user_id !== undefined ? { uid: input.user_id } : {}),
+    save: input.can_save ?? true,
+    ...(input.allowed_origins !== undefined ? { origins: input.allowed_origins } : {}),
+    iat,
+    exp,
+  });
+  return {
+    token,
+    expires_at: new Date(exp * 1000).toISOString(),
+    embed_url: `${scope.baseUrl}/report-builder/${encodeURIComponent(blueprint[0].embedId)}?token=${token}`,
+  };
+}
+
+/**
+ * Each locked filter must name a dataset and column of the blueprint with values of the
+ * column's type (400 before 422, as everywhere; fields `filters.<i>.…`).
+ */
+function checkLockedFilters(tables: StoredTable[], filters: LockedFilter[]): void {
+  const attempts = filters.map(({ dataset, ...filter }, i) => {
+    const table = tables.find((t) => t.dataset_name === dataset);
+    const compile = () =>
+      table &&
+      compileReportQuery({ table, query: { dataset, columns: [table.columns[0].name], filters: [filter] }, locked: [], dialect: "sqlite", context: noCustomer, rowLimit: Number.MAX_SAFE_INTEGER });
+    return { i, dataset, compile };
+  });
+  const renamed = (i: number, error: unknown) =>
+    error instanceof ApiError && error.field?.startsWith("filters.0")
+      ? new ApiError(error.code, error.message.replace("filters.0", `filters.${i}`), error.field.replace("filters.0", `filters.${i}`))
+      : error;
+  for (const attempt of attempts) {
+    try {
+      attempt.compile();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "validation_error") throw renamed(attempt.i, error);
+    }
+  }
+  for (const attempt of attempts) {
+    datasetOf(tables, attempt.dataset, `filters.${attempt.i}.dataset`);
+    try {
+      attempt.compile();
+    } catch (error) {
+      throw renamed(attempt.i, error);
+    }
+  }
+}
+
+const noCustomer = { customer: { provided_id: "", name: "", properties: {} }, variables: {} };
+
+// ---- one builder request: who, which blueprint, within the limit ---------------------------------
+
+export interface BuilderRequest {
+  db: Database;
+  env: Env;
+  claims: BuilderClaims;
+  dataRoundTrips?: RoundTripCounter;
+}
+
+interface Opened {
+  claims: BuilderClaims;
+  tables: StoredTable[];
+  context: { customer: { provided_id: string; name: string; properties: Record<string, unknown> }; variables: Record<string, unknown> };
+  mapping: Record<string, string>;
+  sources: Awaited<ReturnType<typeof repo.dataSources>>;
+}
+
+const WINDOW_MS = 60_000;
+
+function builderLimit(env: Env): number {
+  return Math.max(1, Math.floor(numberVar(env.BUILDER_REQUESTS_PER_MINUTE, 300)));
+}
+
+/**
+ * What every builder request reads, plus its count against BUILDER_REQUESTS_PER_MINUTE —
+ * statements for one batch that the operation extends with its own.
+ */
+function builderReads(request: BuilderRequest) {
+  const { db, claims } = request;
+  const windowStart = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
+  return [
+    repo.customerChain(db, repo.byId(claims.cid)),
+    repo.blueprintOfCustomer(db, claims.bid, claims.cid),
+    repo.dataSources(db),
+    repo.countRequest(db, claims.cid, windowStart, builderLimit(request.env)),
+    repo.forgetOldWindows(db, claims.cid, windowStart),
+  ] as const;
+}
+
+/**
+ * The checks of every builder request, in the contract's order: the token's customer still
+ * there with the token it was minted for (401), the blueprint still there (404), the
+ * customer's requests this minute (429).
+ */
+async function opened(
+  request: BuilderRequest,
+  [chain, blueprint, sources, counted]: readonly [CustomerViewRow[], { tables: string }[], Opened["sources"], { count: number }[], unknown],
+): Promise<Opened> {
+  if (chain.length === 0 || !constantTimeEqual(request.claims.ctv, await customerTokenFingerprint(chain[0].tokenHash))) {
+    throw new ApiError("invalid_embed_token", "This report builder link is no longer valid.");
+  }
+  if (blueprint.length === 0) throw new ApiError("blueprint_not_found", "This blueprint does not exist any more.");
+  if (counted.length === 0) {
+    const retryAfter = Math.max(1, Math.ceil((WINDOW_MS - (Date.now() % WINDOW_MS)) / 1000));
+    throw new ApiError("rate_limited", `Too many report builder requests for this customer; retry in ${retryAfter} s.`, undefined, { "Retry-After": String(retryAfter) });
+  }
+  const { computedProperties, computedMapping } = computedFields(chain);
+  return {
+    claims: request.claims,
+    tables: JSON.parse(blueprint[0].tables) as StoredTable[],
+    context: { customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties }, variables: {} },
+    mapping: computedMapping,
+    sources,
+  };
+}
+
+async function open(request: BuilderRequest): Promise<Opened> {
+  return opened(request, await request.db.batch(builderReads(request)));
+}
+
+// ---- datasets, queries, exports ------------------------------------------------------------------
+
+export async function datasets(request: BuilderRequest) {
+  const { tables } = await open(request);
+  return tables.map((table) => ({
+    name: table.dataset_name,
+    description: table.description,
+    columns: table.columns.map((c) => ({ name: c.name, display_name: c.display_name, type: c.type, can_be_grouped: c.can_be_grouped })),
+  }));
+}
+
+function lockedFor(claims: BuilderClaims, dataset: string): ReportFilter[] {
+  return (claims.flt ?? []).filter((f) => f.dataset === dataset).map(({ dataset: _dataset, ...filter }) => filter);
+}
+
+async function run(request: BuilderRequest, builder: Opened, query: ReportQuery): Promise<ReportResult> {
+  const table = datasetOf(builder.tables, query.dataset);
+  return runReport({
+    env: request.env,
+    table,
+    query,
+    locked: lockedFor(builder.claims, query.dataset),
+    context: builder.context,
+    mapping: builder.mapping,
+    sources: builder.sources,
+    dataRoundTrips: request.dataRoundTrips,
+  });
+}
+
+export async function runQuery(request: BuilderRequest, query: ReportQuery): Promise<ReportResult> {
+  return run(request, await open(request), query);
+}
+
+/** `file_name` made safe for Content-Disposition, with the format's extension (not doubled). */
+export function exportFileName(name: string | undefined, format: "csv" | "xlsx"): string {
+  const safe = (name ?? "report").replace(/[^A-Za-z0-9._ -]+/g, "_").replace(/^[.\s]+/, "").trim().slice(0, 200) || "report";
+  return safe.toLowerCase().endsWith(`.${format}`) ? safe : `${safe}.${format}`;
+}
+
+export async function exportQuery(request: BuilderRequest, input: { query: ReportQuery; format: "csv" | "xlsx"; file_name?: string }) {
+  const result = await runQuery(request, input.query);
+  const fileName = exportFileName(input.file_name, input.format);
+  if (input.format === "csv") return { fileName, contentType: "text/csv; charset=utf-8", body: resultCsv(result) };
+  const sheet = fileName.replace(/\.xlsx$/i, "") || input.query.dataset;
+  return { fileName, contentType: XLSX_CONTENT_TYPE, body: await xlsx([{ name: sheet, columns: result.columns, rows: result.rows }]) };
+}
+
+// ---- saved reports -------------------------------------------------------------------------------
+
+export interface Report {
+  id: string;
+  blueprint_id: number;
+  name: string;
+  query: ReportQuery;
+  chart: Chart;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function reportView(row: repo.SavedReportRow): Report {
+  return {
+    id: row.id,
+    blueprint_id: row.blueprintId,
+    name: row.name,
+    query: JSON.parse(row.query) as ReportQuery,
+    chart: JSON.parse(row.chart) as Chart,
+    created_by: row.createdBy,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+function reportNotFound(id: string, field?: string): ApiError {
+  return new ApiError("report_not_found", `Report '${id}' does not exist.`, field);
+}
+
+/**
+ * A report to save must run on the blueprint as it is (same 422s as a query, under
+ * `query.`), and its chart may name only columns of its result (`chart.x`, `chart.y.<i>`).
+ * Locked filters are not part of it.
+ */
+function checkSavable(tables: StoredTable[], query: ReportQuery, chart: Chart): void {
+  try {
+    compileReportQuery({
+      table: datasetOf(tables, query.dataset),
+      query,
+      locked: [],
+      dialect: "sqlite",
+      context: noCustomer,
+      rowLimit: Number.MAX_SAFE_INTEGER,
+    });
+  } catch (error) {
+    if (error instanceof ApiError && error.field !== undefined) throw new ApiError(error.code, error.message, `query.${error.field}`);
+    throw error;
+  }
+  const names = new Set(resultNames(query));
+  if (chart.x !== undefined && !names.has(chart.x)) throw new ApiError("unknown_column", `The result has no column '${chart.x}' to chart.`, "chart.x");
+  chart.y?.forEach((name, i) => {
+    if (!names.has(name)) throw new ApiError("unknown_column", `The result has no column '${name}' to chart.`, `chart.y.${i}`);
+  });
+}
+
+export async function listReports(request: BuilderRequest): Promise<Report[]> {
+  const { db, claims } = request;
+  const [chain, blueprint, sources, counted, forgot, reports] = await db.batch([...builderReads(request), repo.blueprintReports(db, claims.bid, claims.cid)]);
+  await opened(request, [chain, blueprint, sources, counted, forgot]);
+  return reports.map(reportView);
+}
+
+export async function saveReport(request: BuilderRequest, input: { name: string; query: ReportQuery; chart: Chart }): Promise<Report> {
+  const builder = await open(request);
+  checkSavable(builder.tables, input.query, input.chart);
+  const [row] = await repo.insertReport(request.db, {
+    id: randomAlphanumeric(20),
+    blueprintId: request.claims.bid,
+    customerId: request.claims.cid,
+    name: input.name,
+    query: JSON.stringify(input.query),
+    chart: JSON.stringify(input.chart),
+    createdBy: request.claims.uid ?? null,
+  });
+  return reportView(row);
+}
+
+export async function updateReport(request: BuilderRequest, id: string, input: { name?: string; query?: ReportQuery; chart?: Chart }): Promise<Report> {
+  const { db, claims } = request;
+  const [chain, blueprint, sources, counted, forgot, existing] = await db.batch([...builderReads(request), repo.reportOfBlueprint(db, id, claims.bid, claims.cid)]);
+  const builder = await opened(request, [chain, blueprint, sources, counted, forgot]);
+  if (existing.length === 0) throw reportNotFound(id);
+  const current = reportView(existing[0]);
+  if (input.query !== undefined || input.chart !== undefined) checkSavable(builder.tables, input.query ?? current.query, input.chart ?? current.chart);
+  const [row] = await repo.updateReport(db, id, claims.bid, claims.cid, {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.query !== undefined ? { query: JSON.stringify(input.query) } : {}),
+    ...(input.chart !== undefined ? { chart: JSON.stringify(input.chart) } : {}),
+  });
+  if (!row) throw reportNotFound(id);
+  return reportView(row);
+}
+
+export async function deleteReport(request: BuilderRequest, id: string): Promise<void> {
+  await open(request);
+  const deleted = await repo.deleteReport(request.db, id, request.claims.bid, request.claims.cid);
+  if (deleted.length === 0) throw reportNotFound(id);
+}
+
+// ---- the vendor's operations ---------------------------------------------------------------------
+
+export async function customerReports(db: Database, accessGroupId: number, providedId: string): Promise<Report[]> {
+  const [customer, reports] = await db.batch([repo.visibleCustomer(db, providedId, accessGroupId), repo.customerReports(db, providedId, accessGroupId)]);
+  if (customer.length === 0) throw customerNotFound(providedId, "customer_id");
+  return reports.map((r) => reportView(r.report));
+}
+
+export async function deleteCustomerReport(db: Database, accessGroupId: number, reportId: string): Promise<void> {
+  const deleted = await repo.deleteVisibleReport(db, reportId, accessGroupId);
+  if (deleted.length === 0) throw reportNotFound(reportId, "report_id");
+}
+
+export { queryLimits };
