@@ -59,6 +59,8 @@ export interface QueryRun {
   roundTrips?: RoundTripCounter;
   /** Results kept near the viewer (src/query-cache); absent = never cached. */
   cache?: QueryCachePolicy;
+  /** Overrides of QUERY_ROW_LIMIT / QUERY_TIMEOUT_MS (a report query keeps its own `limit`, in UTC). */
+  limits?: Partial<RunLimits>;
 }
 
 /**
@@ -68,7 +70,7 @@ export interface QueryRun {
  */
 export async function runSourceQueries(env: object, source: DataSource, queries: PanelQuery[], run: QueryRun = {}): Promise<Map<string, PanelResult>> {
   const kind = source.kind ?? "d1";
-  const limits = runLimits(env);
+  const limits = { ...runLimits(env), ...run.limits };
   const binding = (env as Record<string, never>)[source.binding];
   const cached = { id: source.id, binding: source.binding, rowLimit: limits.rowLimit };
   return runCached(cached, queries, run.cache, async (missing, background) => {

@@ -1,10 +1,7 @@
 import type { StoredTable } from "../blueprints/schemas";
 import type { RoundTripCounter } from "../db/client";
-import type { DataSource } from "../dashboards/data";
-import { runD1 } from "../dashboards/sources/d1";
+import { runSourceQueries, type DataSource } from "../dashboards/data";
 import { bindingOfKind, dialectOf } from "../dashboards/sources/kinds";
-import { runPostgres } from "../dashboards/sources/postgres";
-import type { PanelResult, SourceTrips } from "../dashboards/sources/types";
 import type { PlaceholderContext } from "../dashboards/sql";
 import { numberVar } from "../env";
 import { ApiError } from "../http/errors";
@@ -58,13 +55,15 @@ export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: D
   // Names and values first (400/422 on the query itself), then where it would run.
   const probe = compileReportQuery({ table: run.table, query: run.query, locked: run.locked, dialect: "sqlite", context: run.context, rowLimit });
   const source = sourceFor(run);
-  // The vendor's query was checked when the blueprint was saved; checked again before it runs.
-  if (readOnlyProblem(run.table.query)) {
-    log("error", "blueprint query is not read-only", { dataset: run.table.dataset_name });
-    throw unavailable(run.table.dataset_name, "its query is not a read-only query.");
-  }
   const dialect = dialectOf(source.kind);
   const compiled = dialect === "sqlite" ? probe : compileReportQuery({ table: run.table, query: run.query, locked: run.locked, dialect, context: run.context, rowLimit });
+  // The vendor's query was checked when the blueprint was saved; checked again before it
+  // runs, as saved and inside the exact statement sent.
+  const problem = readOnlyProblem(run.table.query) ?? readOnlyProblem(compiled.sql, [dialect]);
+  if (problem) {
+    log("error", "report query refused", { dataset: run.table.dataset_name, problem });
+    throw unavailable(run.table.dataset_name, "its query is not a read-only query.");
+  }
   return { compiled, source };
 }
 
@@ -76,22 +75,9 @@ export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: D
  */
 export async function runReport(run: ReportRun): Promise<ReportResult> {
   const { compiled, source } = compileFor(run);
-  const { timeoutMs } = queryLimits(run.env);
-  const trips: SourceTrips = { kind: source.kind, trips: 0, connections: 0 };
-  const limits = { timeoutMs, rowLimit: compiled.limit, utc: true };
   const query = { panelId: "report", sql: compiled.sql, params: compiled.params };
-  let outcome: PanelResult | undefined;
-  try {
-    if (source.kind === "d1") {
-      const database = (run.env as Record<string, D1Database>)[source.binding];
-      const session = typeof database.withSession === "function" ? (database.withSession("first-unconstrained") as unknown as D1Database) : database;
-      outcome = (await runD1(session, [query], limits, trips)).get("report");
-    } else {
-      outcome = (await runPostgres((run.env as Record<string, Hyperdrive>)[source.binding], [query], limits, trips)).get("report");
-    }
-  } finally {
-    if (run.dataRoundTrips) run.dataRoundTrips.count += trips.trips;
-  }
+  // The extra row the statement asks for tells `truncated`: the runner keeps `limit` rows.
+  const outcome = (await runSourceQueries(run.env, source, [query], { roundTrips: run.dataRoundTrips, limits: { rowLimit: compiled.limit, utc: true } })).get("report");
   if (!outcome || outcome.status !== "ok") {
     const message = outcome && outcome.status === "failed" ? outcome.message : undefined;
     // A timeout says so; any other database message may quote the vendor's SQL, so it stays in the log.
