@@ -8,7 +8,7 @@
  * an ending this isolate did not see, are served by their look at the job: this is only a
  * shortcut, never the only way to learn that a job ended.
  */
-export type JobEnding = { status: "done"; file: { bytes: Uint8Array<ArrayBuffer>; contentType: string } } | { status: "failed" };
+export type JobEnding = { status: "done"; file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; queryCache?: string } } | { status: "failed" };
 
 /** Jobs someone here waits for → how many wait, and the ending once it is known. */
 const board = new Map<string, { watchers: number; ending?: JobEnding }>();

@@ -3,6 +3,8 @@ import type { AppContext, AppEnv } from "../http/context";
 import { answeringNotFound, ApiError } from "../http/errors";
 import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../customers/scope";
+import { backgroundOf } from "../http/background";
+import { QueryCacheReport } from "../query-cache/cache";
 import { pageWidth } from "../dashboards/render";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
@@ -172,13 +174,17 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     if (state.state === "failed") throw new ApiError("render_failed", `The export could not be produced: ${state.error}`);
     c.header("Content-Type", state.contentType);
     c.header("Content-Disposition", `attachment; filename="${state.fileName}"`);
+    if (c.env.ENVIRONMENT !== "production" && state.queryCache) c.header("X-Query-Cache", state.queryCache);
     return c.body(state.body, 200) as never;
   });
 
   app.openapi(shareRoute, async (c) => {
     await pageSecurityHeaders(c);
+    const cacheReport = new QueryCacheReport();
     try {
-      return c.html(await delivery.renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width)), 200);
+      const page = await delivery.renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width), { cacheReport, waitUntil: backgroundOf(c) });
+      if (c.env.ENVIRONMENT !== "production") c.header("X-Query-Cache", cacheReport.status);
+      return c.html(page, 200);
     } catch (error) {
       if (delivery.isGoneError(error)) {
         answeringNotFound(error.code);

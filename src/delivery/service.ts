@@ -11,8 +11,10 @@ import {
   versionToRender,
   type DashboardReadRows,
   type RenderRequest,
+  type RenderRun,
   type VersionPolicy,
 } from "../dashboards/service";
+import { QueryCacheReport } from "../query-cache/cache";
 import type { Presentation } from "../dashboards/render";
 import type { Database } from "../db/client";
 import { jobs } from "../db/schema";
@@ -252,7 +254,7 @@ export async function jobStatus(db: Database, accessGroupId: number, jobId: stri
 
 export type DownloadState =
   | { state: "pending"; status: string }
-  | { state: "ready"; body: ReadableStream | Uint8Array<ArrayBuffer>; fileName: string; contentType: string }
+  | { state: "ready"; body: ReadableStream | Uint8Array<ArrayBuffer>; fileName: string; contentType: string; queryCache?: string }
   | { state: "failed"; error: string };
 
 /**
@@ -299,7 +301,7 @@ export async function download(db: Database, env: Env, token: string, waitSecond
       if (job.status === "done" && job.fileKey) {
         const file = await env.FILES.get(job.fileKey);
         if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
-        return { state: "ready", body: file.body, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream" };
+        return { state: "ready", body: file.body, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream", queryCache: file.customMetadata?.[QUERY_CACHE_METADATA] };
       }
       const left = until - Date.now();
       if (left <= 0) return { state: "pending", status: job.status };
@@ -310,7 +312,7 @@ export async function download(db: Database, env: Env, token: string, waitSecond
         await sleep(Math.min(downloadPollPause(Date.now() - started), left));
       }
       const ended = noted();
-      if (ended?.status === "done") return { state: "ready", body: ended.file.bytes, fileName: request.fileName, contentType: ended.file.contentType };
+      if (ended?.status === "done") return { state: "ready", body: ended.file.bytes, fileName: request.fileName, contentType: ended.file.contentType, queryCache: ended.file.queryCache };
       // A failure noted here ends the pause once; its reason is read from the job.
       if (ended) noted = () => undefined;
     }
@@ -319,12 +321,15 @@ export async function download(db: Database, env: Env, token: string, waitSecond
   }
 }
 
+/** The R2 custom metadata of a captured file: where its panels' results came from (`X-Query-Cache`). */
+const QUERY_CACHE_METADATA = "query-cache";
+
 /** The dashboard behind a report's share link, rendered for that customer. */
-export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation): Promise<string> {
+export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation, run: RenderRun = {}): Promise<string> {
   const value = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`share:${await sha256Hex(token)}`) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
   const share = JSON.parse(value) as ShareLink;
-  const request = { embedId: share.embedId, customer: byId(share.customerId), versions: REPORT_VERSIONS, variables: share.variables };
+  const request = { embedId: share.embedId, customer: byId(share.customerId), versions: REPORT_VERSIONS, variables: share.variables, ...run };
   return renderForCustomer(db, env, request, presentation);
 }
 
@@ -411,8 +416,10 @@ export async function runJob(
   // fewer before the capture. Its outcome is used only if this attempt gets the job. A
   // backstop mostly finds the job ended, so it renders only once it has the job. A first
   // attempt has its job claimed at birth and its dashboard read: it starts at the panels.
-  const early = page && !backstop ? renderJobPage(db, env, page, firstAttempt?.dashboard) : undefined;
-  early?.catch(() => undefined);
+  const earlyReport = new QueryCacheReport();
+  const earlyHtml = page && !backstop ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
+  earlyHtml?.catch(() => undefined);
+  const early = earlyHtml && { html: earlyHtml, cacheReport: earlyReport };
   const [job] = firstAttempt
     ? [firstAttempt.job]
     : await transition(db, jobId, ["queued", "rendering"], "rendering", {
@@ -426,27 +433,29 @@ export async function runJob(
   const request = JSON.parse(job.request) as JobRequest;
 
   // A retry after a failed send finds the file stored by the earlier attempt.
-  let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string };
+  let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string; queryCache?: string };
   if (job.fileKey) {
     const object = await env.FILES.get(job.fileKey);
     if (!object) throw new JobFailure("render_failed", false, "stored file missing");
-    file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey };
+    file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey, queryCache: object.customMetadata?.[QUERY_CACHE_METADATA] };
   } else {
-    const html = await (early ?? renderJobPage(db, env, { customerId: job.customerId, embedId: job.dashboardEmbedId, request }));
+    const cacheReport = early?.cacheReport ?? new QueryCacheReport();
+    const html = await (early?.html ?? renderJobPage(db, env, { customerId: job.customerId, embedId: job.dashboardEmbedId, request }, cacheReport));
     stage("render");
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
     const captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format }, job.id);
     const key = `jobs/${job.id}/${request.fileName}`;
-    await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType } });
+    // Where the captured panels' results came from, for the download's X-Query-Cache.
+    await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status } });
     stage("r2");
-    file = { ...captured, key };
+    file = { ...captured, key, queryCache: cacheReport.status };
   }
   const fileColumns = { fileKey: file.key, contentType: file.contentType };
 
   if (!request.email) {
     const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
     stage("job_update");
-    if (done) jobEnded(job.id, { status: "done", file: { bytes: file.bytes, contentType: file.contentType } });
+    if (done) jobEnded(job.id, { status: "done", file: { bytes: file.bytes, contentType: file.contentType, queryCache: file.queryCache } });
     return done;
   }
 
@@ -478,15 +487,16 @@ export async function runJob(
  * The dashboard as the job asked for it, from rows `read` already when given; a customer or
  * dashboard gone meanwhile is final.
  */
-async function renderJobPage(db: Database, env: Env, { customerId, embedId, request }: JobPage, read?: DashboardRead): Promise<string> {
+async function renderJobPage(db: Database, env: Env, { customerId, embedId, request }: JobPage, cacheReport: QueryCacheReport, read?: DashboardRead): Promise<string> {
   const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
-    if (read) return await renderLoaded(env, await loadedDashboard(read.render, read.rows), presentation);
+    if (read) return await renderLoaded(env, await loadedDashboard(read.render, read.rows), presentation, { cacheReport });
     return await renderForCustomer(db, env, {
       embedId,
       customer: byId(customerId),
       versions: { tags: request.versionTags, fallBackToNewest: true },
       variables: request.variables,
+      cacheReport,
     }, presentation);
   } catch (error) {
     if (isGoneError(error)) throw new JobFailure(permanentRenderErrors[error.code]!, true, error.message);
