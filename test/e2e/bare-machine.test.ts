@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
+import { reachable } from "../../scripts/lib/local-postgres.mjs";
 import { darkPixels, decodePng, textBoxes } from "./pixels";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -55,8 +56,10 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describe("a bare machine (Node 20, no Chromium)", () => {
-  it("serves the demo after `npm install && npm start` in a clean clone, with Node 22 and Chromium from the npm registry", async () => {
+describe("a bare machine (Node 20, no Chromium, no PostgreSQL)", () => {
+  it("serves the demo after `npm install && npm start` in a clean clone, with Node 22, Chromium and PostgreSQL from the npm registry, and captures it with its text", async () => {
+    let pgPort = 45000 + Math.floor(Math.random() * 10000);
+    while (await reachable("localhost", pgPort, 300)) pgPort++;
     const machineVersion = spawnSync(machineNode, ["--version"], { encoding: "utf8" }).stdout.trim();
     expect(machineVersion).toMatch(/^v\d+\./);
 
@@ -77,9 +80,9 @@ describe("a bare machine (Node 20, no Chromium)", () => {
     };
     // BARE_NPM_CACHE=<empty folder> measures a cold npm cache (every package downloaded).
     if (process.env.BARE_NPM_CACHE) env.npm_config_cache = process.env.BARE_NPM_CACHE;
-    if (process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE) {
-      env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE = process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE;
-    }
+    // No PostgreSQL either: the WAREHOUSE connection string names a port nothing listens on,
+    // so npm start runs one from the npm registry.
+    env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE = `postgresql://warehouse:warehouse_local@localhost:${pgPort}/warehouse`;
 
     const started = Date.now();
     let output = "";
@@ -92,6 +95,8 @@ describe("a bare machine (Node 20, no Chromium)", () => {
       const firstRequest = Date.now() - started;
       const demoUrl = await until("the banner", 120_000, async () => /\/embed\/sales-overview\?customer_token=\S+/.exec(output)?.[0]);
       const ready = Date.now() - started;
+      expect(output).toContain(`started PostgreSQL`);
+      expect(await reachable("localhost", pgPort)).toBe(true);
       console.log(`bare machine (${machineVersion}): npm install && npm start → first served request ${(firstRequest / 1000).toFixed(1)} s, demo ready ${(ready / 1000).toFixed(1)} s`);
 
       const page = await fetch(`http://127.0.0.1:${port}${demoUrl}`);

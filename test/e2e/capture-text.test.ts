@@ -68,8 +68,8 @@ async function api(path: string, body: unknown) {
   return { status: response.status, body: (await response.json()) as any };
 }
 
-async function capture(width: number): Promise<Uint8Array> {
-  const job = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: known.embed_id, width });
+async function capture(width: number, exportType: "image" | "pdf" = "image"): Promise<Uint8Array> {
+  const job = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: known.embed_id, width, export_type: exportType });
   expect(job.status, JSON.stringify(job.body)).toBe(200);
   for (let i = 0; i < 6; i++) {
     const file = await fetch(`${job.body.url}?wait=20`.replace("http://localhost", "http://127.0.0.1"));
@@ -107,5 +107,12 @@ describe("text in every capture (registry Chromium, fresh cache and temp folders
       expect(darkPixels(png, { x: 0, y: png.height - 20, width: png.width, height: 20 })).toBe(0);
     });
   }
-});
 
+  it("a PDF draws its text in the fonts the package ships (embedded Open Sans)", async () => {
+    const pdf = Buffer.from(await capture(1280, "pdf")).toString("latin1");
+    expect(pdf.startsWith("%PDF-")).toBe(true);
+    // Font objects name the font they embed (subset prefix + PostScript name); a PDF drawn
+    // without any font has none.
+    expect(pdf).toMatch(/\/BaseFont\s*\/[A-Z]{6}\+OpenSans/);
+  });
+});
