@@ -10,6 +10,7 @@ import { registerLegacyRoutes } from "./legacy/routes";
 import { registerQueryCacheRoutes } from "./query-cache/routes";
 import { registerReportRoutes } from "./reports/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
+import { registerSubscriptionRoutes } from "./subscriptions/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
@@ -54,6 +55,7 @@ export function createApp() {
   registerDeliveryRoutes(app);
   registerScheduleRoutes(app);
   registerAlertRoutes(app);
+  registerSubscriptionRoutes(app);
   registerUnsubscribeRoutes(app);
   registerReportRoutes(app);
   registerWebhookRoutes(app);

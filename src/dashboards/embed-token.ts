@@ -12,7 +12,8 @@ import { log } from "../lib/log";
  * Claims: `cid` (the customer's internal id), `ctv` (a fingerprint of the customer token
  * at minting time: refreshing the customer token or deleting the customer changes it, which
  * revokes every embed token of that customer without a revocation list), `dsh` (the
- * dashboard), `env?`, `vars?` (locked variables), `origins?`, `iat`, `exp`.
+ * dashboard), `env?`, `vars?` (locked variables), `origins?`, `eml?` (the viewer's address),
+ * `iat`, `exp`.
  */
 export const EmbedClaims = z.object({
   cid: z.number().int().positive(),
@@ -21,6 +22,8 @@ export const EmbedClaims = z.object({
   env: z.string().optional(),
   vars: z.record(z.string(), z.unknown()).optional(),
   origins: z.array(z.string()).optional(),
+  /** The viewer's own address (`user_email`): may subscribe to this dashboard's e-mails. */
+  eml: z.string().optional(),
   iat: z.number().int(),
   exp: z.number().int(),
 });

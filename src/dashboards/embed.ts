@@ -6,7 +6,7 @@ import { hashCustomerToken } from "../customers/tokens";
 import { DataRoundTrips } from "./data";
 import type { AppContext, AppEnv } from "../http/context";
 import { answeringNotFound, ApiError } from "../http/errors";
-import { EmbedId, HEX_TOKEN, plainText } from "../http/fields";
+import { Email, EmbedId, HEX_TOKEN, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { forgetDrawnCharts } from "./charts";
@@ -72,6 +72,9 @@ export const EmbedTokenBody = z
       .max(10)
       .optional()
       .openapi({ description: "Origins that may frame the page (`frame-ancestors`); replaces FRAME_ANCESTORS for this token." }),
+    user_email: Email.optional().openapi({
+      description: "The viewer's own address: lets them subscribe to this dashboard by e-mail from the embed page (always to this address only).",
+    }),
   })
   .superRefine((body, ctx) => {
     if (body.dashboard_embed_id === undefined && body.blueprint_id === undefined) {

@@ -232,6 +232,7 @@ export interface EmbedTokenRequest {
   variables?: Record<string, unknown>;
   expires_in?: number;
   allowed_origins?: string[];
+  user_email?: string;
 }
 
 export const DEFAULT_EMBED_TOKEN_SECONDS = 900;
@@ -261,6 +262,7 @@ export async function mintEmbedToken(
     ...(input.environment !== undefined ? { env: input.environment } : {}),
     ...(input.variables !== undefined ? { vars: input.variables } : {}),
     ...(input.allowed_origins !== undefined ? { origins: input.allowed_origins } : {}),
+    ...(input.user_email !== undefined ? { eml: input.user_email.toLowerCase() } : {}),
     iat,
     exp,
   });

@@ -42,6 +42,8 @@ export const scheduleById = (db: Database, id: string) => schedules(db, eq(repor
 export const schedulesOfAccessGroup = (db: Database, accessGroupId: number, kind: RuleKind = "schedule") =>
   schedules(db, and(eq(reportSchedules.accessGroupId, accessGroupId), eq(reportSchedules.kind, kind)));
 export const allSchedules = (db: Database, kind: RuleKind = "schedule") => schedules(db, eq(reportSchedules.kind, kind));
+/** Schedules matching `where` (e.g. a viewer's own subscriptions), oldest first. */
+export const schedulesWhere = (db: Database, where: SQL) => schedules(db, where);
 
 /** The customers' and dashboards' own lookups. */
 export { visibleCustomerId } from "../customers/repository";

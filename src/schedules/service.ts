@@ -31,7 +31,7 @@ const MAX_RUNS_PER_TICK = 200;
 /** Delivery jobs started at the same time during a fan-out. */
 const FAN_OUT_CONCURRENCY = 6;
 
-function view(row: repo.ScheduleRow): Schedule {
+export function view(row: repo.ScheduleRow): Schedule {
   return {
     id: row.id,
     dashboard_embed_id: row.dashboardEmbedId,

@@ -1,0 +1,29 @@
+import { and, eq } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { customers, reportSchedules } from "../db/schema";
+
+/** A viewer's own subscriptions: schedules made from the embed page for this customer, dashboard and address. */
+export function ownedBy(customerId: number, embedId: string, email: string) {
+  return and(
+    eq(reportSchedules.customerId, customerId),
+    eq(reportSchedules.subscriberEmail, email),
+    eq(reportSchedules.dashboardEmbedId, embedId),
+    eq(reportSchedules.source, "embed"),
+    eq(reportSchedules.kind, "schedule"),
+  )!;
+}
+
+export function deleteSubscription(db: Database, id: string, customerId: number, embedId: string, email: string) {
+  return db
+    .delete(reportSchedules)
+    .where(and(eq(reportSchedules.id, id), ownedBy(customerId, embedId, email)))
+    .returning({ id: reportSchedules.id });
+}
+
+/** The token's customer: its access group (where the schedule lives) and token hash (the fingerprint check). */
+export function customerOfToken(db: Database, customerId: number) {
+  return db.select({ id: customers.id, accessGroupId: customers.accessGroupId, tokenHash: customers.tokenHash }).from(customers).where(eq(customers.id, customerId));
+}
+
+export { dashboardByEmbedId } from "../dashboards/repository";
+export { insertSchedule, scheduleById, schedulesWhere } from "../schedules/repository";

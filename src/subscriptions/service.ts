@@ -1,0 +1,88 @@
+import { dashboardNotFound } from "../dashboards/service";
+import { fingerprintMatches, verifyEmbedToken } from "../dashboards/embed-token";
+import type { Database } from "../db/client";
+import type { Env } from "../env";
+import { ApiError } from "../http/errors";
+import { randomAlphanumeric } from "../lib/crypto";
+import { nextRunAt, view } from "../schedules/service";
+import type { Schedule } from "../schedules/schemas";
+import * as repo from "./repository";
+import type { SubscriptionInput } from "./schemas";
+
+/**
+ * Self-service subscriptions: a viewer whose signed embed token carries `user_email`
+ * schedules this dashboard's report e-mail for themselves — for the token's customer, to
+ * that one address, with the token's locked variables. They are ordinary schedules
+ * (`source: "embed"`) run by the one scheduler, with an unsubscribe link like any other.
+ */
+export interface Subscriber {
+  customerId: number;
+  accessGroupId: number;
+  embedId: string;
+  email: string;
+  variables: Record<string, unknown> | null;
+}
+
+const invalid = (message: string) => new ApiError("invalid_embed_token", message);
+
+/**
+ * Who may manage subscriptions here: a valid signed token for this dashboard whose customer
+ * still holds the token it was minted under (401 otherwise, as for the page), minted with
+ * `user_email` (403 subscriptions_not_allowed otherwise). One D1 round trip.
+ */
+export async function subscriber(db: Database, env: Env, embedId: string, authorization: string | undefined): Promise<Subscriber> {
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
+  if (!token) throw invalid("Send the signed embed token as `Authorization: Bearer <token>`.");
+  const claims = await verifyEmbedToken(env, token);
+  if (!claims) throw invalid("This embed token is not valid or has expired.");
+  if (claims.dsh !== embedId) throw invalid("This embed token was issued for another dashboard.");
+  const [customer] = await repo.customerOfToken(db, claims.cid);
+  if (!customer || customer.accessGroupId === null || !(await fingerprintMatches(claims, customer.tokenHash))) throw invalid("This link is no longer valid.");
+  if (!claims.eml) {
+    throw new ApiError("subscriptions_not_allowed", "This embed token was minted without user_email: its viewer cannot subscribe.");
+  }
+  return { customerId: customer.id, accessGroupId: customer.accessGroupId, embedId, email: claims.eml, variables: claims.vars ?? null };
+}
+
+/** Weekly on Mondays, monthly on the 1st, at `hour` o'clock. */
+export function cronFor(frequency: SubscriptionInput["frequency"], hour: number): string {
+  return frequency === "daily" ? `0 ${hour} * * *` : frequency === "weekly" ? `0 ${hour} * * 1` : `0 ${hour} 1 * *`;
+}
+
+export async function subscribe(db: Database, who: Subscriber, input: SubscriptionInput, linkBase: string, now = new Date()): Promise<Schedule> {
+  const cron = cronFor(input.frequency, input.hour);
+  const next = nextRunAt(cron, input.timezone, now);
+  const [dashboard] = await repo.dashboardByEmbedId(db, who.embedId);
+  if (!dashboard) throw dashboardNotFound(who.embedId, "dashboard_embed_id");
+  const id = `sch_${randomAlphanumeric(20)}`;
+  const [, [row]] = await db.batch([
+    repo.insertSchedule(db, id, who.accessGroupId, {
+      dashboardEmbedId: who.embedId,
+      customerId: who.customerId,
+      groupTagId: null,
+      cron,
+      timezone: input.timezone,
+      recipients: JSON.stringify([who.email]),
+      format: "report",
+      subject: null,
+      variables: who.variables ? JSON.stringify(who.variables) : null,
+      paused: false,
+      nextRunAt: next,
+      linkBase,
+      source: "embed",
+      subscriberEmail: who.email,
+    }),
+    repo.scheduleById(db, id),
+  ]);
+  return view(row);
+}
+
+export async function subscriptions(db: Database, who: Subscriber): Promise<Schedule[]> {
+  return (await repo.schedulesWhere(db, repo.ownedBy(who.customerId, who.embedId, who.email))).map(view);
+}
+
+/** Cancels one of the viewer's own subscriptions; any other id (someone else's, an API schedule) is 404. */
+export async function unsubscribeOwn(db: Database, who: Subscriber, id: string): Promise<void> {
+  const deleted = await repo.deleteSubscription(db, id, who.customerId, who.embedId, who.email);
+  if (deleted.length === 0) throw new ApiError("schedule_not_found", `Subscription '${id}' does not exist.`, "id");
+}

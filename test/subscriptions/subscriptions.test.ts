@@ -1,0 +1,143 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createCustomer, unique, workspace } from "../helpers/api";
+import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
+import { sentMails, waitForJob } from "../delivery/helpers";
+import { parseMime } from "../delivery/mime";
+
+const DB = (env as unknown as { DB: D1Database }).DB;
+let ws: Awaited<ReturnType<typeof workspace>>;
+let embedId: string;
+let otherDashboard: string;
+let providedId: string;
+
+beforeAll(async () => {
+  await seedOrders();
+  ws = await workspace();
+  const { schema, demo } = await sources();
+  embedId = await dashboard({ title: "Numbers", panels: [kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = 'alpha'")] }, ["production"]);
+  otherDashboard = await dashboard({ title: "Other", panels: [kpi("n", schema, "SELECT 1 AS value")] }, ["production"]);
+  providedId = (await createCustomer(ws.write, { provided_id: unique("sub"), name: "Alpha", emails: ["vendor-default@alpha.example"], mapping: { [schema]: demo } })).provided_id;
+});
+
+async function mint(body: Record<string, unknown> = {}) {
+  const res = await call("POST", "/api/generate_embed_token/", { token: ws.read, body: { provided_id: providedId, dashboard_embed_id: embedId, ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.token as string;
+}
+
+const subscribe = (token: string, body: unknown, embed = embedId) =>
+  call("POST", `/embed/${embed}/subscriptions`, { body, headers: { Authorization: `Bearer ${token}` } });
+const list = (token: string) => call("GET", `/embed/${embedId}/subscriptions`, { headers: { Authorization: `Bearer ${token}` } });
+const cancel = (token: string, id: string) => call("DELETE", `/embed/${embedId}/subscriptions/${id}`, { headers: { Authorization: `Bearer ${token}` } });
+const count = async () => (await DB.prepare("SELECT count(*) AS n FROM report_schedules").first<{ n: number }>())!.n;
+
+describe("self-service subscriptions from the embed page", () => {
+  it("subscribes the token's own address (weekly on Mondays at the chosen hour in the viewer's time zone), lists it, and the vendor sees it with source embed", async () => {
+    const email = `${unique("viewer")}@alpha.example`;
+    const token = await mint({ user_email: email });
+    const res = await subscribe(token, { frequency: "weekly", hour: 8, timezone: "Europe/Berlin" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.subscription).toMatchObject({
+      id: expect.stringMatching(/^sch_/),
+      dashboard_embed_id: embedId,
+      provided_id: providedId,
+      group_tag: null,
+      cron: "0 8 * * 1",
+      timezone: "Europe/Berlin",
+      recipients: [email.toLowerCase()],
+      format: "report",
+      source: "embed",
+      paused: false,
+    });
+    const daily = await subscribe(token, { frequency: "daily", hour: 0, timezone: "UTC" });
+    const monthly = await subscribe(token, { frequency: "monthly", hour: 23, timezone: "America/New_York" });
+    expect([daily.body.subscription.cron, monthly.body.subscription.cron]).toEqual(["0 0 * * *", "0 23 1 * *"]);
+
+    const mine = await list(token);
+    expect(mine.status).toBe(200);
+    expect(mine.body.subscriptions.map((s: { id: string }) => s.id)).toEqual([res.body.subscription.id, daily.body.subscription.id, monthly.body.subscription.id]);
+    const vendor = await call("POST", "/api/get_report_schedule/", { token: ws.read, body: { id: res.body.subscription.id } });
+    expect(vendor.body.schedule.source).toBe("embed");
+    const apiMade = await call("POST", "/api/create_report_schedule/", { token: ws.write, body: { dashboard_embed_id: embedId, provided_id: providedId, cron: "0 9 * * *" } });
+    expect(apiMade.body.schedule.source).toBe("api");
+    // The API's schedule is not the viewer's: not listed, cannot be cancelled from the embed.
+    expect((await list(token)).body.subscriptions).toHaveLength(3);
+    expect((await cancel(token, apiMade.body.schedule.id)).status).toBe(404);
+  });
+
+  it.each([
+    ["email", { email: "someone@else.example" }],
+    ["recipients", { recipients: ["someone@else.example"] }],
+    ["to", { to: "x@y.example" }],
+  ])("refuses a body naming an address (%s: 400 validation_error) and stores nothing; without it the same body subscribes", async (field, extra) => {
+    const token = await mint({ user_email: `${unique("v")}@alpha.example` });
+    const before = await count();
+    const res = await subscribe(token, { frequency: "daily", hour: 7, timezone: "UTC", ...extra });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "validation_error", field });
+    expect(await count()).toBe(before);
+    expect((await subscribe(token, { frequency: "daily", hour: 7, timezone: "UTC" })).status).toBe(200);
+  });
+
+  it.each([
+    ["an hour of 24", { hour: 24 }, "hour"],
+    ["a fractional hour", { hour: 7.5 }, "hour"],
+    ["an unknown frequency", { frequency: "hourly" }, "frequency"],
+    ["an unknown time zone", { timezone: "Mars/Olympus" }, "timezone"],
+  ])("refuses %s (400 validation_error on that field)", async (_name, change, field) => {
+    const token = await mint({ user_email: `${unique("v")}@alpha.example` });
+    const res = await subscribe(token, { frequency: "daily", hour: 7, timezone: "UTC", ...change });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "validation_error", field });
+  });
+
+  it("refuses a token without user_email (403 subscriptions_not_allowed), a bad token and one for another dashboard (401 invalid_embed_token) — before looking at the body", async () => {
+    const plain = await mint();
+    const refused = await subscribe(plain, { email: "x@y.example" });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("subscriptions_not_allowed");
+    expect((await list(plain)).status).toBe(403);
+    const bad = await subscribe("not-a-token", { frequency: "daily", hour: 7, timezone: "UTC" });
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.code).toBe("invalid_embed_token");
+    expect((await call("GET", `/embed/${embedId}/subscriptions`)).status).toBe(401);
+    const elsewhere = await call("POST", "/api/generate_embed_token/", { token: ws.read, body: { provided_id: providedId, dashboard_embed_id: otherDashboard, user_email: "v@alpha.example" } });
+    expect((await subscribe(elsewhere.body.token, { frequency: "daily", hour: 7, timezone: "UTC" })).status).toBe(401);
+  });
+
+  it("a viewer sees and cancels only their own subscriptions; another viewer's id is 404 and stays", async () => {
+    const mine = await mint({ user_email: `${unique("me")}@alpha.example` });
+    const theirs = await mint({ user_email: `${unique("them")}@alpha.example` });
+    const a = (await subscribe(mine, { frequency: "daily", hour: 6, timezone: "UTC" })).body.subscription;
+    const b = (await subscribe(theirs, { frequency: "daily", hour: 6, timezone: "UTC" })).body.subscription;
+    expect((await list(mine)).body.subscriptions.map((s: { id: string }) => s.id)).toEqual([a.id]);
+    const stolen = await cancel(mine, b.id);
+    expect(stolen.status).toBe(404);
+    expect(stolen.body.error.code).toBe("schedule_not_found");
+    expect((await list(theirs)).body.subscriptions).toHaveLength(1);
+    expect((await cancel(mine, a.id)).body).toMatchObject({ success: 1 });
+    expect((await list(mine)).body.subscriptions).toEqual([]);
+  });
+
+  it("keeps access groups apart: the subscription is in the customer's access group only", async () => {
+    const token = await mint({ user_email: `${unique("iso")}@alpha.example` });
+    const id = (await subscribe(token, { frequency: "daily", hour: 6, timezone: "UTC" })).body.subscription.id;
+    const stranger = await workspace();
+    expect((await call("POST", "/api/get_report_schedule/", { token: stranger.read, body: { id } })).status).toBe(404);
+    expect((await call("GET", "/api/report_schedules/", { token: stranger.read })).body.schedules).toEqual([]);
+    expect((await call("POST", "/api/get_report_schedule/", { token: ws.read, body: { id } })).status).toBe(200);
+  });
+
+  it("a subscription's e-mail goes to the subscriber alone (not the customer's own addresses)", async () => {
+    const email = `${unique("only")}@alpha.example`;
+    const token = await mint({ user_email: email });
+    const id = (await subscribe(token, { frequency: "daily", hour: 6, timezone: "UTC" })).body.subscription.id;
+    const run = await call("POST", "/api/run_report_schedule/", { token: ws.write, body: { id } });
+    expect(run.body.run.job_ids).toHaveLength(1);
+    expect((await waitForJob(ws.read, run.body.run.job_ids[0], (s) => s === "done" || s === "failed", 90_000)).status).toBe("done");
+    const [raw] = await sentMails(run.body.run.job_ids[0]);
+    expect(parseMime(raw).to.toLowerCase()).toContain(email.toLowerCase());
+    expect(raw).toMatch(/^List-Unsubscribe: </m);
+  }, 120_000);
+});
