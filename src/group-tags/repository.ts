@@ -1,6 +1,7 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, not, or, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
-import { groupTags } from "../db/schema";
+import { customerGroupTags, customers, groupTags, reportSchedules } from "../db/schema";
 
 /** Tag names are unique case-insensitively: `name_key` is the lower-cased name. */
 export const tagKey = (name: string) => name.toLowerCase();
@@ -21,15 +22,44 @@ export function groupTagByKey(db: Database, key: string) {
   return db.select({ id: groupTags.id, name: groupTags.name }).from(groupTags).where(eq(groupTags.nameKey, key));
 }
 
-export function renameGroupTag(db: Database, id: number, newName: string) {
+/**
+ * Everything that holds or targets a group tag, each with the access group it belongs to: a
+ * tag used by another access group may not be renamed or deleted from under it. A new kind of
+ * tag user (another kind of rule targeting tags) adds its line here.
+ */
+const tagUsers = (tagId: SQLiteColumn | number, accessGroupId: number): SQL[] => [
+  // Customers of another access group holding the tag.
+  sql`EXISTS (SELECT 1 FROM ${customerGroupTags} JOIN ${customers} ON ${customers.id} = ${customerGroupTags.customerId}
+       WHERE ${customerGroupTags.groupTagId} = ${tagId} AND ${customers.accessGroupId} <> ${accessGroupId})`,
+  // Schedules and alerts (both report_schedules rows) of another access group targeting it.
+  sql`EXISTS (SELECT 1 FROM ${reportSchedules}
+       WHERE ${reportSchedules.groupTagId} = ${tagId} AND ${reportSchedules.accessGroupId} <> ${accessGroupId})`,
+];
+
+/** True when another access group uses the tag (see `tagUsers`). */
+export const usedElsewhere = (tagId: SQLiteColumn | number, accessGroupId: number): SQL => or(...tagUsers(tagId, accessGroupId))!;
+
+/** The tag by key, with whether another access group uses it. */
+export function groupTagUsage(db: Database, key: string, accessGroupId: number) {
+  return db
+    .select({ id: groupTags.id, name: groupTags.name, usedElsewhere: sql<number>`${usedElsewhere(groupTags.id, accessGroupId)}`.as("used_elsewhere") })
+    .from(groupTags)
+    .where(eq(groupTags.nameKey, key));
+}
+
+/** Renames unless another access group uses the tag by then (checked in the same statement). */
+export function renameGroupTag(db: Database, id: number, newName: string, accessGroupId: number) {
   return db
     .update(groupTags)
     .set({ name: newName, nameKey: tagKey(newName) })
-    .where(eq(groupTags.id, id))
+    .where(and(eq(groupTags.id, id), not(usedElsewhere(groupTags.id, accessGroupId))))
     .returning({ name: groupTags.name });
 }
 
-/** Assignments to customers cascade with the tag. */
-export function deleteGroupTag(db: Database, key: string) {
-  return db.delete(groupTags).where(eq(groupTags.nameKey, key)).returning({ id: groupTags.id });
+/** Assignments to customers cascade with the tag; never while another access group uses it. */
+export function deleteGroupTag(db: Database, key: string, accessGroupId: number) {
+  return db
+    .delete(groupTags)
+    .where(and(eq(groupTags.nameKey, key), not(usedElsewhere(groupTags.id, accessGroupId))))
+    .returning({ id: groupTags.id });
 }

@@ -36,7 +36,8 @@ const rename = apiOperation({
   operationId: "renameGroupTag",
   tags,
   summary: "Rename a group tag",
-  description: "Customers keep the tag under its new name.",
+  description:
+    "Customers keep the tag under its new name. Tags are shared by every access group: while customers, schedules or alerts of another access group use the tag, it cannot be renamed (409 `group_tag_in_use_elsewhere`, nothing changes).",
   write: true,
   body: z.object({ name: TagName, new_name: TagName }).openapi("RenameGroupTagRequest"),
   response: successSchema({ group_tag: GroupTagSchema }),
@@ -48,7 +49,8 @@ const remove = apiOperation({
   operationId: "deleteGroupTag",
   tags,
   summary: "Delete a group tag",
-  description: "The tag is removed from every customer.",
+  description:
+    "The tag is removed from every customer. While customers, schedules or alerts of another access group use the tag, it cannot be deleted (409 `group_tag_in_use_elsewhere`, nothing changes).",
   write: true,
   body: z.object({ name: TagName }).openapi("DeleteGroupTagRequest"),
   response: successSchema({}),
@@ -64,11 +66,11 @@ export function registerGroupTagRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(rename, async (c) => {
     const body = c.req.valid("json");
-    const group_tag = await groupTags.renameGroupTag(c.get("db"), body.name, body.new_name);
+    const group_tag = await groupTags.renameGroupTag(c.get("db"), c.get("principal").accessGroupId, body.name, body.new_name);
     return c.json({ success: 1 as const, group_tag }, 200);
   });
   app.openapi(remove, async (c) => {
-    await groupTags.deleteGroupTag(c.get("db"), c.req.valid("json").name);
+    await groupTags.deleteGroupTag(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").name);
     return c.json({ success: 1 as const }, 200);
   });
 }

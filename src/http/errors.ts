@@ -37,6 +37,8 @@ export const errorStatus = {
   access_group_exists: 409,
   hierarchy_level_in_use: 409,
   group_tag_exists: 409,
+  // Renaming or deleting a tag that customers, schedules or alerts of another access group use.
+  group_tag_in_use_elsewhere: 409,
   customer_has_children: 409,
   data_source_exists: 409,
   payload_too_large: 413,
