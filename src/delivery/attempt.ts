@@ -3,7 +3,6 @@ import type { Env } from "../env";
 import { errorDetail, log } from "../lib/log";
 import { timeStages } from "../lib/stages";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
-import { attemptingHere } from "./job-endings";
 import { announceEnd, recordFailure, runJob, type DeliveryMessage, type FirstAttempt, type JobMessage, type JobPage } from "./service";
 
 /** What an attempt left: nothing more to do, another attempt due, or the job failed for good. */
@@ -15,9 +14,11 @@ export function nextAttemptDelaySeconds(attempt: number): number {
 }
 
 /**
- * One attempt of a job, its end recorded and announced (webhook). Throws only when the
- * failure itself cannot be recorded (the database is unreachable): the caller's delivery
- * must then come again.
+ * One attempt of a job, its end recorded and announced (webhook). Whatever fails inside —
+ * a thrown error, a browser gone mid-capture, a capture past its deadline, a lost I/O
+ * context — is recorded here as the attempt's failure, so the job is retried on the backoff.
+ * Throws only when the failure itself cannot be recorded (the database is unreachable): the
+ * caller's delivery must then come again.
  */
 export async function attemptJob(
   db: Database,
@@ -28,7 +29,7 @@ export async function attemptJob(
   firstAttempt?: FirstAttempt,
 ): Promise<AttemptOutcome> {
   try {
-    const done = await attemptingHere(message.jobId, () => timeStages(message.jobId, () => runJob(db, env, effects, message, attempt, firstAttempt)));
+    const done = await timeStages(message.jobId, () => runJob(db, env, effects, message, attempt, firstAttempt));
     if (done) await announceEnd(env, done);
     return "finished";
   } catch (error) {

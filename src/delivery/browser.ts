@@ -2,6 +2,7 @@ import { Buffer } from "node:buffer";
 import { DurableObject } from "cloudflare:workers";
 import puppeteer, { type Browser, type CDPSession, type Page } from "@cloudflare/puppeteer";
 import { numberVar, type Env } from "../env";
+import { errorDetail } from "../lib/log";
 import { stageParts } from "../lib/stages";
 import { JobFailure, type FailureReason } from "./job-state";
 
@@ -10,14 +11,32 @@ export interface CaptureOptions {
   /** Device pixels per CSS pixel (1: the image is exactly `width` pixels wide). */
   scale: number;
   format: "png" | "jpeg" | "pdf";
-  /** How long each wait for the page may take (default RENDER_TIMEOUT_MS). */
+  /** How long each wait for the page may take (default RENDER_TIMEOUT_MS), never past `deadline`. */
   timeoutMs?: number;
+  /**
+   * When (epoch ms) the capture must have answered, its turn at the station included
+   * (default: CAPTURE_BUDGET_MS from the call). Past it the station gives up and says so,
+   * and the caller stops waiting for the station: the attempt records its failure itself.
+   */
+  deadline?: number;
 }
 
-/** How long a page may take to mark itself rendered before the attempt fails. */
+/** How long a page may take to load and mark itself rendered before the attempt fails. */
 const RENDER_TIMEOUT_MS = 20_000;
+/** What a page's wait leaves of the deadline for the screenshot or PDF itself. */
+const SHOT_RESERVE_MS = 1_500;
 /** A station idle this long lets go of its browser connection (the session itself stays warm for keep_alive). */
 const IDLE_DISCONNECT_MS = 60_000;
+/** A capture's time when its caller sets no deadline. */
+export const CAPTURE_BUDGET_MS = 20_000;
+/**
+ * How long past the deadline the caller still waits for the station's answer. A station
+ * answers by its deadline; one that does not (reset, or busy in a call that lost its browser)
+ * is not waited for.
+ */
+const ANSWER_GRACE_MS = 2_000;
+/** How often a call waiting for the station's tab looks whether its turn has come. */
+const TURN_LOOK_MS = 10;
 
 export interface Capture {
   bytes: Uint8Array<ArrayBuffer>;
@@ -54,10 +73,37 @@ export async function capture(env: Env, html: string, options: CaptureOptions, k
   const stations = Math.max(1, Math.floor(numberVar(env.CAPTURE_STATIONS, 1)));
   const namespace = env.CAPTURE_STATION as unknown as DurableObjectNamespace<CaptureStation>;
   const station = namespace.get(namespace.idFromName(`station-${stationIndex(key, stations)}`));
-  const answer = (await station.capture(html, options)) as StationAnswer;
+  const deadline = options.deadline ?? Date.now() + CAPTURE_BUDGET_MS;
+  // The call and the timer are this request's own: nothing here waits on another request.
+  const answer = await beforeDeadline(station.capture(html, { ...options, deadline }) as Promise<StationAnswer>, deadline + ANSWER_GRACE_MS, "the capture station's answer");
   stageParts({ page_load: answer.loadMs, capture: answer.shotMs }, "browser_connect");
   if (!answer.ok) throw new JobFailure(answer.reason, answer.final, answer.detail);
   return answer.capture;
+}
+
+/** Thrown when a step of a capture is still running at its deadline. */
+export class PastDeadline extends Error {}
+
+/**
+ * `work`, or a PastDeadline failure once `deadline` (epoch ms) passes first. The work is not
+ * stopped, only no longer waited for: `abandoned` gets it if it still succeeds (to release
+ * what it holds).
+ */
+export async function beforeDeadline<T>(work: Promise<T>, deadline: number, what: string, abandoned?: (late: T) => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let late = false;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(new PastDeadline(`${what} did not come within the capture's deadline`));
+    }, Math.max(0, deadline - Date.now()));
+  });
+  work.then((value) => late && abandoned?.(value), () => undefined);
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function stationIndex(key: string, stations: number): number {
@@ -72,56 +118,102 @@ function stationIndex(key: string, stations: number): number {
  * Object may, so this saves every job the connect and the tab set-up (about a third of a
  * warm capture's overhead, measured by `npm run bench:delivery`). Captures run one after
  * the other: the tab is shared, and one browser composites one screenshot at a time anyway.
+ *
+ * Every call awaits only what it creates itself: it takes a number and watches, on its own
+ * timer, for its turn (plain fields of the station, no promise of another call), and every
+ * step of its capture is bounded by its deadline. A browser that died or stopped answering
+ * fails the capture in hand (the attempt is retried) and the next call gets a new browser.
  */
 export class CaptureStation extends DurableObject<Env> {
   private browser: Browser | undefined;
   private tab: Tab | undefined;
   /** The Browser Rendering session this station used last: the first it tries again. */
   private sessionId: string | undefined;
-  private line: Promise<unknown> = Promise.resolve();
+  /** Sessions that stopped answering: never connected to again (they time out on their own). */
+  private readonly shunned = new Set<string>();
+  /** Numbers of the calls waiting for the tab, first come first served. */
+  private readonly waiting: number[] = [];
+  private nextNumber = 0;
+  private busy = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-  capture(html: string, options: CaptureOptions): Promise<StationAnswer> {
-    const turn = this.line.then(() => this.captureNow(html, options));
-    this.line = turn.catch(() => undefined);
-    return turn;
+  async capture(html: string, options: CaptureOptions): Promise<StationAnswer> {
+    const deadline = options.deadline ?? Date.now() + CAPTURE_BUDGET_MS;
+    if (!(await this.turn(deadline))) {
+      return { ok: false, reason: "render_failed", final: false, detail: "no turn at the capture station before the capture's deadline", loadMs: 0, shotMs: 0 };
+    }
+    try {
+      return await this.captureNow(html, options, deadline);
+    } finally {
+      this.busy = false;
+    }
   }
 
-  private async captureNow(html: string, options: CaptureOptions): Promise<StationAnswer> {
+  /** Waits for this call's turn at the tab; false when the deadline passes first. */
+  private async turn(deadline: number): Promise<boolean> {
+    const number = this.nextNumber++;
+    this.waiting.push(number);
+    try {
+      while (this.busy || this.waiting[0] !== number) {
+        if (Date.now() >= deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, TURN_LOOK_MS));
+      }
+      this.busy = true;
+      return true;
+    } finally {
+      this.waiting.splice(this.waiting.indexOf(number), 1);
+    }
+  }
+
+  private async captureNow(html: string, options: CaptureOptions, deadline: number): Promise<StationAnswer> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     const timing: StationTiming = { loadMs: 0, shotMs: 0 };
     try {
-      const tab = await this.warmTab();
-      return { ok: true, capture: await captureOn(tab, html, options, timing), ...timing };
+      const tab = await this.warmTab(deadline);
+      return { ok: true, capture: await captureOn(tab, html, options, deadline, timing), ...timing };
     } catch (error) {
       if (error instanceof JobFailure) return { ok: false, reason: error.reason, final: error.final, detail: error.detail, ...timing };
-      // The connection or the tab may be broken: start afresh next time.
-      this.letGo();
-      throw error;
+      // The browser died, the connection broke, or a step outlived the deadline: start afresh
+      // next time — and never again in a session that stopped answering.
+      this.letGo(error instanceof PastDeadline);
+      return { ok: false, reason: "render_failed", final: false, detail: errorDetail(error), ...timing };
     } finally {
       this.idleTimer = setTimeout(() => this.letGo(), IDLE_DISCONNECT_MS);
     }
   }
 
   /** The warm tab, connecting (to a free session, else a new one) when there is none. */
-  private async warmTab(): Promise<Tab> {
+  private async warmTab(deadline: number): Promise<Tab> {
     if (this.browser?.isConnected() && this.tab && !this.tab.page.isClosed()) return this.tab;
     this.letGo();
-    const { browser, tab } = await acquire(this.env.BROWSER, this.sessionId);
+    const preferred = this.sessionId;
+    const { browser, tab } = await beforeDeadline(acquire(this.env.BROWSER, preferred, this.shunned), deadline, "a browser tab", (late) => late.browser.disconnect());
     this.sessionId = browser.sessionId();
     this.browser = browser;
     this.tab = tab;
     return tab;
   }
 
-  private letGo(): void {
+  /**
+   * Disconnects from the browser. `shun`: its session stopped answering — closed (if it still
+   * can be) and never connected to again.
+   */
+  private letGo(shun = false): void {
+    const browser = this.browser;
+    this.browser = undefined;
+    this.tab = undefined;
+    if (shun && this.sessionId) {
+      this.shunned.add(this.sessionId);
+      this.sessionId = undefined;
+      // Not awaited: a browser that stopped answering may never answer this either.
+      browser?.close().catch(() => undefined);
+      return;
+    }
     try {
-      this.browser?.disconnect();
+      browser?.disconnect();
     } catch {
       // already gone
     }
-    this.browser = undefined;
-    this.tab = undefined;
   }
 }
 
@@ -130,9 +222,9 @@ export class CaptureStation extends DurableObject<Env> {
  * new one only when no free session gives one. A session counts as free only once a tab is
  * open in it: one going away (closed or timed out) may still accept the connection and then
  * fail to open a tab ("Failed to open a new tab"). Disconnecting later (not closing) leaves
- * the session warm for the next connect.
+ * the session warm for the next connect. `shunned` sessions stopped answering: skipped.
  */
-async function acquire(binding: Fetcher, preferred: string | undefined): Promise<{ browser: Browser; tab: Tab }> {
+async function acquire(binding: Fetcher, preferred: string | undefined, shunned: ReadonlySet<string>): Promise<{ browser: Browser; tab: Tab }> {
   if (preferred) {
     const warm = await openedIn(() => puppeteer.connect(binding, preferred));
     if (warm) return warm;
@@ -140,7 +232,7 @@ async function acquire(binding: Fetcher, preferred: string | undefined): Promise
   }
   try {
     const sessions = await puppeteer.sessions(binding);
-    for (const session of sessions.filter((s) => !s.connectionId && s.sessionId !== preferred)) {
+    for (const session of sessions.filter((s) => !s.connectionId && s.sessionId !== preferred && !shunned.has(s.sessionId))) {
       const warm = await openedIn(() => puppeteer.connect(binding, session.sessionId));
       if (warm) return warm;
       // taken or gone meanwhile: try the next one
@@ -177,23 +269,26 @@ async function openTab(browser: Browser): Promise<{ browser: Browser; tab: Tab }
  * device pixels each) as PNG/JPEG, or prints it as a PDF with backgrounds. Every DevTools
  * message crosses the Browser Rendering proxy, so the whole load is one message (`loadPage`)
  * and the capture another, sent straight to the tab's DevTools session: what puppeteer's
- * setContent + waitForSelector + screenshot do in six to eight.
+ * setContent + waitForSelector + screenshot do in six to eight. No message is waited for past
+ * `deadline`: a browser that vanished without closing the connection fails the capture then.
  */
-async function captureOn(tab: Tab, html: string, options: CaptureOptions, timing: StationTiming): Promise<Capture> {
+async function captureOn(tab: Tab, html: string, options: CaptureOptions, deadline: number, timing: StationTiming): Promise<Capture> {
   const started = Date.now();
   // The tab keeps its viewport between jobs; setting an unchanged one would cost a relayout.
   // Set on the session that captures: the capture takes its scale from its own session.
   if (tab.viewport?.width !== options.width || tab.viewport.scale !== options.scale) {
-    await tab.devtools.send("Emulation.setDeviceMetricsOverride", { width: options.width, height: 800, deviceScaleFactor: options.scale, mobile: false });
+    const metrics = { width: options.width, height: 800, deviceScaleFactor: options.scale, mobile: false };
+    await beforeDeadline(tab.devtools.send("Emulation.setDeviceMetricsOverride", metrics), deadline, "the viewport");
     tab.viewport = { width: options.width, scale: options.scale };
   }
-  const timeoutMs = options.timeoutMs ?? RENDER_TIMEOUT_MS;
-  const state = (await tab.page.evaluate(`(${loadPage})(${JSON.stringify(html)}, ${timeoutMs})`)) as PageState;
+  // The page may wait for itself as long as the deadline leaves time for the shot.
+  const timeoutMs = Math.max(0, Math.min(options.timeoutMs ?? RENDER_TIMEOUT_MS, deadline - Date.now() - SHOT_RESERVE_MS));
+  const state = (await beforeDeadline(tab.page.evaluate(`(${loadPage})(${JSON.stringify(html)}, ${timeoutMs})`), deadline, "the page")) as PageState;
   const loaded = Date.now();
   timing.loadMs = loaded - started;
   assertCompleteDashboard(state, timeoutMs);
   if (options.format === "pdf") {
-    const { data } = await tab.devtools.send("Page.printToPDF", {
+    const printed = tab.devtools.send("Page.printToPDF", {
       printBackground: true,
       paperWidth: options.width / 96,
       paperHeight: Math.round(options.width * 1.414) / 96,
@@ -204,10 +299,12 @@ async function captureOn(tab: Tab, html: string, options: CaptureOptions, timing
       generateTaggedPDF: true, // accessible PDFs, as puppeteer prints them by default
       transferMode: "ReturnAsBase64",
     });
+    const { data } = await beforeDeadline(printed, deadline, "the PDF");
     timing.shotMs = Date.now() - loaded;
     return { bytes: fromBase64(data), contentType: "application/pdf" };
   }
-  const { data } = await tab.devtools.send("Page.captureScreenshot", { format: options.format, captureBeyondViewport: true });
+  const shot = tab.devtools.send("Page.captureScreenshot", { format: options.format, captureBeyondViewport: true });
+  const { data } = await beforeDeadline(shot, deadline, "the screenshot");
   timing.shotMs = Date.now() - loaded;
   return { bytes: fromBase64(data), contentType: options.format === "jpeg" ? "image/jpeg" : "image/png" };
 }
@@ -228,21 +325,23 @@ interface PageState {
 /**
  * Runs in the tab (as written: a string, no DOM types here): replaces the document with
  * `html` the way puppeteer's setContent does, waits for `load` and its fonts, then for the
- * body's `data-render-complete` mark (each wait at most `timeoutMs`, so no page holds the
+ * body's `data-render-complete` mark (all of it within `timeoutMs`, so no page holds the
  * station's line for long), and reports what is on the page.
  */
 const loadPage = `async (html, timeoutMs) => {
+  const end = Date.now() + timeoutMs;
+  const left = () => Math.max(0, end - Date.now());
   document.open();
   document.write(html);
   document.close();
-  const bounded = (promise) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+  const bounded = (promise) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, left()))]);
   if (document.readyState !== "complete") await bounded(new Promise((resolve) => window.addEventListener("load", resolve, { once: true })));
   await bounded(document.fonts.ready);
   const marked = () => document.body !== null && document.body.getAttribute("data-render-complete") === "true";
   const isDashboard = document.querySelector("main.dashboard") !== null;
   if (isDashboard && !marked()) {
     await new Promise((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
+      const timer = setTimeout(done, left());
       const observer = new MutationObserver(() => marked() && done());
       observer.observe(document.documentElement, { attributes: true, subtree: true });
       function done() { clearTimeout(timer); observer.disconnect(); resolve(); }

@@ -2,7 +2,7 @@ import { createDatabase } from "../db/client";
 import type { Env } from "../env";
 import { errorDetail, log } from "../lib/log";
 import { deliverWebhook, retryDelaySeconds, type AlertWebhookMessage } from "../webhooks/service";
-import { attemptJob, nextAttemptDelaySeconds, queueNextAttempt } from "./attempt";
+import { attemptJob, nextAttemptDelaySeconds, queueNextAttempt, type AttemptOutcome } from "./attempt";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { announceEnd, MAX_ATTEMPTS, sendJobWebhook, sweepStuckJobs, type DeliveryMessage, type JobPage } from "./service";
 
@@ -63,7 +63,22 @@ async function consumeOne(db: ReturnType<typeof createDatabase>, env: Env, effec
   }
   const attempt = (typeof body.after === "number" ? body.after : 0) + message.attempts;
   const backstop = body.backstop === true;
-  const outcome = await attemptJob(db, env, effects, { jobId: body.jobId, page: body.page, backstop }, attempt);
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await attemptJob(db, env, effects, { jobId: body.jobId, page: body.page, backstop }, attempt);
+  } catch (error) {
+    // Its failure could not be recorded: the job is still `rendering`, and a plain message on
+    // the backoff takes it over (a backstop's redelivery would not claim it again). The other
+    // messages of the batch are not held back by this one.
+    log("error", "attempt failed and could not be recorded; the next attempt takes the job over", { job_id: body.jobId, attempt, detail: errorDetail(error) });
+    if (backstop) {
+      await queueNextAttempt(env, body.jobId, body.page, attempt);
+      message.ack();
+    } else {
+      message.retry({ delaySeconds: nextAttemptDelaySeconds(attempt) });
+    }
+    return;
+  }
   if (outcome === "retry" && backstop) {
     // A backstop claims only a dead first attempt: its own retry goes out as a plain message.
     await queueNextAttempt(env, body.jobId, body.page, attempt);

@@ -31,7 +31,6 @@ import * as webhooks from "../webhooks/repository";
 import { checkCallbackUrl, deliverWebhook, webhookSecretMissing, type AlertWebhookMessage, type WebhookBody, type WebhookMessage } from "../webhooks/service";
 import type { DeliveryEffects } from "./effects";
 import { FAILURE_REASONS, JobFailure, now, transition, transitionWhere, type FailureReason, type JobRow } from "./job-state";
-import { isAttemptedHere, jobEnded, watchJob } from "./job-endings";
 import * as repo from "./repository";
 import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "./schemas";
 import { unsubscribeToken, unsubscribeUrl } from "../unsubscribe/tokens";
@@ -254,7 +253,7 @@ export async function jobStatus(db: Database, accessGroupId: number, jobId: stri
 
 export type DownloadState =
   | { state: "pending"; status: string }
-  | { state: "ready"; body: ReadableStream | Uint8Array<ArrayBuffer>; fileName: string; contentType: string; queryCache?: string }
+  | { state: "ready"; body: ReadableStream; fileName: string; contentType: string; queryCache?: string }
   | { state: "failed"; error: string };
 
 /**
@@ -266,58 +265,32 @@ export function downloadPollPause(waitedMs: number): number {
   return waitedMs < 1000 ? 5 : waitedMs < 5000 ? 50 : 250;
 }
 
-/**
- * While an attempt of its job runs in this isolate, a waiting download reads the board (no
- * I/O) every millisecond for the first 250 ms (local captures end within it, and each pause
- * is latency), then every 5 ms up to 2 s, then every 25 ms: a capture that takes seconds
- * costs a few hundred wake-ups of CPU time, not thousands, and hands the file over at most
- * 25 ms late.
- */
-export function boardWatchPause(waitedMs: number): number {
-  return waitedMs < 250 ? 1 : waitedMs < 2000 ? 5 : 25;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
- * expired tokens are 404. While an attempt of the job runs in this isolate, a waiting
- * request checks whether it ended (job-endings.ts; see boardWatchPause) instead of looking
- * at the job: then it has the file at once.
+ * expired tokens are 404. A waiting request learns that the job ended by looking at it (one
+ * indexed read, see downloadPollPause), wherever the job runs: it awaits only its own reads
+ * and timers, never the attempt itself (Workers run no request's code on behalf of another).
  */
 export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
   const jobId = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`download:${await sha256Hex(token)}`) : null;
   if (!jobId) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
   const started = Date.now();
   const until = started + waitSeconds * 1000;
-  const watch = waitSeconds > 0 ? watchJob(jobId) : undefined;
-  let noted = () => watch?.ending();
-  try {
-    for (;;) {
-      const [job] = await repo.jobById(db, jobId);
-      if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
-      if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
+  for (;;) {
+    const [job] = await repo.jobById(db, jobId);
+    if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
+    if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
+    if (job.status === "done" && job.fileKey) {
       const request = JSON.parse(job.request) as JobRequest;
-      if (job.status === "done" && job.fileKey) {
-        const file = await env.FILES.get(job.fileKey);
-        if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
-        return { state: "ready", body: file.body, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream", queryCache: file.customMetadata?.[QUERY_CACHE_METADATA] };
-      }
-      const left = until - Date.now();
-      if (left <= 0) return { state: "pending", status: job.status };
-      if (watch && isAttemptedHere(jobId)) {
-        // The attempt runs here and notes its ending: no look at the database meanwhile.
-        while (isAttemptedHere(jobId) && !noted() && Date.now() < until) await sleep(Math.min(boardWatchPause(Date.now() - started), until - Date.now()));
-      } else {
-        await sleep(Math.min(downloadPollPause(Date.now() - started), left));
-      }
-      const ended = noted();
-      if (ended?.status === "done") return { state: "ready", body: ended.file.bytes, fileName: request.fileName, contentType: ended.file.contentType, queryCache: ended.file.queryCache };
-      // A failure noted here ends the pause once; its reason is read from the job.
-      if (ended) noted = () => undefined;
+      const file = await env.FILES.get(job.fileKey);
+      if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
+      return { state: "ready", body: file.body, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream", queryCache: file.customMetadata?.[QUERY_CACHE_METADATA] };
     }
-  } finally {
-    watch?.stop();
+    const left = until - Date.now();
+    if (left <= 0) return { state: "pending", status: job.status };
+    await sleep(Math.min(downloadPollPause(Date.now() - started), left));
   }
 }
 
@@ -369,6 +342,13 @@ export const STUCK_AFTER_SECONDS = 300;
 export const FIRST_ATTEMPT_LIFETIME_SECONDS = 30;
 /** The backstop arrives once the first attempt has ended, one way or the other. */
 export const BACKSTOP_DELAY_SECONDS = FIRST_ATTEMPT_LIFETIME_SECONDS + 5;
+/**
+ * An attempt's capture answers within this many seconds of the attempt's start, its turn at
+ * the capture station included, or fails the attempt: even a first attempt then has time
+ * left to record its failure and queue the retry itself, instead of being cut off with the
+ * API call's background work and left to the backstop.
+ */
+export const CAPTURE_DEADLINE_SECONDS = FIRST_ATTEMPT_LIFETIME_SECONDS - 6;
 
 /**
  * What a backstop may claim: a first attempt that died (`rendering` with one attempt,
@@ -412,6 +392,7 @@ export async function runJob(
   attempt: number,
   firstAttempt?: FirstAttempt,
 ): Promise<JobRow | undefined> {
+  const captureBy = Date.now() + CAPTURE_DEADLINE_SECONDS * 1000;
   // Known from the message, the page renders while the claim runs: one D1 round trip
   // fewer before the capture. Its outcome is used only if this attempt gets the job. A
   // backstop mostly finds the job ended, so it renders only once it has the job. A first
@@ -433,29 +414,28 @@ export async function runJob(
   const request = JSON.parse(job.request) as JobRequest;
 
   // A retry after a failed send finds the file stored by the earlier attempt.
-  let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string; queryCache?: string };
+  let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string };
   if (job.fileKey) {
     const object = await env.FILES.get(job.fileKey);
     if (!object) throw new JobFailure("render_failed", false, "stored file missing");
-    file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey, queryCache: object.customMetadata?.[QUERY_CACHE_METADATA] };
+    file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey };
   } else {
     const cacheReport = early?.cacheReport ?? new QueryCacheReport();
     const html = await (early?.html ?? renderJobPage(db, env, { customerId: job.customerId, embedId: job.dashboardEmbedId, request }, cacheReport));
     stage("render");
     const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
-    const captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format }, job.id);
+    const captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
     const key = `jobs/${job.id}/${request.fileName}`;
     // Where the captured panels' results came from, for the download's X-Query-Cache.
     await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status } });
     stage("r2");
-    file = { ...captured, key, queryCache: cacheReport.status };
+    file = { ...captured, key };
   }
   const fileColumns = { fileKey: file.key, contentType: file.contentType };
 
   if (!request.email) {
     const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
     stage("job_update");
-    if (done) jobEnded(job.id, { status: "done", file: { bytes: file.bytes, contentType: file.contentType, queryCache: file.queryCache } });
     return done;
   }
 
@@ -563,6 +543,9 @@ async function withUnsubscribe(env: Env, request: JobRequest, mail: Mail): Promi
   };
 }
 
+/** The pause before a failed attempt's record is written again. */
+const RECORD_AGAIN_AFTER_MS = 250;
+
 export type FailureOutcome = { outcome: "retry" | "failed"; job: JobRow } | { outcome: "moved_on" };
 
 /**
@@ -576,9 +559,14 @@ export async function recordFailure(db: Database, jobId: string, attempt: number
   const final = failure.final || attempt >= MAX_ATTEMPTS;
   log("warn", "delivery attempt failed", { job_id: jobId, attempt, reason: failure.reason, final, detail: failure.message });
   const from = failure.reason === "send_failed" ? (["sending"] as const) : (["rendering"] as const);
-  const [job] = await transition(db, jobId, from, final ? "failed" : "queued", { error: FAILURE_REASONS[failure.reason] });
+  const record = () => transition(db, jobId, from, final ? "failed" : "queued", { error: FAILURE_REASONS[failure.reason] });
+  // A failure seen is recorded now, not left to the sweep: a write that fails is tried once more.
+  const [job] = await record().catch(async (error) => {
+    log("warn", "failed attempt not recorded; trying once more", { job_id: jobId, attempt, detail: errorDetail(error) });
+    await sleep(RECORD_AGAIN_AFTER_MS);
+    return record();
+  });
   if (!job) return { outcome: "moved_on" };
-  if (final) jobEnded(jobId, { status: "failed" });
   return { outcome: final ? "failed" : "retry", job };
 }
 
