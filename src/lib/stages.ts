@@ -12,6 +12,8 @@ interface Timing {
   startedAt: number;
   last: number;
   stages: Record<string, number>;
+  /** When (epoch ms) each stage last ended, e.g. when a capture came back (browser_connect). */
+  ends: Record<string, number>;
 }
 
 const current = new AsyncLocalStorage<Timing>();
@@ -20,7 +22,7 @@ const KEEP = 200;
 
 export function timeStages<T>(jobId: string, run: () => Promise<T>): Promise<T> {
   const now = Date.now();
-  const timing: Timing = { jobId, startedAt: now, last: now, stages: {} };
+  const timing: Timing = { jobId, startedAt: now, last: now, stages: {}, ends: {} };
   recent.delete(jobId);
   recent.set(jobId, timing);
   if (recent.size > KEEP) recent.delete(recent.keys().next().value!);
@@ -32,10 +34,13 @@ export function stage(name: string): void {
   stageParts({}, name);
 }
 
-/** A job's timing: when its consumer started (epoch ms), when it last marked a stage, and the stages in ms. */
-export function stageTimings(jobId: string): { started_at: number; ended_at: number; stages: Record<string, number> } | undefined {
+/**
+ * A job's timing (its last attempt's): when the attempt started (epoch ms), when it last
+ * marked a stage, the stages in ms, and when each stage last ended (epoch ms).
+ */
+export function stageTimings(jobId: string): { started_at: number; ended_at: number; stages: Record<string, number>; stage_ends: Record<string, number> } | undefined {
   const timing = recent.get(jobId);
-  return timing && { started_at: timing.startedAt, ended_at: timing.last, stages: { ...timing.stages } };
+  return timing && { started_at: timing.startedAt, ended_at: timing.last, stages: { ...timing.stages }, stage_ends: { ...timing.ends } };
 }
 
 /**
@@ -53,5 +58,6 @@ export function stageParts(parts: Record<string, number>, rest: string): void {
     remaining -= part;
   }
   timing.stages[rest] = (timing.stages[rest] ?? 0) + remaining;
+  timing.ends[rest] = now;
   timing.last = now;
 }
