@@ -91,6 +91,31 @@ describe("a job whose start or first attempt meets an outage is not lost", () =>
 /** The backstop message the API sends with every job, delivered now (as if its delay had passed). */
 const backstop = (jobId: string) => deliverByHand(jobId, 1, 1, { jobId, after: 1, backstop: true });
 
+describe("a failed attempt is recorded at once and retried on the backoff", () => {
+  it("records a first attempt whose capture throws as failed (queued, with its reason) at once, and retries it 5 s later (real queue)", async () => {
+    await bindings.DOWNLOADS.put("fault:browser", "1");
+    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    expect(res.status).toBe(200);
+    const jobId = res.body.job_id;
+    const created = Date.now();
+    const row = () => bindings.DB.prepare("SELECT status, attempts, error, updated_at FROM jobs WHERE id = ?").bind(jobId).first<{ status: string; attempts: number; error: string | null; updated_at: string }>();
+    let failed = await row();
+    while (failed!.status === "rendering" && Date.now() - created < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      failed = await row();
+    }
+    // Not left rendering: the attempt itself recorded its failure, within moments.
+    expect(failed).toMatchObject({ status: "queued", attempts: 1, error: "The dashboard could not be captured." });
+    expect(Date.now() - created).toBeLessThan(3_000);
+    const done = await waitForJob(ctx.read, jobId, (s) => s === "done" || s === "failed", 30_000);
+    expect(done).toMatchObject({ status: "done", attempts: 2, error: null });
+    // The second attempt came on the backoff: 5 s after the failure was recorded (and not much later).
+    const retriedAfter = Date.parse(done.updated_at) - Date.parse(failed!.updated_at);
+    expect(retriedAfter).toBeGreaterThanOrEqual(5_000);
+    expect(retriedAfter).toBeLessThan(12_000);
+  }, 45_000);
+});
+
 describe("the first attempt runs in the API call", () => {
   it("starts a requested screenshot in the call: born claimed (never queued, attempt 1 at once), done after that one attempt", async () => {
     const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import puppeteer from "@cloudflare/puppeteer";
 import { describe, expect, it } from "vitest";
 import { capture, type CaptureStation } from "../../src/delivery/browser";
+import { JobFailure } from "../../src/delivery/job-state";
 import { isPng, pngWidth } from "./helpers";
 
 const bindings = env as unknown as { BROWSER: Fetcher; CAPTURE_STATION: DurableObjectNamespace<CaptureStation> };
@@ -37,5 +38,35 @@ describe("the capture station", () => {
     expect(new TextDecoder().decode(after.bytes.slice(0, 5))).toBe("%PDF-");
     expect(after.contentType).toBe("application/pdf");
     expect((await held()).session).not.toBe(before.session); // its old session was closed: a new one
+  });
+
+  it("fails a capture whose browser stops answering at the capture's deadline (retried), and gives the next capture a new browser", async () => {
+    await capture(env as never, page("before"), { width: 500, scale: 1, format: "png" });
+    const before = await held();
+    // A page that never lets its tab answer again: the load message gets no reply.
+    const frozen = `<!doctype html><body><main class="dashboard"><script>for (;;) {}</script></main></body>`;
+    const started = Date.now();
+    const failure = await capture(env as never, frozen, { width: 500, scale: 1, format: "png", deadline: started + 2_000 }).catch((e) => e);
+    expect(failure).toBeInstanceOf(JobFailure);
+    expect(failure).toMatchObject({ reason: "render_failed", final: false });
+    expect(failure.detail).toContain("did not come within the capture's deadline");
+    expect(Date.now() - started).toBeLessThan(4_000);
+    const after = await capture(env as never, page("after"), { width: 500, scale: 1, format: "png" });
+    expect(isPng(after.bytes)).toBe(true);
+    expect((await held()).session).not.toBe(before.session); // the session that stopped answering is not used again
+  });
+
+  it("answers a call that gets no turn before its deadline at once, with a retryable failure", async () => {
+    const slow = `<!doctype html><body><main class="dashboard"><section class="panel">…</section></main></body>`;
+    // The first call holds the tab for its whole wait (a page that never marks itself complete).
+    const holding = capture(env as never, slow, { width: 500, scale: 1, format: "png", timeoutMs: 1_500 }).catch((e) => e);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const queued = await capture(env as never, page("late"), { width: 500, scale: 1, format: "png", deadline: started + 500 }).catch((e) => e);
+    expect(queued).toMatchObject({ reason: "render_failed", final: false, detail: "no turn at the capture station before the capture's deadline" });
+    expect(Date.now() - started).toBeLessThan(1_200);
+    expect(await holding).toMatchObject({ reason: "incomplete_capture" });
+    // Its turn given up, the next call is served as usual.
+    expect(isPng((await capture(env as never, page("next"), { width: 500, scale: 1, format: "png" })).bytes)).toBe(true);
   });
 });

@@ -113,70 +113,73 @@ afterAll(async () => {
  * signal to the last job's end and to the first capture that came back after it.
  */
 async function deliveriesWhenTheBrowser(signal: "SIGKILL" | "SIGSTOP", round: number) {
-      // 9 screenshots (wide PNGs and PDFs: captures that take a while) and 5 reports.
-      const requests = Array.from({ length: 14 }, (_, i) =>
-        i % 3 === 0
-          ? api("/api/dashboard/report", { provided_id: "acme-berlin", dashboard_embed_id: "monthly-report", email: `round${round}-${i}@recovery.example` })
-          : api("/api/dashboard/screenshot", {
-              provided_id: i % 2 ? "acme-paris" : "globex",
-              dashboard_embed_id: "sales-overview",
-              ...(i % 4 === 1 ? { export_type: "pdf" } : { width: 2400 }),
-            }),
-      );
-      const jobs: { job_id: string }[] = await Promise.all(requests);
-      const reports = new Set(jobs.filter((_, i) => i % 3 === 0).map((j) => j.job_id));
+  // 9 screenshots (wide PNGs and PDFs: captures that take a while) and 5 reports.
+  const requests = Array.from({ length: 14 }, (_, i) =>
+    i % 3 === 0
+      ? api("/api/dashboard/report", { provided_id: "acme-berlin", dashboard_embed_id: "monthly-report", email: `round${round}-${i}@recovery.example` })
+      : api("/api/dashboard/screenshot", {
+          provided_id: i % 2 ? "acme-paris" : "globex",
+          dashboard_embed_id: "sales-overview",
+          ...(i % 4 === 1 ? { export_type: "pdf" } : { width: 2400 }),
+        }),
+  );
+  const jobs: { job_id: string }[] = await Promise.all(requests);
+  const reports = new Set(jobs.filter((_, i) => i % 3 === 0).map((j) => j.job_id));
 
-      const victims = chromiumBelow(server.pid);
-      expect(victims.length).toBeGreaterThan(0);
-      const killedAt = Date.now();
-      for (const victim of victims) process.kill(victim.pid, signal);
-      try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      if (signal === "SIGKILL") expect(victims.filter((v) => alive(v.pid))).toEqual([]);
+  const victims = chromiumBelow(server.pid);
+  expect(victims.length).toBeGreaterThan(0);
+  const killedAt = Date.now();
+  for (const victim of victims) process.kill(victim.pid, signal);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (signal === "SIGKILL") expect(victims.filter((v) => alive(v.pid))).toEqual([]);
 
-      // Requested after the kill: needs a browser that is not there any more.
-      const after = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" });
-      const ids = [...jobs.map((j) => j.job_id), after.job_id];
+    // Requested after the kill: needs a browser that is not there any more.
+    const after = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" });
+    const ids = [...jobs.map((j) => j.job_id), after.job_id];
 
-      let statuses: any[] = [];
-      while (Date.now() - killedAt < 90_000) {
-        statuses = await Promise.all(ids.map(async (id) => (await api("/api/dashboard/job_status/", { job_id: id })).job));
-        if (statuses.every((job) => job.status === "done" || job.status === "failed")) break;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-      const endedAt = (job: any) => Date.parse(job.updated_at) - killedAt;
+    let statuses: any[] = [];
+    while (Date.now() - killedAt < 90_000) {
+      statuses = await Promise.all(ids.map(async (id) => (await api("/api/dashboard/job_status/", { job_id: id })).job));
+      if (statuses.every((job) => job.status === "done" || job.status === "failed")) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const endedAt = (job: any) => Date.parse(job.updated_at) - killedAt;
 
-      // The kill came while at least 10 of the jobs were still running.
-      expect(statuses.slice(0, jobs.length).filter((job) => endedAt(job) > 0).length).toBeGreaterThanOrEqual(10);
-      for (const job of statuses) {
-        expect(["done", "failed"], JSON.stringify(job)).toContain(job.status);
-        if (job.status === "failed") expect(job.error, JSON.stringify(job)).toMatch(/\w/);
-        expect(endedAt(job), JSON.stringify(job)).toBeLessThanOrEqual(60_000);
-      }
-      expect(statuses.at(-1)).toMatchObject({ id: after.job_id, status: "done", error: null });
-      const afterFile = await fetch(`${after.url}?wait=0`);
-      expect(afterFile.status).toBe(200);
-      expect(afterFile.headers.get("content-type")).toBe("image/png");
+    // The kill came while at least 10 of the jobs were still running.
+    expect(statuses.slice(0, jobs.length).filter((job) => endedAt(job) > 0).length).toBeGreaterThanOrEqual(10);
+    for (const job of statuses) {
+      expect(["done", "failed"], JSON.stringify(job)).toContain(job.status);
+      if (job.status === "failed") expect(job.error, JSON.stringify(job)).toMatch(/\w/);
+      expect(endedAt(job), JSON.stringify(job)).toBeLessThanOrEqual(60_000);
+    }
+    expect(statuses.at(-1)).toMatchObject({ id: after.job_id, status: "done", error: null });
+    const afterFile = await fetch(`${after.url}?wait=0`);
+    expect(afterFile.status).toBe(200);
+    const png = new Uint8Array(await afterFile.arrayBuffer());
+    // A 1280 px wide page with the dashboard on it (a blank page would compress to a few KB).
+    expect(new DataView(png.buffer).getUint32(16)).toBe(1280);
+    expect(png.byteLength).toBeGreaterThan(30_000);
 
-      // At most one e-mail per report; a report that ended done sent exactly one.
-      const mails = await mailsPerJob();
-      for (const job of statuses.filter((j) => reports.has(j.id))) {
-        expect(mails.get(job.id) ?? 0, job.id).toBeLessThanOrEqual(1);
-        if (job.status === "done") expect(mails.get(job.id), job.id).toBe(1);
-      }
+    // At most one e-mail per report; a report that ended done sent exactly one.
+    const mails = await mailsPerJob();
+    for (const job of statuses.filter((j) => reports.has(j.id))) {
+      expect(mails.get(job.id) ?? 0, job.id).toBeLessThanOrEqual(1);
+      if (job.status === "done") expect(mails.get(job.id), job.id).toBe(1);
+    }
 
-      // When the captures of the delivered jobs came back (their last attempt's stage clock).
-      const captures: number[] = [];
-      for (const job of statuses.filter((j) => j.status === "done")) {
-        const timing = (await (await fetch(`${server.base}/_dev/delivery-stages/${job.id}`)).json()) as any;
-        if (timing.stage_ends?.browser_connect > killedAt) captures.push(timing.stage_ends.browser_connect - killedAt);
-      }
-      expect(captures.length).toBeGreaterThan(0);
-      return { round, lastEndMs: Math.max(...statuses.map(endedAt)), firstCaptureMs: Math.min(...captures) };
-      } finally {
-        // A stopped browser is never woken: it goes now, as a killed one went at once.
-        if (signal === "SIGSTOP") for (const victim of victims.filter((v) => alive(v.pid))) process.kill(victim.pid, "SIGKILL");
-      }
+    // When the captures of the delivered jobs came back (their last attempt's stage clock).
+    const captures: number[] = [];
+    for (const job of statuses.filter((j) => j.status === "done")) {
+      const timing = (await (await fetch(`${server.base}/_dev/delivery-stages/${job.id}`)).json()) as any;
+      if (timing.stage_ends?.browser_connect > killedAt) captures.push(timing.stage_ends.browser_connect - killedAt);
+    }
+    expect(captures.length).toBeGreaterThan(0);
+    return { round, lastEndMs: Math.max(...statuses.map(endedAt)), firstCaptureMs: Math.min(...captures) };
+  } finally {
+    // A stopped browser is never woken: it goes now, as a killed one went at once.
+    if (signal === "SIGSTOP") for (const victim of victims.filter((v) => alive(v.pid))) process.kill(victim.pid, "SIGKILL");
+  }
 }
 
 describe("delivery when the browser dies (npm start, Chromium killed by pid)", () => {
