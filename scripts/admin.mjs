@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
+import * as dashboardFiles from "./lib/dashboard-files.mjs";
 import { readDevVars } from "./lib/dev-vars.mjs";
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -24,6 +25,10 @@ const usage = `Usage: npm run admin -- <command> [options]
   dashboards list
   dashboards push <file.json> [--tag production[,email]] [--draft]
   dashboards tag <embed id> <tag> <version number>
+  dashboards validate <file.json…> [--customer <provided_id>]
+  dashboards preview <file.json> --customer <provided_id> [--expires-in <seconds>]
+  dashboards pull <embed id> [--version <N> | --tag <tag>] [--out <file.json>]
+  dashboards diff <embed id> <version a> <version b>
   schedules list
   schedules run <schedule id>
 
@@ -83,6 +88,15 @@ function requestFor(positional, flags) {
     case "dashboards tag":
       return ["POST", "/admin/dashboard_tags/", { embed_id: need(rest[0], "<embed id>"), tag: need(rest[1], "<tag>"), version_number: Number(need(rest[2], "<version number>")) }];
     case "dashboards push": return ["PUSH", need(rest[0], "<file.json>")];
+    // Dashboards as code: several calls each, run by scripts/lib/dashboard-files.mjs.
+    case "dashboards validate":
+      return ["FILES", (request) => dashboardFiles.validate(request, rest, { customer: flags.customer })];
+    case "dashboards preview":
+      return ["FILES", (request) => dashboardFiles.preview(request, need(rest[0], "<file.json>"), { customer: need(flags.customer, "--customer <provided_id>"), expiresIn: flags["expires-in"] })];
+    case "dashboards pull":
+      return ["FILES", (request, base) => dashboardFiles.pull(request, base, need(rest[0], "<embed id>"), { version: flags.version, tag: flags.tag, out: flags.out })];
+    case "dashboards diff":
+      return ["FILES", (request, base) => dashboardFiles.diff(request, base, need(rest[0], "<embed id>"), need(rest[1], "<version a>"), need(rest[2], "<version b>"))];
     case "schedules list": return ["GET", "/admin/report_schedules/"];
     case "schedules run": return ["POST", "/admin/run_report_schedule/", { id: need(rest[0], "<schedule id>") }];
     default:
@@ -101,6 +115,10 @@ async function main() {
   const token = flags["admin-token"] ?? process.env.ADMIN_TOKEN ?? readDevVars(join(root, ".dev.vars")).ADMIN_TOKEN;
   if (!token) throw new Error("No admin token: pass --admin-token, set ADMIN_TOKEN, or run `npm start` once to create .dev.vars.");
   const request = adminClient(base, token);
+  if (method === "FILES") {
+    process.exitCode = await path(request, base);
+    return;
+  }
   const result =
     method === "PUSH"
       ? await pushDashboard(request, JSON.parse(readFileSync(path, "utf8")), {

@@ -4,6 +4,7 @@ import { registerBlueprintRoutes } from "./blueprints/routes";
 import { registerCustomerRoutes } from "./customers/routes";
 import { registerEmbedRoutes } from "./dashboards/embed";
 import { registerDashboardAdminRoutes } from "./dashboards/routes";
+import { registerDashboardsAsCodeRoutes } from "./dashboards-as-code/routes";
 import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
@@ -50,6 +51,7 @@ export function createApp() {
   registerLegacyRoutes(app);
   registerAdminRoutes(app);
   registerDashboardAdminRoutes(app);
+  registerDashboardsAsCodeRoutes(app);
   registerEmbedRoutes(app);
   registerQueryCacheRoutes(app);
   registerDeliveryRoutes(app);

@@ -63,6 +63,8 @@ export const visibleByProvidedId = (providedId: string, accessGroupId: number) =
 export const visibleByTokenHash = (tokenHash: string, accessGroupId: number) =>
   and(eq(customers.tokenHash, tokenHash), eq(customers.accessGroupId, accessGroupId))!;
 export const byId = (id: number) => eq(customers.id, id);
+/** Any customer by its provided_id, in any access group (the admin plane sees them all). */
+export const byProvidedId = (providedId: string) => eq(customers.providedId, providedId);
 /** Any customer by its token's hash, in any access group (the token itself authorises). */
 export const byTokenHash = (tokenHash: string) => eq(customers.tokenHash, tokenHash);
 

@@ -3,14 +3,14 @@ import { numberVar } from "../env";
 import { log } from "../lib/log";
 import { runCached, type QueryCachePolicy } from "../query-cache/cache";
 import type { Definition } from "./definition";
-import { runD1 } from "./sources/d1";
-import { runPostgres } from "./sources/postgres";
+import { describeD1, runD1 } from "./sources/d1";
+import { describePostgres, runPostgres } from "./sources/postgres";
 import { bindingOfKind, dialectOf, type DataSourceKind } from "./sources/kinds";
-import type { PanelQuery, PanelResult, RunLimits, SourceTrips } from "./sources/types";
+import type { PanelColumns, PanelQuery, PanelResult, RunLimits, SourceTrips } from "./sources/types";
 import { readOnlyProblem } from "../lib/sql-read-only";
 import { bindPlaceholders, type PlaceholderContext } from "./sql";
 
-export type { PanelResult, Row } from "./sources/types";
+export type { PanelColumns, PanelResult, Row } from "./sources/types";
 
 export interface DataSource {
   id: number;
@@ -43,6 +43,11 @@ export class DataRoundTrips extends RoundTripCounter {
 type Runner = (binding: never, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips) => Promise<Map<string, PanelResult>>;
 
 const runners: Record<DataSourceKind, Runner> = { d1: runD1, postgres: runPostgres };
+
+/** Prepares one data source's panels without fetching rows: their result columns. */
+type Describer = (binding: never, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips) => Promise<Map<string, PanelColumns>>;
+
+const describers: Record<DataSourceKind, Describer> = { d1: describeD1, postgres: describePostgres };
 
 /** QUERY_TIMEOUT_MS (default 10 s) and QUERY_ROW_LIMIT (default 10000 rows). */
 function runLimits(env: object): RunLimits {
@@ -86,20 +91,17 @@ export async function runSourceQueries(env: object, source: DataSource, queries:
 }
 
 /**
- * Runs every data panel on the data source that the customer's computed mapping assigns
- * to the panel's schema: each data source gets its panels in one go (D1: one batch;
- * PostgreSQL: one connection, one read-only transaction), all sources in parallel. Panels
- * whose results are cached (`run.cache`) are not run; a page whose panels all hit calls no
- * data source.
+ * Where each data panel runs: the data source that the customer's computed mapping assigns to
+ * the panel's schema, with its query bound in that source's dialect. Panels that cannot run
+ * (no mapping, a binding of the wrong kind, SQL that is not read-only) get their result here.
  */
-export async function runPanels(
+export function routePanels(
   env: object,
   definition: Definition,
   mapping: Record<string, string>,
   sources: DataSource[],
   context: PlaceholderContext,
-  run: QueryRun = {},
-): Promise<Map<string, PanelResult>> {
+): { results: Map<string, PanelResult>; groups: Map<DataSource, PanelQuery[]> } {
   const results = new Map<string, PanelResult>();
   const groups = new Map<DataSource, PanelQuery[]>();
   const sourceOf = new Map(sources.map((s) => [String(s.id), s]));
@@ -129,7 +131,55 @@ export async function runPanels(
     }
     groups.set(source, [...(groups.get(source) ?? []), { panelId: panel.id, ...bound }]);
   }
+  return { results, groups };
+}
 
+/**
+ * The result columns of every data panel, each query prepared on its data source (as
+ * `runPanels` would run it) without fetching a row: what `dashboards validate --customer`
+ * checks the columns a chart names against.
+ */
+export async function describePanels(
+  env: object,
+  definition: Definition,
+  mapping: Record<string, string>,
+  sources: DataSource[],
+  context: PlaceholderContext,
+): Promise<Map<string, PanelColumns>> {
+  const { results, groups } = routePanels(env, definition, mapping, sources, context);
+  const described = new Map<string, PanelColumns>();
+  for (const [panelId, result] of results) {
+    const message = result.status === "failed" ? result.message : undefined;
+    described.set(panelId, result.status === "no_mapping" ? result : { status: "failed", message: message ?? "the data source's binding cannot run this query" });
+  }
+  const limits = runLimits(env);
+  await Promise.all(
+    [...groups.entries()].map(async ([source, queries]) => {
+      const kind = source.kind ?? "d1";
+      const trips: SourceTrips = { kind, trips: 0, connections: 0 };
+      const binding = (env as Record<string, never>)[source.binding];
+      for (const [panelId, result] of await describers[kind](binding, queries, limits, trips)) described.set(panelId, result);
+    }),
+  );
+  return described;
+}
+
+/**
+ * Runs every data panel on the data source that the customer's computed mapping assigns
+ * to the panel's schema: each data source gets its panels in one go (D1: one batch;
+ * PostgreSQL: one connection, one read-only transaction), all sources in parallel. Panels
+ * whose results are cached (`run.cache`) are not run; a page whose panels all hit calls no
+ * data source.
+ */
+export async function runPanels(
+  env: object,
+  definition: Definition,
+  mapping: Record<string, string>,
+  sources: DataSource[],
+  context: PlaceholderContext,
+  run: QueryRun = {},
+): Promise<Map<string, PanelResult>> {
+  const { results, groups } = routePanels(env, definition, mapping, sources, context);
   await Promise.all(
     [...groups.entries()].map(async ([source, queries]) => {
       for (const [panelId, result] of await runSourceQueries(env, source, queries, run)) results.set(panelId, result);

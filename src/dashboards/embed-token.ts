@@ -47,7 +47,7 @@ export async function customerTokenFingerprint(tokenHash: string): Promise<strin
 }
 
 /** Whether a customer's current token hash is the one the embed token was minted for. */
-export async function fingerprintMatches(claims: EmbedClaims, tokenHash: string): Promise<boolean> {
+export async function fingerprintMatches(claims: Pick<EmbedClaims, "ctv">, tokenHash: string): Promise<boolean> {
   return constantTimeEqual(claims.ctv, await customerTokenFingerprint(tokenHash));
 }
 
@@ -79,7 +79,7 @@ export async function verifyWithEmbedSecret<T extends { exp: number }>(env: Env,
     if (!claims.success || claims.data.exp <= Math.floor(Date.now() / 1000)) return null;
     return claims.data;
   } catch (error) {
-    log("info", "embed token refused", { reason: error instanceof Error ? error.name : "unknown" });
+    log("info", "signed token refused", { reason: error instanceof Error ? error.name : "unknown" });
     return null;
   }
 }

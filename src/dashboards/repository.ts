@@ -1,4 +1,4 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { dashboards, dashboardTags, dashboardVersions, dataSources as dataSourcesTable } from "../db/schema";
 import { sqlNow } from "../db/time";
@@ -33,6 +33,26 @@ export function listDashboards(db: Database) {
 
 export function dashboardByEmbedId(db: Database, embedId: string) {
   return db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.embedId, embedId));
+}
+
+export function dashboardNamed(db: Database, embedId: string) {
+  return db.select({ name: dashboards.name }).from(dashboards).where(eq(dashboards.embedId, embedId));
+}
+
+/** The version a number or a tag names, or else the newest one (at most one row). */
+export function versionSelected(db: Database, embedId: string, selector: { version_number?: number; tag?: string }) {
+  const base = db
+    .select({ versionNumber: dashboardVersions.versionNumber, draft: dashboardVersions.draft, definition: dashboardVersions.definition })
+    .from(dashboardVersions)
+    .innerJoin(dashboards, eq(dashboards.id, dashboardVersions.dashboardId));
+  if (selector.tag !== undefined) {
+    return base
+      .innerJoin(dashboardTags, and(eq(dashboardTags.versionId, dashboardVersions.id), eq(dashboardTags.tag, selector.tag)))
+      .where(eq(dashboards.embedId, embedId))
+      .limit(1);
+  }
+  const which = selector.version_number !== undefined ? eq(dashboardVersions.versionNumber, selector.version_number) : undefined;
+  return base.where(and(eq(dashboards.embedId, embedId), which)).orderBy(desc(dashboardVersions.versionNumber)).limit(1);
 }
 
 /** Schemas are the admin plane's; one lookup serves every capability that names them. */

@@ -30,25 +30,67 @@ export function dashboardNotFound(embedId: string, field = "embed_id"): ApiError
   return new ApiError("dashboard_not_found", `Dashboard '${embedId}' does not exist.`, field);
 }
 
+/** The schema ids a definition's panels name (to look up with `repo.existingSchemas`). */
+export function schemaIdsOf(definition: Definition): number[] {
+  return [...new Set(definition.panels.flatMap((p) => (p.schema_id === undefined ? [] : [p.schema_id])))];
+}
+
+/**
+ * What a valid definition breaks beyond its shape, in the order the API reports: each panel
+ * naming a schema that is not among `existing` (422 unknown_schema), then each panel whose
+ * SQL is not one read-only statement (422 query_not_read_only). Saving and previewing stop
+ * at the first; a check (`dashboards validate`) reports them all.
+ */
+export function definitionRuleErrors(definition: Definition, existing: { id: number }[]): ApiError[] {
+  const known = new Set(existing.map((s) => s.id));
+  const unknown = definition.panels.flatMap((panel, index) =>
+    panel.schema_id !== undefined && !known.has(panel.schema_id)
+      ? [new ApiError("unknown_schema", `Schema ${panel.schema_id} does not exist.`, `definition.panels.${index}.schema_id`)]
+      : [],
+  );
+  const writing = definition.panels.flatMap((panel, index) => {
+    const problem = panel.sql === undefined || panel.type === "text" ? null : readOnlyProblem(panel.sql);
+    return problem ? [new ApiError("query_not_read_only", `Panel '${panel.id}' is not a read-only query: ${problem}.`, `definition.panels.${index}.sql`)] : [];
+  });
+  return [...unknown, ...writing];
+}
+
 /**
  * Saves a validated definition as the next version; schemas must exist (422 unknown_schema)
  * and every panel's SQL must be one read-only statement (422 query_not_read_only).
  */
 export async function saveVersion(db: Database, input: { embed_id: string; definition: Definition; draft?: boolean }) {
-  const schemaIds = [...new Set(input.definition.panels.flatMap((p) => (p.schema_id === undefined ? [] : [p.schema_id])))];
-  const [dashboard, schemas] = await db.batch([repo.dashboardByEmbedId(db, input.embed_id), repo.existingSchemas(db, schemaIds)]);
+  const [dashboard, schemas] = await db.batch([repo.dashboardByEmbedId(db, input.embed_id), repo.existingSchemas(db, schemaIdsOf(input.definition))]);
   if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
-  const known = new Set(schemas.map((s) => s.id));
-  const index = input.definition.panels.findIndex((p) => p.schema_id !== undefined && !known.has(p.schema_id));
-  if (index >= 0) {
-    throw new ApiError("unknown_schema", `Schema ${input.definition.panels[index].schema_id} does not exist.`, `definition.panels.${index}.schema_id`);
-  }
-  input.definition.panels.forEach((panel, i) => {
-    const problem = panel.sql === undefined || panel.type === "text" ? null : readOnlyProblem(panel.sql);
-    if (problem) throw new ApiError("query_not_read_only", `Panel '${panel.id}' is not a read-only query: ${problem}.`, `definition.panels.${i}.sql`);
-  });
+  const [broken] = definitionRuleErrors(input.definition, schemas);
+  if (broken) throw broken;
   const [version] = await repo.insertVersion(db, input.embed_id, JSON.stringify(input.definition), input.draft ?? false);
   return { version_number: version.versionNumber, draft: version.draft === 1 };
+}
+
+/** Which version `getVersion` reads: a number, a tag, or (neither) the newest version or draft. */
+export interface VersionSelector {
+  embed_id: string;
+  version_number?: number;
+  tag?: string;
+}
+
+/** One version as stored (a definition the API accepted), with its dashboard's name: what `dashboards pull` writes. */
+export async function getVersion(db: Database, selector: VersionSelector) {
+  const [dashboard, versions] = await db.batch([repo.dashboardNamed(db, selector.embed_id), repo.versionSelected(db, selector.embed_id, selector)]);
+  if (dashboard.length === 0) throw dashboardNotFound(selector.embed_id);
+  if (versions.length === 0) {
+    if (selector.tag !== undefined) throw new ApiError("dashboard_version_not_found", `Dashboard '${selector.embed_id}' has no tag '${selector.tag}'.`, "tag");
+    if (selector.version_number !== undefined) {
+      throw new ApiError("dashboard_version_not_found", `Dashboard '${selector.embed_id}' has no version ${selector.version_number}.`, "version_number");
+    }
+    throw new ApiError("no_dashboard_version", `Dashboard '${selector.embed_id}' has no version yet.`, "embed_id");
+  }
+  const [version] = versions;
+  return {
+    dashboard: { embed_id: selector.embed_id, name: dashboard[0].name },
+    version: { version_number: version.versionNumber, draft: version.draft, definition: JSON.parse(version.definition) as Definition },
+  };
 }
 
 export async function tagVersion(db: Database, input: { embed_id: string; tag: string; version_number: number }) {
@@ -151,25 +193,32 @@ export async function loadedDashboard(request: RenderRequest, [chain, choice, so
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
   const version = versionToRender(choice, request.embedId, request.versions);
+  return definitionForCustomer(JSON.parse(version.definition) as Definition, version.dashboardName, chain, sources, request.variables, cacheVersions(chain, version));
+}
 
-  const definition = JSON.parse(version.definition) as Definition;
+/**
+ * A definition as one customer sees it: placeholders resolved from the customer's chain
+ * (computed properties), the variables' defaults under the given values, and the computed
+ * mapping that picks each panel's data source; `versions` go into its query-cache keys
+ * (`cacheVersions`). Saved versions and unsaved previews alike.
+ */
+export function definitionForCustomer(
+  definition: Definition,
+  dashboardName: string,
+  chain: CustomerViewRow[],
+  sources: LoadedDashboard["sources"],
+  variables: Record<string, unknown>,
+  versions: string[],
+): LoadedDashboard {
   const { computedProperties, computedMapping } = computedFields(chain);
   const defaults = Object.fromEntries(definition.variables.filter((v) => v.default !== undefined).map((v) => [v.name, v.default]));
   const context = {
     customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties },
-    variables: { ...defaults, ...request.variables },
+    variables: { ...defaults, ...variables },
   };
   // Only the data sources the customer's access group may use: a mapping to another one is no mapping.
   const usable = usableSources(sources, chain[0].accessGroupId);
-  return {
-    definition,
-    dashboardName: version.dashboardName,
-    context,
-    isDemo: chain[0].isDemo === 1,
-    mapping: computedMapping,
-    sources: usable,
-    cacheVersions: cacheVersions(chain, version),
-  };
+  return { definition, dashboardName, context, isDemo: chain[0].isDemo === 1, mapping: computedMapping, sources: usable, cacheVersions: versions };
 }
 
 /** One D1 round trip: the customer chain, the version to show and the data sources. */
@@ -209,12 +258,16 @@ export async function panelRows(db: Database, env: object, request: RenderReques
 
 /** A data panel's title and rows (as `panelRows`): what an alert evaluates. */
 export async function panelData(db: Database, env: object, request: RenderRequest, panelId: string): Promise<{ title: string; rows: Row[] }> {
-  const loaded = await loadDashboard(db, request);
+  return dataOfPanel(env, await loadDashboard(db, request), request.embedId, panelId, request);
+}
+
+/** One data panel's title and rows of a loaded dashboard (saved or previewed), as its CSV holds them. */
+export async function dataOfPanel(env: object, loaded: LoadedDashboard, embedId: string, panelId: string, run: RenderRun = {}): Promise<{ title: string; rows: Row[] }> {
   const panel = loaded.definition.panels.find((p) => p.id === panelId);
   if (!panel || panel.type === "text") {
-    throw new ApiError("panel_not_found", `Dashboard '${request.embedId}' has no data panel '${panelId}'.`, "panel_id");
+    throw new ApiError("panel_not_found", `Dashboard '${embedId}' has no data panel '${panelId}'.`, "panel_id");
   }
-  const results = await runPanels(env, { ...loaded.definition, panels: [panel] }, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, request));
+  const results = await runPanels(env, { ...loaded.definition, panels: [panel] }, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, run));
   const result = results.get(panel.id) ?? { status: "failed" as const };
   if (result.status === "no_mapping") {
     throw new ApiError("panel_data_unavailable", `No data source is set up for this customer (schema ${result.schemaId}).`, "panel_id");

@@ -13,12 +13,15 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 
 /** The first zod issue as a `validation_error` naming the offending field (dotted path). */
 export function validationError(error: z.ZodError, input: unknown): ApiError {
-  const issue = error.issues[0];
-  const field = issue.path.map(String).join(".");
+  const { field, missing, message } = describeIssue(error.issues[0], input);
+  return new ApiError("validation_error", missing ? `${field || "body"} is required.` : `${field || "body"}: ${message}`, field || undefined);
+}
+
+/** A zod issue as a dotted field, whether that field is missing, and zod's (or our) message. */
+export function describeIssue(issue: z.core.$ZodIssue, input: unknown): { field: string; missing: boolean; message: string } {
   // A missing field is told apart by the input itself, not by the wording of zod's message.
   const missing = issue.code === "invalid_type" && valueAt(input, issue.path) === undefined;
-  const message = missing ? `${field || "body"} is required.` : `${field || "body"}: ${issue.message}`;
-  return new ApiError("validation_error", message, field || undefined);
+  return { field: issue.path.map(String).join("."), missing, message: missing ? "required" : issue.message };
 }
 
 /**

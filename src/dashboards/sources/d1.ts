@@ -1,5 +1,5 @@
 import { log } from "../../lib/log";
-import { limitRows, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
+import { limitRows, type PanelColumns, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
 
 /**
  * Every panel of one D1 data source in one `batch` (one round trip). A failing batch is
@@ -44,4 +44,35 @@ export async function runD1(
     );
   }
   return results;
+}
+
+/**
+ * Each panel's result columns without fetching a row: the query wrapped in `LIMIT 0` (SQLite
+ * stops before the first row) and read with its column names. D1 batches carry no column
+ * names, so the statements go one by one, in parallel.
+ */
+export async function describeD1(database: D1Database, queries: PanelQuery[], _limits: RunLimits, trips: SourceTrips): Promise<Map<string, PanelColumns>> {
+  const results = new Map<string, PanelColumns>();
+  await Promise.all(
+    queries.map(async (query) => {
+      try {
+        trips.trips++;
+        // Newlines keep a trailing `--` comment in the panel's SQL from swallowing the wrapper.
+        const [columns] = await database
+          .prepare(`SELECT * FROM (\n${query.sql}\n) LIMIT 0`)
+          .bind(...query.params)
+          .raw<unknown[]>({ columnNames: true });
+        results.set(query.panelId, { status: "ok", columns: (columns ?? []).map(String) });
+      } catch (error) {
+        results.set(query.panelId, { status: "failed", message: `the query failed: ${d1Message(error)}` });
+      }
+    }),
+  );
+  return results;
+}
+
+/** D1's message without its wrapping ("D1_ERROR: no such table: x: SQLITE_ERROR" → "no such table: x"). */
+function d1Message(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/^(D1_ERROR|D1_EXEC_ERROR|Error):\s*/i, "").replace(/:\s*SQLITE_[A-Z_]+$/, "").trim();
 }

@@ -1,7 +1,7 @@
 import pg from "pg";
 import * as pgCloudflare from "pg-cloudflare";
 import { log } from "../../lib/log";
-import { limitRows, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
+import { limitRows, type PanelColumns, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
 
 // The package's typed entry is its stub for other runtimes; the `workerd` build has the socket.
 const { CloudflareSocket } = pgCloudflare as unknown as { CloudflareSocket: new (ssl: boolean) => { on(event: "error", listener: () => void): unknown } };
@@ -26,13 +26,48 @@ export function workersSocket(config: { ssl?: boolean }) {
  * Panels run one after another on that connection (a connection runs one statement at a
  * time); different data sources still run in parallel.
  */
-export async function runPostgres(
-  hyperdrive: Hyperdrive,
-  queries: PanelQuery[],
-  limits: RunLimits,
-  trips: SourceTrips,
-): Promise<Map<string, PanelResult>> {
-  const results = new Map<string, PanelResult>();
+export function runPostgres(hyperdrive: Hyperdrive, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips): Promise<Map<string, PanelResult>> {
+  return inReadOnlyTransaction<PanelResult>(hyperdrive, queries, limits, trips, {
+    run: async (client, query) => {
+      const answer = await client.query(extended(limited(query.sql, limits.rowLimit), query));
+      return limitRows(answer.rows as Row[], limits.rowLimit);
+    },
+    failed: (message) => ({ status: "failed", message }),
+  });
+}
+
+/**
+ * Each panel's result columns without fetching a row: the query wrapped in `LIMIT 0`, on the
+ * same connection and in the same `READ ONLY` transaction (with its timeout) as a render.
+ */
+export function describePostgres(hyperdrive: Hyperdrive, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips): Promise<Map<string, PanelColumns>> {
+  return inReadOnlyTransaction<PanelColumns>(hyperdrive, queries, limits, trips, {
+    run: async (client, query) => {
+      const answer = await client.query(extended(`SELECT * FROM (\n${query.sql}\n) AS panel_rows LIMIT 0`, query));
+      return { status: "ok", columns: answer.fields.map((field) => field.name) };
+    },
+    failed: (message) => ({ status: "failed", message }),
+  });
+}
+
+/**
+ * Always the extended protocol, even without parameters (pg would send a text with no values
+ * as a simple query, which may hold several statements): one statement per message, so the
+ * server itself refuses a second one.
+ */
+function extended(text: string, query: PanelQuery): pg.QueryConfig {
+  return { text, values: query.params, queryMode: "extended" } as pg.QueryConfig;
+}
+
+/** How one panel's query is run, and what a panel that could not run gets. */
+interface PanelWork<T> {
+  run: (client: pg.Client, query: PanelQuery) => Promise<T>;
+  failed: (message: string) => T;
+}
+
+/** One connection, one `READ ONLY` transaction with `statement_timeout`; the panels one after another. */
+async function inReadOnlyTransaction<T>(hyperdrive: Hyperdrive, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips, work: PanelWork<T>): Promise<Map<string, T>> {
+  const results = new Map<string, T>();
   const secrets = [hyperdrive.connectionString, hyperdrive.password].filter((s) => typeof s === "string" && s.length > 0);
   const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
   const client = new pg.Client({
@@ -54,7 +89,7 @@ export async function runPostgres(
   };
 
   const failAll = (message: string) => {
-    for (const query of queries) if (!results.has(query.panelId)) results.set(query.panelId, { status: "failed", message });
+    for (const query of queries) if (!results.has(query.panelId)) results.set(query.panelId, work.failed(message));
   };
   // Our own text (the values are our own integers): one trip. Standard strings pin how
   // backslashes in '…' are read to the way the read-only check reads them. Report queries
@@ -76,14 +111,10 @@ export async function runPostgres(
     for (const query of queries) {
       try {
         trips.trips++;
-        // Always the extended protocol, even without parameters (pg would send a text with no
-        // values as a simple query, which may hold several statements): one statement per
-        // message, so the server itself refuses a second one.
-        const answer = await client.query({ text: limited(query.sql, limits.rowLimit), values: query.params, queryMode: "extended" } as pg.QueryConfig);
-        results.set(query.panelId, limitRows(answer.rows as Row[], limits.rowLimit));
+        results.set(query.panelId, await work.run(client, query));
       } catch (error) {
         log("warn", "panel query failed", { panel: query.panelId, error: redact(error, secrets) });
-        results.set(query.panelId, { status: "failed", message: panelMessage(error, timeoutMs) });
+        results.set(query.panelId, work.failed(panelMessage(error, timeoutMs)));
         if (isConnectionLost(error)) throw error;
         // The failed statement aborted the transaction; the remaining panels get a fresh one.
         trips.trips++;

@@ -8,6 +8,12 @@ export type PanelResult =
   | { status: "no_mapping"; schemaId: number }
   | { status: "failed"; message?: string };
 
+/** A panel's query prepared without fetching rows: its result columns, or why it cannot run. */
+export type PanelColumns =
+  | { status: "ok"; columns: string[] }
+  | { status: "no_mapping"; schemaId: number }
+  | { status: "failed"; message: string };
+
 /** A panel's query with its placeholders already bound in the source's dialect. */
 export interface PanelQuery {
   panelId: string;

@@ -1,0 +1,30 @@
+import { byId, byProvidedId, customerChain } from "../customers/repository";
+import * as dashboards from "../dashboards/repository";
+import type { Definition } from "../dashboards/definition";
+import type { Database } from "../db/client";
+import { sha256Hex } from "../lib/crypto";
+
+/** An unsaved definition kept for its preview link, in KV until the link expires. */
+export interface StoredPreview {
+  embed_id: string;
+  name: string;
+  definition: Definition;
+}
+
+/** KV keys hold only the hash of the preview id the signed token carries. */
+const previewKey = async (previewId: string) => `preview:${await sha256Hex(previewId)}`;
+
+export async function storePreview(kv: KVNamespace, previewId: string, preview: StoredPreview, ttlSeconds: number): Promise<void> {
+  await kv.put(await previewKey(previewId), JSON.stringify(preview), { expirationTtl: ttlSeconds });
+}
+
+export async function storedPreview(kv: KVNamespace, previewId: string): Promise<StoredPreview | null> {
+  const value = await kv.get(await previewKey(previewId));
+  return value === null ? null : (JSON.parse(value) as StoredPreview);
+}
+
+/** A customer of any access group by provided_id, with its ancestors (for computed fields). */
+export const chainByProvidedId = (db: Database, providedId: string) => customerChain(db, byProvidedId(providedId));
+export const chainById = (db: Database, id: number) => customerChain(db, byId(id));
+export const existingSchemas = dashboards.existingSchemas;
+export const dataSources = dashboards.dataSources;

@@ -1,0 +1,178 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { DataRoundTrips } from "../dashboards/data";
+import { DashboardDefinition } from "../dashboards/definition";
+import { rowsToCsv, variablesFromQuery } from "../dashboards/embed";
+import { pageWidth } from "../dashboards/render";
+import { dataOfPanel, renderLoaded } from "../dashboards/service";
+import type { AppEnv } from "../http/context";
+import { ApiError } from "../http/errors";
+import { EmbedId, plainText } from "../http/fields";
+import { adminOperation, ErrorSchema, successSchema } from "../http/openapi";
+import { errorPage, pageSecurityHeaders } from "../http/pages";
+import { DASHBOARD_SCHEMA_PATH, dashboardJsonSchema } from "./file-schema";
+import { checkFile, createPreview, loadPreview } from "./service";
+
+const tags = ["Administration: dashboards as code"];
+
+const schemaDocument = createRoute({
+  method: "get",
+  path: DASHBOARD_SCHEMA_PATH,
+  operationId: "dashboardFileSchema",
+  tags,
+  summary: "The JSON Schema (2020-12) of a dashboard file",
+  description:
+    "Generated from the zod schema that validates saved versions. Point `$schema` of a dashboard file (or your editor's settings) at it to get completion and checks while editing.",
+  responses: { 200: { description: "A JSON Schema document.", content: { "application/schema+json": { schema: z.record(z.string(), z.unknown()) } } } },
+});
+
+const FileProblem = z
+  .object({
+    field: z.string().openapi({ description: "Dotted path in the file, e.g. `definition.panels.2.y_columns.0` (empty: the file itself)." }),
+    panel_index: z.number().int().nullable().openapi({ description: "The panel to blame (index in `definition.panels`), or null." }),
+    panel_id: z.string().nullable().openapi({ description: "That panel's id, when it has a valid one." }),
+    message: z.string(),
+  })
+  .openapi("DashboardFileProblem");
+
+const check = adminOperation({
+  method: "post",
+  path: "/admin/dashboard_checks/",
+  operationId: "adminCheckDashboardFile",
+  tags,
+  summary: "Check a dashboard file without saving it (what `dashboards validate` runs)",
+  description:
+    "The body is the dashboard file as it is (`embed_id`, `name`, `definition`, see `/schemas/dashboard.json`) plus an optional `provided_id`. " +
+    "Every problem is reported (not just the first) with `success: 1` — a file with problems is an answer, not a failed call: schema errors, " +
+    "schemas that do not exist, and with `provided_id` each data panel's query prepared on the data source that customer's computed mapping " +
+    "assigns (wrapped in `LIMIT 0`: no row is fetched; PostgreSQL in the read-only transaction with its timeout) and the columns each chart names " +
+    "looked up in the query's result columns. Nothing is saved. An unknown customer is 404 `customer_not_found`.",
+  body: z
+    .looseObject({
+      provided_id: plainText(1, 256).optional().openapi({ description: "Prepare every data panel's query against this customer's data (any access group)." }),
+      embed_id: z.unknown().optional(),
+      name: z.unknown().optional(),
+      definition: z.unknown().optional(),
+    })
+    .openapi("DashboardCheckRequest"),
+  response: successSchema({
+    valid: z.boolean(),
+    problems: z.array(FileProblem),
+    panels: z
+      .array(z.object({ id: z.string(), columns: z.array(z.string()) }))
+      .optional()
+      .openapi({ description: "With `provided_id`: each data panel whose query was prepared, with its result columns." }),
+  }),
+});
+
+const preview = adminOperation({
+  method: "post",
+  path: "/admin/dashboard_previews/",
+  operationId: "adminCreateDashboardPreview",
+  tags,
+  summary: "A signed, short-lived link that draws an unsaved definition for one customer",
+  description:
+    "Validated as a saved version would be (400 `validation_error`, 422 `unknown_schema`), but nothing is saved: no dashboard, no version. " +
+    "`preview_url` draws the definition for that customer exactly as the embed page would (their data, computed properties and mapping) " +
+    "until `expires_at`; refreshing the customer token ends it early.",
+  body: z
+    .object({
+      provided_id: plainText(1, 256).openapi({ description: "The customer to draw the dashboard for (any access group)." }),
+      embed_id: EmbedId.optional().openapi({ description: "The file's embed id (only shown in the link); default `unsaved`." }),
+      name: z.string().min(1).max(200).optional(),
+      definition: DashboardDefinition,
+      expires_in: z.number().int().min(60).max(86_400).optional().openapi({ description: "Lifetime in seconds (60–86400, default 900)." }),
+    })
+    .openapi("DashboardPreviewRequest"),
+  response: successSchema({
+    token: z.string().openapi({ description: "A compact JWS (HS256)." }),
+    expires_at: z.string().openapi({ description: "ISO 8601 UTC." }),
+    preview_url: z.string().openapi({ description: "`<base>/preview/<embed_id>?token=<token>`" }),
+  }),
+});
+
+const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+
+const previewPage = createRoute({
+  method: "get",
+  path: "/preview/{embedId}",
+  operationId: "dashboardPreviewPage",
+  tags,
+  summary: "An unsaved dashboard drawn for one customer (a preview link)",
+  description: "As the embed page (`width`, `var_<name>` parameters, filter controls, CSV links), for the definition and customer the preview token names.",
+  request: {
+    params: z.object({ embedId: z.string() }),
+    query: z.object({
+      token: z.string().optional().openapi({ description: "The preview token from `/admin/dashboard_previews/`." }),
+      width: z.string().optional(),
+    }),
+  },
+  responses: {
+    200: html("The rendered dashboard (`<body data-render-complete=\"true\">`)."),
+    401: html("The link is not valid: expired, altered, for another embed id, or its customer's token was refreshed."),
+  },
+});
+
+const previewCsv = createRoute({
+  method: "get",
+  path: "/preview/{embedId}/panels/{panelFile}",
+  operationId: "dashboardPreviewPanelCsv",
+  tags,
+  summary: "A previewed data panel's rows as CSV",
+  request: {
+    params: z.object({ embedId: z.string(), panelFile: z.string().openapi({ example: "revenue.csv" }) }),
+    query: z.object({ token: z.string().optional() }),
+  },
+  responses: {
+    200: { description: "`text/csv; charset=utf-8`, as the embed page's CSV.", content: { "text/csv": { schema: z.string() } } },
+    401: { description: "`invalid_embed_token`: the preview link is not valid.", content: { "application/json": { schema: ErrorSchema } } },
+    404: { description: "`panel_not_found`.", content: { "application/json": { schema: ErrorSchema } } },
+    422: { description: "`panel_data_unavailable`.", content: { "application/json": { schema: ErrorSchema } } },
+  },
+});
+
+export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(schemaDocument, (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json(dashboardJsonSchema(new URL(c.req.url).origin) as Record<string, never>, 200, { "Content-Type": "application/schema+json; charset=utf-8" });
+  });
+
+  app.openapi(check, async (c) => {
+    const { provided_id, ...file } = c.req.valid("json");
+    return c.json({ success: 1 as const, ...(await checkFile(c.get("db"), c.env, file, provided_id)) }, 200);
+  });
+
+  app.openapi(preview, async (c) => c.json({ success: 1 as const, ...(await createPreview(c.get("db"), c.env, new URL(c.req.url).origin, c.req.valid("json"))) }, 200));
+
+  app.openapi(previewPage, async (c) => {
+    const embedId = c.req.param("embedId");
+    const query = c.req.query();
+    await pageSecurityHeaders(c);
+    c.header("X-Robots-Tag", "noindex");
+    let loaded;
+    try {
+      loaded = await loadPreview(c.get("db"), c.env, embedId, query.token ?? "", variablesFromQuery(query));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "invalid_embed_token") return c.html(errorPage("Not authorised", error.message, 401), 401);
+      throw error;
+    }
+    const dataRoundTrips = new DataRoundTrips();
+    const page = await renderLoaded(c.env, loaded, { ...pageWidth(query.width), interaction: { path: `/preview/${encodeURIComponent(embedId)}`, query, locked: [] } }, { dataRoundTrips });
+    if (c.env.ENVIRONMENT !== "production") c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
+    return c.html(page, 200);
+  });
+
+  app.openapi(previewCsv, async (c) => {
+    const embedId = c.req.param("embedId");
+    const file = c.req.param("panelFile");
+    if (!file.endsWith(".csv")) throw new ApiError("route_not_found", `No route GET ${c.req.path}; panel exports end in .csv.`);
+    const panelId = file.slice(0, -4);
+    const query = c.req.query();
+    const loaded = await loadPreview(c.get("db"), c.env, embedId, query.token ?? "", variablesFromQuery(query));
+    const { rows } = await dataOfPanel(c.env, loaded, embedId, panelId);
+    c.header("Content-Type", "text/csv; charset=utf-8");
+    c.header("Content-Disposition", `attachment; filename="${panelId}.csv"`);
+    c.header("Cache-Control", "no-store");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(rowsToCsv(rows), 200);
+  });
+}

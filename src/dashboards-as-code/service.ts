@@ -1,0 +1,161 @@
+import type { z } from "@hono/zod-openapi";
+import { customerNotFound } from "../customers/not-found";
+import type { Database } from "../db/client";
+import { describePanels, type PanelColumns } from "../dashboards/data";
+import type { Definition, PanelDefinition } from "../dashboards/definition";
+import { customerTokenFingerprint, fingerprintMatches } from "../dashboards/embed-token";
+import { definitionForCustomer, schemaIdsOf, definitionRuleErrors, type LoadedDashboard } from "../dashboards/service";
+import type { Env } from "../env";
+import { ApiError } from "../http/errors";
+import { describeIssue } from "../http/validation";
+import { randomHex } from "../lib/crypto";
+import { DashboardFile } from "./file-schema";
+import { signPreviewToken, verifyPreviewToken } from "./preview-token";
+import * as repo from "./repository";
+
+// ---- checks: what `dashboards validate` reports -------------------------------------------
+
+/** One thing wrong with a dashboard file; `panel_index`/`panel_id` when a panel is to blame. */
+export interface FileProblem {
+  /** Dotted path in the file, e.g. `definition.panels.2.y_columns.0`. */
+  field: string;
+  panel_index: number | null;
+  panel_id: string | null;
+  message: string;
+}
+
+export interface FileCheck {
+  valid: boolean;
+  problems: FileProblem[];
+  /** With a customer: each data panel whose query was prepared, with its result columns. */
+  panels?: { id: string; columns: string[] }[];
+}
+
+function problem(file: unknown, field: (string | number)[], message: string): FileProblem {
+  const [root, list, index] = field;
+  const inPanel = root === "definition" && list === "panels" && typeof index === "number";
+  const panels = (file as { definition?: { panels?: unknown } } | null)?.definition?.panels;
+  const id = inPanel && Array.isArray(panels) ? (panels[index] as { id?: unknown } | undefined)?.id : undefined;
+  return {
+    field: field.join("."),
+    panel_index: inPanel ? (index as number) : null,
+    panel_id: typeof id === "string" ? id : null,
+    message,
+  };
+}
+
+/**
+ * Every problem of a dashboard file, not just the first: the zod schema of the file (the one
+ * saving a version applies to `definition`), the schemas its panels name, and — with a
+ * customer — each data panel's query prepared on the data source that customer's computed
+ * mapping assigns (no row fetched), and the columns each chart names looked up in the
+ * query's result columns. One D1 round trip, then one statement per panel on its source.
+ */
+export async function checkFile(db: Database, env: object, file: unknown, providedId?: string): Promise<FileCheck> {
+  const parsed = DashboardFile.safeParse(file);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issueProblem(file, issue));
+  const definition = parsed.success ? parsed.data.definition : undefined;
+
+  const [chain, schemas, sources] = await db.batch([
+    repo.chainByProvidedId(db, providedId ?? ""),
+    repo.existingSchemas(db, definition ? schemaIdsOf(definition) : []),
+    repo.dataSources(db),
+  ]);
+  if (providedId !== undefined && chain.length === 0) throw customerNotFound(providedId);
+  if (!definition) return { valid: false, problems };
+
+  for (const error of definitionRuleErrors(definition, schemas)) {
+    problems.push(problem(file, (error.field ?? "").split(".").map((k) => (/^\d+$/.test(k) ? Number(k) : k)), error.message));
+  }
+  if (providedId === undefined || problems.length > 0) return { valid: problems.length === 0, problems };
+
+  const loaded = definitionForCustomer(definition, parsed.data!.name, chain, sources, {}, []);
+  const described = await describePanels(env, definition, loaded.mapping, sources, loaded.context);
+  const panels: { id: string; columns: string[] }[] = [];
+  definition.panels.forEach((panel, index) => {
+    const result = described.get(panel.id);
+    if (!result) return; // a text panel
+    if (result.status === "ok") panels.push({ id: panel.id, columns: result.columns });
+    for (const [field, message] of panelColumnProblems(panel, result, providedId)) problems.push(problem(file, ["definition", "panels", index, ...field], message));
+  });
+  return { valid: problems.length === 0, problems, panels };
+}
+
+function issueProblem(file: unknown, issue: z.core.$ZodIssue): FileProblem {
+  const { message } = describeIssue(issue, file);
+  return problem(file, issue.path as (string | number)[], message);
+}
+
+/** What is wrong with one prepared data panel: no data source, a failing query, or a column it names that its query lacks. */
+function panelColumnProblems(panel: PanelDefinition, result: PanelColumns, providedId: string): [(string | number)[], string][] {
+  if (result.status === "no_mapping") return [[["schema_id"], `customer '${providedId}' has no data source for schema ${result.schemaId}`]];
+  if (result.status === "failed") return [[["sql"], result.message.replace(/^The query failed/, "the query failed")]];
+  const named: [(string | number)[], string | undefined][] =
+    panel.type === "pie"
+      ? [[["label_column"], panel.label_column], [["value_column"], panel.value_column]]
+      : panel.type === "bar" || panel.type === "line" || panel.type === "area"
+        ? [[["x_column"], panel.x_column], ...(panel.y_columns ?? []).map((c, i): [(string | number)[], string] => [["y_columns", i], c])]
+        : [];
+  const columns = new Set(result.columns);
+  return named
+    .filter(([, column]) => column !== undefined && !columns.has(column))
+    .map(([field, column]) => [field, `column '${column}' is not in the query's result (${result.columns.join(", ") || "no columns"})`]);
+}
+
+// ---- previews: an unsaved file drawn for one customer -------------------------------------
+
+export const DEFAULT_PREVIEW_SECONDS = 900;
+
+export interface PreviewRequest {
+  provided_id: string;
+  embed_id?: string;
+  name?: string;
+  definition: Definition;
+  expires_in?: number;
+}
+
+/** The embed id a preview link shows when the file names none. */
+const UNSAVED_EMBED_ID = "unsaved";
+
+/**
+ * A signed, short-lived link that draws an unsaved definition for one customer exactly as
+ * the embed page would, without saving a version: the definition waits in KV (keyed by the
+ * hash of a random id) until the link expires. One D1 round trip and one KV write.
+ */
+export async function createPreview(db: Database, env: Env, baseUrl: string, input: PreviewRequest) {
+  const [chain, schemas] = await db.batch([repo.chainByProvidedId(db, input.provided_id), repo.existingSchemas(db, schemaIdsOf(input.definition))]);
+  if (chain.length === 0) throw customerNotFound(input.provided_id);
+  const [unknown] = definitionRuleErrors(input.definition, schemas);
+  if (unknown) throw unknown;
+
+  const embedId = input.embed_id ?? UNSAVED_EMBED_ID;
+  const seconds = input.expires_in ?? DEFAULT_PREVIEW_SECONDS;
+  const previewId = randomHex(16);
+  await repo.storePreview(env.DOWNLOADS, previewId, { embed_id: embedId, name: input.name ?? input.definition.title ?? embedId, definition: input.definition }, seconds);
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + seconds;
+  const token = await signPreviewToken(env, { pvw: previewId, cid: chain[0].id, ctv: await customerTokenFingerprint(chain[0].tokenHash), iat, exp });
+  return {
+    token,
+    expires_at: new Date(exp * 1000).toISOString(),
+    preview_url: `${baseUrl}/preview/${encodeURIComponent(embedId)}?token=${token}`,
+  };
+}
+
+/**
+ * The previewed dashboard, loaded for its customer; an ApiError `invalid_embed_token` when
+ * the token is bad or expired, its preview gone, it was issued for another embed id, or the
+ * customer's token was refreshed (or the customer deleted) since.
+ */
+export async function loadPreview(db: Database, env: Env, embedId: string, token: string, variables: Record<string, unknown>): Promise<LoadedDashboard> {
+  const claims = await verifyPreviewToken(env, token);
+  const preview = claims ? await repo.storedPreview(env.DOWNLOADS, claims.pvw) : null;
+  if (!claims || !preview) throw new ApiError("invalid_embed_token", "This preview link is not valid or has expired.");
+  if (preview.embed_id !== embedId) throw new ApiError("invalid_embed_token", "This preview link was issued for another dashboard.");
+  const [chain, sources] = await db.batch([repo.chainById(db, claims.cid), repo.dataSources(db)]);
+  if (chain.length === 0 || !(await fingerprintMatches(claims, chain[0].tokenHash))) {
+    throw new ApiError("invalid_embed_token", "This preview link is no longer valid (the customer token may have been refreshed).");
+  }
+  // A preview always reads fresh data, and leaves nothing in the query cache.
+  return definitionForCustomer({ ...preview.definition, cache_ttl_seconds: 0 }, preview.name, chain, sources, variables, []);
+}
