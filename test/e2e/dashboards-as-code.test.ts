@@ -208,6 +208,7 @@ describe("the JSON Schema of /schemas/dashboard.json", () => {
     ["a select control without options", () => ({ variables: [{ name: "v", control: { type: "select" } }], panels: [kpi()] })],
     ["an unknown control type", () => ({ variables: [{ name: "v", control: { type: "slider" } }], panels: [kpi()] })],
     ["a format style that does not exist", () => ({ panels: [kpi({ format: { style: "roman" } })] })],
+    ["a cache_ttl_seconds over a day", () => ({ cache_ttl_seconds: 86_401, panels: [kpi()] })],
     ["a DELETE statement", () => ({ panels: [kpi({ sql: "DELETE FROM orders" })] })],
     ["a PRAGMA", () => ({ panels: [kpi({ sql: "PRAGMA table_info(orders)" })] })],
     ["an unknown placeholder in sql", () => ({ panels: [kpi({ sql: "SELECT {{env.SECRET}} AS value" })] })],
