@@ -132,14 +132,56 @@ const demoCustomer = await fetch(`http://127.0.0.1:${port}/api/get_customer/`, {
   .catch(() => ({}));
 const demoUrl = demoCustomer.customer ? `${base}/embed/sales-overview?customer_token=${demoCustomer.customer.token}` : "(demo customer acme-berlin not found)";
 
+// Signed links (valid 24 h, minted anew at every start) for the demo dashboard and for the
+// report builder on the demo blueprint "Sales data" of acme-berlin (created once, through the
+// public API like a vendor would; its query keeps each customer to its own orders).
+const publicApi = (path, body) =>
+  fetch(`http://127.0.0.1:${port}${path}`, {
+    method: "POST",
+    headers: { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  })
+    .then((r) => r.json())
+    .catch(() => ({}));
+const signedLink = (body) => publicApi("/api/generate_embed_token/", { provided_id: "acme-berlin", expires_in: 86_400, ...body }).then((r) => r.embed_url ?? `(could not mint: ${JSON.stringify(r.error ?? r)})`);
+const salesData = {
+  customer_id: "acme-berlin",
+  blueprint_name: "Sales data",
+  tables: [
+    {
+      table_name: "orders",
+      dataset_name: "orders",
+      description: "Every order of this customer",
+      schema_id: 1,
+      query: "SELECT id, day, month, product, amount FROM orders WHERE customer_id = {{customer.provided_id}}",
+      columns: [
+        { name: "id", type: "INTEGER", display_name: "Order", can_be_grouped: false },
+        { name: "day", type: "DATE", display_name: "Day" },
+        { name: "month", type: "STRING", display_name: "Month" },
+        { name: "product", type: "STRING", display_name: "Product" },
+        { name: "amount", type: "FLOAT", display_name: "Amount", can_be_grouped: false },
+      ],
+    },
+  ],
+};
+const blueprints = await publicApi("/api/get_customer_blueprints/", { customer_id: "acme-berlin" });
+let salesBlueprint = blueprints.blueprints?.find((b) => b.name === salesData.blueprint_name)?.id;
+if (blueprints.success === 1 && salesBlueprint === undefined) salesBlueprint = (await publicApi("/api/create_blueprint/", salesData)).blueprint_id;
+const signedDashboardUrl = demoCustomer.customer ? await signedLink({ dashboard_embed_id: "sales-overview" }) : demoUrl;
+const builderUrl = salesBlueprint !== undefined ? await signedLink({ blueprint_id: salesBlueprint, user_id: "demo-user" }) : "(demo blueprint not found)";
+
 console.log(`
 ──────────────────────────────────────────────────────────────────────────────
   Customer API running at ${base}
   API reference:  ${base}/docs      OpenAPI: ${base}/openapi.json
   API explorer (try calls with your token): ${base}/docs/explorer/
 
-  Demo dashboard (customer acme-berlin):
+  Demo dashboard (customer acme-berlin), signed link valid 24 h:
+    ${signedDashboardUrl}
+  The same with the customer token (never expires):
     ${demoUrl}
+  Report builder on the blueprint "Sales data" (acme-berlin), signed link valid 24 h:
+    ${builderUrl}
 
   DEV_API_TOKEN (write, access group "Development"):
     ${vars.DEV_API_TOKEN}

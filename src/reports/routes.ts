@@ -8,6 +8,7 @@ import { plainText } from "../http/fields";
 import { jsonBody } from "../http/json-body";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { verifyBuilderToken, type BuilderClaims } from "./builder-token";
+import { registerReportDevRoutes } from "./dev-floor";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import * as reports from "./service";
 
@@ -245,6 +246,7 @@ function reportTrips(c: AppContext, trips: DataRoundTrips): void {
 }
 
 export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
+  registerReportDevRoutes(app);
   app.openAPIRegistry.registerComponent("securitySchemes", "BuilderToken", {
     type: "http",
     scheme: "bearer",

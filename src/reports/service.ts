@@ -3,6 +3,7 @@ import { customerNotFound } from "../customers/not-found";
 import type { CustomerViewRow } from "../customers/repository";
 import { computedFields } from "../customers/view";
 import { customerTokenFingerprint } from "../dashboards/embed-token";
+import { usableSources } from "../dashboards/sources/access";
 import type { Database, RoundTripCounter } from "../db/client";
 import { numberVar, type Env } from "../env";
 import { ApiError } from "../http/errors";
@@ -13,7 +14,7 @@ import { resultCsv } from "./export";
 import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
 import type { Chart, LockedFilter, ReportFilter, ReportQuery, ReportResult } from "./query";
 import * as repo from "./repository";
-import { queryLimits, runReport } from "./run";
+import { compileFor, queryLimits, runReport } from "./run";
 
 // ---- minting ------------------------------------------------------------------------------------
 
@@ -166,7 +167,8 @@ async function opened(
     tables: JSON.parse(blueprint[0].tables) as StoredTable[],
     context: { customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties }, variables: {} },
     mapping: computedMapping,
-    sources,
+    // A data source the customer's access group may not use counts as no mapping.
+    sources: usableSources(sources, chain[0].accessGroupId),
   };
 }
 
@@ -201,6 +203,13 @@ async function run(request: BuilderRequest, builder: Opened, query: ReportQuery)
     sources: builder.sources,
     dataRoundTrips: request.dataRoundTrips,
   });
+}
+
+/** The statement a query compiles to for this customer and where it would run (nothing run: benchmarks). */
+export async function compiledFor(request: BuilderRequest, query: ReportQuery) {
+  const builder = await open(request);
+  const table = datasetOf(builder.tables, query.dataset);
+  return compileFor({ env: request.env, table, query, locked: lockedFor(builder.claims, query.dataset), context: builder.context, mapping: builder.mapping, sources: builder.sources });
 }
 
 export async function runQuery(request: BuilderRequest, query: ReportQuery): Promise<ReportResult> {

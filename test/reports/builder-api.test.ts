@@ -189,6 +189,21 @@ describe("the builder's JSON API", () => {
     expect((await builder("POST", "/query", token, byProduct, blueprint.embedId)).status).toBe(200);
   });
 
+  it("never runs on a data source the customer's access group may not use: 422 dataset_data_unavailable, as without a mapping", async () => {
+    const restricted = (await admin("POST", "/admin/data_sources/", { name: "Restricted", binding: "DEMO_DATA" })).body.data_source.id as number;
+    const customer = unique("restricted");
+    await createCustomer(ctx.write, { provided_id: customer, name: "Restricted", mapping: { [ctx.schema]: restricted } });
+    const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
+    const token = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })).body.token;
+    const query = { dataset: "orders", values: [{ aggregate: "count" }] };
+    expect((await builder("POST", "/query", token, query, blueprint.embedId)).status).toBe(200);
+    const other = await workspace();
+    expect((await admin("POST", "/admin/update_data_source/", { id: restricted, access_groups: [other.group] })).status).toBe(200);
+    const refused = await builder("POST", "/query", token, query, blueprint.embedId);
+    expectError(refused, 422, "dataset_data_unavailable", "dataset");
+    expect(refused.body.error.message).toContain("no data source is set up");
+  });
+
   it("treats hostile names as unknown columns and hostile values as data; the orders table is unchanged", async () => {
     const token = await builderToken();
     const count = () => bindings.DEMO_DATA.prepare("SELECT count(*) AS n FROM orders").first("n");
@@ -402,6 +417,23 @@ describe("exports", () => {
       ["2026-02-05", "Storage", 250],
       ["2026-02-09", '=HYPERLINK("http://x")', -5],
     ]);
+  });
+});
+
+describe("the benchmark's development routes", () => {
+  it("compile a query and run the statement straight through the binding in development, and do not exist in production", async () => {
+    const token = await builderToken();
+    const compiled = await call("POST", `/_dev/report-sql/${ctx.embedId}`, { body: byProduct, headers: { Authorization: `Bearer ${token}` } });
+    expect(compiled.status).toBe(200);
+    expect(compiled.body).toMatchObject({ binding: "DEMO_DATA", kind: "d1", params: ["alpha", 1001] });
+    const floor = await call("POST", "/_dev/floor/report-sql", { body: { binding: compiled.body.binding, kind: "d1", sql: compiled.body.sql, params: compiled.body.params } });
+    expect(floor.body.rows).toHaveLength(3);
+    // Only reads, and never the service's own database.
+    expect((await call("POST", "/_dev/floor/report-sql", { body: { binding: "DEMO_DATA", kind: "d1", sql: "DELETE FROM orders", params: [] } })).status).toBe(400);
+    expect((await call("POST", "/_dev/floor/report-sql", { body: { binding: "DB", kind: "d1", sql: "SELECT * FROM api_tokens", params: [] } })).status).toBe(400);
+    const production = { ENVIRONMENT: "production" };
+    expect((await callWithEnv(production, "POST", "/_dev/floor/report-sql", { body: { binding: "DEMO_DATA", kind: "d1", sql: "SELECT 1", params: [] } })).status).toBe(404);
+    expect((await callWithEnv(production, "POST", `/_dev/report-sql/${ctx.embedId}`, { body: byProduct, headers: { Authorization: `Bearer ${token}` } })).status).toBe(404);
   });
 });
 
