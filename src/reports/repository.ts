@@ -54,6 +54,15 @@ export function reportOfBlueprint(db: Database, id: string, blueprintId: number,
   return db.select().from(savedReports).where(and(eq(savedReports.id, id), ofBlueprint(blueprintId, customerId)));
 }
 
+/** A report of that customer with its blueprint's tables. */
+export function reportOfCustomer(db: Database, id: string, customerId: number) {
+  return db
+    .select({ report: savedReports, tables: blueprints.tables })
+    .from(savedReports)
+    .innerJoin(blueprints, eq(blueprints.id, savedReports.blueprintId))
+    .where(and(eq(savedReports.id, id), eq(savedReports.customerId, customerId)));
+}
+
 export function insertReport(db: Database, row: Pick<SavedReportRow, "id" | "blueprintId" | "customerId" | "name" | "query" | "chart" | "createdBy">) {
   return db.insert(savedReports).values(row).returning();
 }

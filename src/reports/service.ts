@@ -330,6 +330,36 @@ export async function deleteReport(request: BuilderRequest, id: string): Promise
   if (deleted.length === 0) throw reportNotFound(id);
 }
 
+// ---- saved reports outside the builder (deliveries) ----------------------------------------------
+
+/**
+ * A saved report run for its own customer, as the builder runs it (without locked filters:
+ * those belong to a link, not to the report) — for deliveries of saved reports. One D1
+ * round trip for the report, its blueprint, the customer chain and the data sources; then
+ * the query. `report_not_found` when the report is not that customer's.
+ */
+export async function runSavedReport(db: Database, env: Env, input: { reportId: string; customerId: number; dataRoundTrips?: RoundTripCounter }) {
+  const [report, chain, sources] = await db.batch([
+    repo.reportOfCustomer(db, input.reportId, input.customerId),
+    repo.customerChain(db, repo.byId(input.customerId)),
+    repo.dataSources(db),
+  ]);
+  if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
+  const saved = reportView(report[0].report);
+  const { computedProperties, computedMapping } = computedFields(chain);
+  const result = await runReport({
+    env,
+    table: datasetOf(JSON.parse(report[0].tables) as StoredTable[], saved.query.dataset),
+    query: saved.query,
+    locked: [],
+    context: { customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties }, variables: {} },
+    mapping: computedMapping,
+    sources: usableSources(sources, chain[0].accessGroupId),
+    dataRoundTrips: input.dataRoundTrips,
+  });
+  return { report: saved, result, customerName: chain[0].name, isDemo: chain[0].isDemo === 1 };
+}
+
 // ---- the vendor's operations ---------------------------------------------------------------------
 
 export async function customerReports(db: Database, accessGroupId: number, providedId: string): Promise<Report[]> {

@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
+import { createDatabase } from "../../src/db/client";
 import readXlsxFile from "read-excel-file/universal";
+import { runSavedReport } from "../../src/reports/service";
 import Papa from "papaparse";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callWithEnv, type ApiResponse } from "../helpers/api";
@@ -360,6 +363,19 @@ describe("saved reports", () => {
     const renamed = tables(ctx.schema).map((t) => (t.table_name === "orders" ? { ...t, dataset_name: "sales" } : t));
     await call("POST", "/api/update_blueprint/", { token: ctx.write, body: { blueprint_id: blueprint.id, tables: renamed } });
     expectError(await builder("POST", "/query", token, saved.query, blueprint.embedId), 422, "unknown_dataset", "dataset");
+  });
+});
+
+describe("saved reports outside the builder (deliveries)", () => {
+  it("runSavedReport runs a report for its own customer, and answers report_not_found for any other customer", async () => {
+    const saved = (await builder("POST", "/reports", await builderToken(), { name: "For delivery", query: byProduct, chart: { type: "bar" } })).body.report;
+    const idOf = (providedId: string) => bindings.DB.prepare("SELECT id FROM customers WHERE provided_id = ?").bind(providedId).first<number>("id");
+    const db = createDatabase(bindings.DB);
+    const ran = await runSavedReport(db, env as never, { reportId: saved.id, customerId: (await idOf(ctx.alpha))! });
+    expect(ran.report).toEqual(saved);
+    expect(ran.customerName).toBe("Alpha");
+    expect(ran.result.rows).toEqual(expect.arrayContaining([{ product: "Seats", sum_amount: 100 }, { product: "Storage", sum_amount: 250 }]));
+    await expect(runSavedReport(db, env as never, { reportId: saved.id, customerId: (await idOf(ctx.beta))! })).rejects.toMatchObject({ code: "report_not_found" });
   });
 });
 
