@@ -2,16 +2,18 @@
 // diff (scripts/admin.mjs, as `npm run admin -- dashboards …` runs it), and the JSON Schema of
 // /schemas/dashboard.json against the API on one table of invalid definitions.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
 const examples = ["examples/dashboards/sales.json", "examples/dashboards/monthly-report.json"];
 const port = 19787 + Math.floor(Math.random() * 1000);
+const shots = join(root, "test-results");
 const work = mkdtempSync(join(tmpdir(), "dashboards-as-code-"));
 let server: LocalServer;
 
@@ -116,6 +118,33 @@ describe("npm run admin -- dashboards preview", () => {
     expect(html).toContain("<title>Unsaved draft for Acme Berlin</title>");
     expect(html).toContain('data-render-complete="true"');
     expect(html).not.toContain('class="message'); // every panel drew the customer's data
+
+    // As a person sees it: Chromium at a desktop and a phone width shows the unsaved title and
+    // the customer's data, nothing wider than the window (screenshots in test-results/).
+    const browser = await launchBrowser();
+    try {
+      mkdirSync(shots, { recursive: true });
+      for (const width of [1280, 360]) {
+        const page = await browser.newPage();
+        await page.setViewport({ width, height: 900 });
+        await page.goto(url, { waitUntil: "load" });
+        const seen = await page.evaluate(() => {
+          const { document, innerWidth } = globalThis as any;
+          return {
+            title: document.querySelector("h1")?.textContent,
+            kpi: document.querySelector('[data-panel-id="revenue"] .kpi-value')?.textContent,
+            overflow: document.documentElement.scrollWidth - innerWidth,
+          };
+        });
+        expect(seen.title).toBe("Unsaved draft for Acme Berlin");
+        expect(seen.kpi).toMatch(/\d/);
+        expect(seen.overflow).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: join(shots, `preview-${width}.png`), fullPage: true });
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
 
     expect((await admin("GET", "/admin/dashboards/")).body.dashboards).toEqual(before);
     const live = await fetch(`${server.base}/embed/sales-overview?customer_token=${(await customer("acme-berlin")).token}`);
