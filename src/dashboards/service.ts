@@ -276,6 +276,31 @@ export async function dataOfPanel(env: object, loaded: LoadedDashboard, embedId:
   return { title: panel.title, rows: result.rows };
 }
 
+/** A data panel's title and what its query gave this customer, for a spreadsheet. */
+export interface PanelTable {
+  title: string;
+  rows: Row[];
+  /** Why there are no rows (no mapping, a failed query); undefined when the query ran. */
+  problem?: string;
+}
+
+/**
+ * Every data panel of the dashboard, in reading order (`y`, then `x`), with its rows for this
+ * customer, computed as on the page: what an `xlsx` export holds, one sheet per panel.
+ */
+export async function panelTables(db: Database, env: object, request: RenderRequest): Promise<PanelTable[]> {
+  const loaded = await loadDashboard(db, request);
+  const panels = loaded.definition.panels.filter((p) => p.type !== "text").sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
+  const results = await runPanels(env, { ...loaded.definition, panels }, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, request));
+  return panels.map((panel) => {
+    const result = results.get(panel.id) ?? { status: "failed" as const };
+    const title = panel.title || panel.id;
+    if (result.status === "ok") return { title, rows: result.rows };
+    if (result.status === "no_mapping") return { title, rows: [], problem: `No data source is set up for this customer (schema ${result.schemaId}).` };
+    return { title, rows: [], problem: result.message ?? "This panel's data could not be loaded." };
+  });
+}
+
 // ---- signed embed tokens --------------------------------------------------------------------
 
 export interface EmbedTokenRequest {

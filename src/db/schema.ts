@@ -265,7 +265,7 @@ export const reportSchedules = sqliteTable(
     cron: text("cron").notNull(),
     timezone: text("timezone").notNull(),
     recipients: text("recipients").notNull().default("[]"),
-    format: text("format", { enum: ["report", "pdf", "image"] }).notNull().default("report"),
+    format: text("format", { enum: ["report", "pdf", "image", "xlsx"] }).notNull().default("report"),
     subject: text("subject"),
     variables: text("variables"),
     paused: integer("paused", { mode: "boolean" }).notNull().default(false),

@@ -19,7 +19,7 @@ export const ScreenshotBody = z
     dashboard_embed_id: EmbedId,
     email: Email.optional().openapi({ description: "Recipient; without it a short-lived download link is returned." }),
     download_file_name: plainText(1, 200).optional().openapi({ description: "Default dashboard_screenshot_download.png|.pdf" }),
-    export_type: z.enum(["image", "pdf"]).default("image"),
+    export_type: z.enum(["image", "pdf", "xlsx"]).default("image").openapi({ description: "`xlsx`: the dashboard's data as a spreadsheet, one sheet per data panel named by its title, typed cells." }),
     subject: plainText(1, 300).optional(),
     variables: Variables.optional(),
     width: z.number().int().min(1).max(4096).default(1280).openapi({ description: "Pixels, 1–4096." }),
@@ -77,7 +77,7 @@ export type ReportInput = z.infer<typeof ReportBody>;
 export interface JobRequest {
   email: string | null;
   fileName: string;
-  exportType: "image" | "pdf";
+  exportType: "image" | "pdf" | "xlsx";
   subject: string;
   variables: Record<string, unknown>;
   width: number;

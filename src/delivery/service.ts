@@ -6,6 +6,7 @@ import {
   dashboardReads,
   loadedDashboard,
   newest,
+  panelTables,
   renderForCustomer,
   renderLoaded,
   versionToRender,
@@ -35,6 +36,8 @@ import * as repo from "./repository";
 import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "./schemas";
 import { unsubscribeToken, unsubscribeUrl } from "../unsubscribe/tokens";
 import type { Mail } from "./email";
+import { dashboardWorkbook } from "./spreadsheet";
+import { XLSX_CONTENT_TYPE } from "../lib/xlsx";
 
 export const MAX_ATTEMPTS = 3;
 const REPORT_VERSIONS: VersionPolicy = { tags: ["email", "production"], fallBackToNewest: true };
@@ -56,8 +59,8 @@ export interface DeliveryScope {
 }
 
 /** `name` made safe for Content-Disposition, with the extension added once. */
-export function downloadFileName(name: string | undefined, exportType: "image" | "pdf"): string {
-  const extension = exportType === "pdf" ? "pdf" : "png";
+export function downloadFileName(name: string | undefined, exportType: "image" | "pdf" | "xlsx"): string {
+  const extension = exportType === "image" ? "png" : exportType;
   const safe = (name ?? "dashboard_screenshot_download").replace(/[^A-Za-z0-9._ -]+/g, "_").replace(/^[.\s]+/, "").trim().slice(0, 200) || "dashboard_screenshot_download";
   return safe.toLowerCase().endsWith(`.${extension}`) ? safe : `${safe}.${extension}`;
 }
@@ -398,7 +401,8 @@ export async function runJob(
   // backstop mostly finds the job ended, so it renders only once it has the job. A first
   // attempt has its job claimed at birth and its dashboard read: it starts at the panels.
   const earlyReport = new QueryCacheReport();
-  const earlyHtml = page && !backstop ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
+  // A spreadsheet is not a page: nothing to render early.
+  const earlyHtml = page && !backstop && page.request.exportType !== "xlsx" ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
   earlyHtml?.catch(() => undefined);
   const early = earlyHtml && { html: earlyHtml, cacheReport: earlyReport };
   const [job] = firstAttempt
@@ -421,10 +425,17 @@ export async function runJob(
     file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey };
   } else {
     const cacheReport = early?.cacheReport ?? new QueryCacheReport();
-    const html = await (early?.html ?? renderJobPage(db, env, { customerId: job.customerId, embedId: job.dashboardEmbedId, request }, cacheReport));
-    stage("render");
-    const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
-    const captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
+    const jobPage = { customerId: job.customerId, embedId: job.dashboardEmbedId, request };
+    let captured: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
+    if (request.exportType === "xlsx") {
+      captured = { bytes: await jobWorkbook(db, env, jobPage, cacheReport), contentType: XLSX_CONTENT_TYPE };
+      stage("render");
+    } else {
+      const html = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
+      stage("render");
+      const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
+      captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
+    }
     const key = `jobs/${job.id}/${request.fileName}`;
     // Where the captured panels' results came from, for the download's X-Query-Cache.
     await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status } });
@@ -478,6 +489,23 @@ async function renderJobPage(db: Database, env: Env, { customerId, embedId, requ
       variables: request.variables,
       cacheReport,
     }, presentation);
+  } catch (error) {
+    if (isGoneError(error)) throw new JobFailure(permanentRenderErrors[error.code]!, true, error.message);
+    throw error;
+  }
+}
+
+/** The dashboard as a spreadsheet for the job's customer: a sheet per data panel (delivery/spreadsheet.ts). */
+async function jobWorkbook(db: Database, env: Env, { customerId, embedId, request }: JobPage, cacheReport: QueryCacheReport): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    const tables = await panelTables(db, env, {
+      embedId,
+      customer: byId(customerId),
+      versions: { tags: request.versionTags, fallBackToNewest: true },
+      variables: request.variables,
+      cacheReport,
+    });
+    return await dashboardWorkbook(tables);
   } catch (error) {
     if (isGoneError(error)) throw new JobFailure(permanentRenderErrors[error.code]!, true, error.message);
     throw error;

@@ -12,7 +12,7 @@ export interface Delivery {
   scheduleId: string;
   accessGroupId: number;
   linkBase: string;
-  format: "report" | "pdf" | "image";
+  format: "report" | "pdf" | "image" | "xlsx";
   providedId: string;
   embedId: string;
   email: string;

@@ -22,7 +22,9 @@ export const Timezone = z
   })
   .openapi({ description: "IANA time zone name.", example: "Europe/Berlin" });
 export const Recipients = z.array(Email).max(100).openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
-const Format = z.enum(["report", "pdf", "image"]).openapi({ description: "`report`: the report e-mail; `pdf`/`image`: the screenshot e-mail with the file attached." });
+const Format = z.enum(["report", "pdf", "image", "xlsx"]).openapi({
+  description: "`report`: the report e-mail; `pdf`/`image`/`xlsx`: the screenshot e-mail with the file attached (`xlsx`: a sheet per data panel).",
+});
 export const Subject = plainText(1, 300);
 export const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Dashboard variables, as for reports." });
 
