@@ -24,7 +24,8 @@ import { numberVar, type Env } from "../env";
 import { ApiError } from "../http/errors";
 import { HEX_TOKEN } from "../http/fields";
 import { escapeHtml } from "../lib/html";
-import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
+import { constantTimeEqual, randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
+import { customerTokenFingerprint } from "../dashboards/embed-token";
 import { errorDetail, log } from "../lib/log";
 import { stage } from "../lib/stages";
 import { sanitizeHtml } from "../lib/sanitize-html";
@@ -119,13 +120,15 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: NewJob, v
   if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
   const page: JobPage = { customerId: chain[0].id, embedId: job.embedId, request: job.request };
   // The batch read what the render needs: the first attempt goes straight to the panels.
-  return { id, page, firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources] } } : undefined };
+  return { id, page, customerTokenHash: chain[0].tokenHash, firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources] } } : undefined };
 }
 
 /** A job just inserted: what it renders, and its first attempt when this call runs it. */
 interface InsertedJob {
   id: string;
   page: JobPage;
+  /** The customer's token hash when the job was made: a share link lives only as long as that token. */
+  customerTokenHash: string;
   firstAttempt?: FirstAttempt;
 }
 
@@ -206,6 +209,11 @@ export interface ShareLink {
   customerId: number;
   embedId: string;
   variables: Record<string, unknown>;
+  /**
+   * Fingerprint of the customer token the link was made under (as in signed embed tokens):
+   * refresh_customer_token revokes the link. A link stored without one is not honoured.
+   */
+  ctv?: string;
 }
 
 /** Creates and starts a report job (plain objects in and out, like requestScreenshot). */
@@ -232,7 +240,12 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
   // The share link exists before the job may send the e-mail that carries it.
   const storeShare = async () => {
     if (!shareToken) return;
-    const share: ShareLink = { customerId: inserted.page.customerId, embedId: job.embedId, variables: request.variables };
+    const share: ShareLink = {
+      customerId: inserted.page.customerId,
+      embedId: job.embedId,
+      variables: request.variables,
+      ctv: await customerTokenFingerprint(inserted.customerTokenHash),
+    };
     const ttl = Math.max(60, numberVar(scope.env.SHARE_TTL_SECONDS, 604_800));
     await scope.env.DOWNLOADS.put(`share:${await sha256Hex(shareToken)}`, JSON.stringify(share), { expirationTtl: ttl });
   };
@@ -300,12 +313,23 @@ export async function download(db: Database, env: Env, token: string, waitSecond
 /** The R2 custom metadata of a captured file: where its panels' results came from (`X-Query-Cache`). */
 const QUERY_CACHE_METADATA = "query-cache";
 
-/** The dashboard behind a report's share link, rendered for that customer. */
+/**
+ * The dashboard behind a report's share link, rendered for that customer — while the customer
+ * exists and still has the token the link was made under (deleted or refreshed: not found).
+ */
 export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation, run: RenderRun = {}): Promise<string> {
   const value = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(`share:${await sha256Hex(token)}`) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
   const share = JSON.parse(value) as ShareLink;
-  const request = { embedId: share.embedId, customer: byId(share.customerId), versions: REPORT_VERSIONS, variables: share.variables, ...run };
+  const made = share.ctv;
+  const request = {
+    embedId: share.embedId,
+    customer: byId(share.customerId),
+    versions: REPORT_VERSIONS,
+    variables: share.variables,
+    accept: async (customer: { tokenHash: string }) => made !== undefined && constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash)),
+    ...run,
+  };
   return renderForCustomer(db, env, request, presentation);
 }
 

@@ -50,9 +50,11 @@ describe("X-Query-Cache on captures", () => {
 
   it("a report's share link renders from the cache and says so", async () => {
     const { customer, embedId } = await cachedCustomerDashboard(80);
-    const row = await bindings.DB.prepare("SELECT id FROM customers WHERE provided_id = ?").bind(customer.provided_id).first<{ id: number }>();
+    const row = await bindings.DB.prepare("SELECT id, token_hash FROM customers WHERE provided_id = ?").bind(customer.provided_id).first<{ id: number; token_hash: string }>();
     const token = (await sha256(unique("share"))).slice(0, 64);
-    await (env as unknown as { DOWNLOADS: KVNamespace }).DOWNLOADS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: row!.id, embedId, variables: {} }));
+    // A share link names the customer token it was made under (a refresh ends it).
+    const ctv = (await sha256(`embed-token:${row!.token_hash}`)).slice(0, 32);
+    await (env as unknown as { DOWNLOADS: KVNamespace }).DOWNLOADS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: row!.id, embedId, variables: {}, ctv }));
     const share = () => callWithEnv({}, "GET", `/share/${token}`);
     const first = await share();
     expect(first.status).toBe(200);
