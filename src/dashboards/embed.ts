@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { csvOf } from "../lib/csv";
 import type { SQL } from "drizzle-orm";
-import Papa from "papaparse";
 import { byId, byTokenHash, type CustomerViewRow } from "../customers/repository";
 import { hashCustomerToken } from "../customers/tokens";
 import { DataRoundTrips } from "./data";
@@ -193,8 +193,9 @@ export function errorPageFor(error: ApiError): { html: string; status: 401 | 404
 }
 
 /**
- * RFC 4180 CSV (papaparse) with a header row; a text cell starting with `=`, `+`, `-`, `@`,
- * tab or CR gets a leading `'` so spreadsheets do not run it as a formula. Numbers stay numbers.
+ * RFC 4180 CSV with a header row; a text cell starting with `=`, `+`, `-`, `@`, tab or CR
+ * gets a leading `'` whatever follows (lib/csv.ts), so spreadsheets do not run it as a
+ * formula. Numbers stay numbers.
  */
 export function rowsToCsv(rows: Record<string, unknown>[]): string {
   if (rows.length === 0) return "";
@@ -205,7 +206,7 @@ export function rowsToCsv(rows: Record<string, unknown>[]): string {
       return value !== null && typeof value === "object" ? JSON.stringify(value) : value;
     }),
   );
-  return Papa.unparse({ fields, data }, { escapeFormulae: true, newline: "\r\n" }) + "\r\n";
+  return csvOf(fields, data);
 }
 
 // ---- routes ------------------------------------------------------------------------------------

@@ -134,3 +134,40 @@ describe("mapping a customer to a data source of another access group", () => {
     expect(panelText((await embed(embedId, mapped.token)).body, "orders")).toBe("orders 4");
   });
 });
+
+describe("report-builder queries on a data source of another access group", () => {
+  it("answer exactly as for a customer without a mapping once the source is restricted", async () => {
+    const id = (await createSource({})).body.data_source.id as number;
+    const blueprintFor = async (providedId: string) => {
+      const created = await call("POST", "/api/create_blueprint/", {
+        token: b.write,
+        body: { customer_id: providedId, blueprint_name: "Orders", tables: [{ table_name: "orders", schema_id: schema, columns: [{ name: "amount", type: "FLOAT" }] }] },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const got = await call("POST", "/api/get_blueprint/", { token: b.write, body: { blueprint_id: created.body.blueprint_id } });
+      const minted = await call("POST", "/api/generate_embed_token/", { token: b.write, body: { provided_id: providedId, blueprint_id: created.body.blueprint_id } });
+      expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+      const token = minted.body.token as string;
+      return () =>
+        call("POST", `/report-builder/${got.body.blueprint.embed_id}/query`, {
+          headers: { Authorization: `Bearer ${token}` },
+          body: { dataset: "orders", values: [{ aggregate: "sum", column: "amount" }] },
+        });
+    };
+    const mapped = await createCustomer(b.write, { provided_id: unique("b-builder"), mapping: { [schema]: id } });
+    const unmapped = await createCustomer(b.write, { provided_id: unique("b-builder-none") });
+    const queryMapped = await blueprintFor(mapped.provided_id);
+    const queryUnmapped = await blueprintFor(unmapped.provided_id);
+
+    const before = await queryMapped();
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+
+    await admin("POST", "/admin/update_data_source/", { id, access_groups: [a.group] });
+    const after = await queryMapped();
+    const none = await queryUnmapped();
+    expect(none.status).toBe(422);
+    expect(after.status).toBe(none.status);
+    expect(after.body.error.code).toBe(none.body.error.code);
+    expect(after.body.error.message).toBe(none.body.error.message);
+  });
+});

@@ -188,6 +188,26 @@ describe("GET /embed/<id>/panels/<panel>.csv", () => {
     expect(row).toBe(`"a,b","say ""hi""","line1\nline2",Zürich – 東京 😀,"'=1+2","'+1","'-1","'@SUM(A1)","'\ttab","'\rcr",-5,3.25,`);
   });
 
+  it("prefixes a formula whatever follows its first character, line breaks included; a line break later is only quoted (the control)", async () => {
+    const multiline = await dashboard({
+      panels: [
+        kpi(
+          "multiline",
+          ctx.schema,
+          `SELECT '=HYPERLINK("http://evil.example")' || char(10) || 'x' AS eq_lf, '+1' || char(13) || char(10) || '2' AS plus_crlf,
+                  '-' || char(10) AS minus_lf, '@A1' || char(10) || char(10) || '=B2' AS at_lines, char(9) || char(10) || 'tab' AS tab_lf,
+                  'fine' || char(10) || '=not a formula' AS later`,
+        ),
+      ],
+    });
+    const res = await call("GET", `/embed/${multiline}/panels/multiline.csv?customer_token=${alpha.token}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const body = res.body as string;
+    expect(body.startsWith("eq_lf,plus_crlf,minus_lf,at_lines,tab_lf,later\r\n")).toBe(true);
+    const row = body.slice(body.indexOf("\r\n") + 2);
+    expect(row).toBe(`"'=HYPERLINK(""http://evil.example"")\nx","'+1\r\n2","'-\n","'@A1\n\n=B2","'\t\ntab","fine\n=not a formula"\r\n`);
+  });
+
   it("shows each customer only its own rows, honouring var_ and environment", async () => {
     expect((await csv("rows", `customer_token=${beta.token}`)).body).toBe("day,product,amount\r\n2026-01-07,Seats,7\r\n2026-03-01,Support,3\r\n");
     expect((await csv("rows", `customer_token=${beta.token}&var_since=2026-02-01`)).body).toBe("day,product,amount\r\n2026-03-01,Support,3\r\n");
