@@ -9,6 +9,7 @@ import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { registerQueryCacheRoutes } from "./query-cache/routes";
+import { registerReportBuilderPageRoutes } from "./reports/page-routes";
 import { registerReportRoutes } from "./reports/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
 import { registerSubscriptionRoutes } from "./subscriptions/routes";
@@ -60,6 +61,7 @@ export function createApp() {
   registerSubscriptionRoutes(app);
   registerUnsubscribeRoutes(app);
   registerReportRoutes(app);
+  registerReportBuilderPageRoutes(app);
   registerWebhookRoutes(app);
 
   registerDevFloorRoutes(app);

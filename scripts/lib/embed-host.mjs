@@ -7,6 +7,8 @@ import { createServer } from "node:http";
  *
  *   GET /                       the host page (sets the session cookie)
  *   GET /token?customer=…&dashboard=…&expires_in=…   {"token": "…"}; 401 without the cookie
+ *   GET /token?customer=…&blueprint=<id>[&can_save=false][&user_id=…][&filters=<json>]
+ *                               a report builder token, the same way
  *   GET /bad-token              {"token": "not-a-token"}
  */
 export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
@@ -26,8 +28,13 @@ export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
         res.end(JSON.stringify({ error: "not signed in" }));
         return;
       }
-      const body = { provided_id: url.searchParams.get("customer"), dashboard_embed_id: url.searchParams.get("dashboard") };
+      const body = { provided_id: url.searchParams.get("customer") };
+      if (url.searchParams.has("blueprint")) body.blueprint_id = Number(url.searchParams.get("blueprint"));
+      else body.dashboard_embed_id = url.searchParams.get("dashboard");
       if (url.searchParams.has("expires_in")) body.expires_in = Number(url.searchParams.get("expires_in"));
+      if (url.searchParams.has("can_save")) body.can_save = url.searchParams.get("can_save") === "true";
+      if (url.searchParams.has("user_id")) body.user_id = url.searchParams.get("user_id");
+      if (url.searchParams.has("filters")) body.filters = JSON.parse(url.searchParams.get("filters"));
       const minted = await fetch(`${apiBase}/api/generate_embed_token/`, {
         method: "POST",
         headers: { "Service-Authorization": `Token ${apiToken}`, "Content-Type": "application/json" },

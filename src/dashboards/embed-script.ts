@@ -13,14 +13,18 @@
  *   the element's width is passed as `width` (charts are drawn for it) and followed on resize.
  * - Events: `dashboard-load` (`detail.height`), `dashboard-error` (`detail.status`, `detail.message`).
  *
+ * `<report-builder embed-id="<blueprint embed_id>" token-url="…">` (docs/report-builder.md)
+ * is the same element over the report builder page: the same credentials, refresh, height and
+ * error handling, with `report` (a saved report to open) instead of variables, no reload on
+ * resize (the page lays itself out), and the events `report-builder-load`,
+ * `report-builder-error` (`detail.status`) and `report-saved` (`detail: {id, name}`).
+ *
  * Messages from the iframe are trusted only from its own window and this service's origin.
  */
 export function embedScript(origin: string): string {
   return `// <dashboard-embed embed-id="…" token-url="/your/token/endpoint" variables='{"since":"2026-01-01"}'></dashboard-embed>
 (() => {
   const ORIGIN = ${JSON.stringify(origin)};
-  const SOURCE = "dashboard-embed";
-  if (customElements.get("dashboard-embed")) return;
 
   /** The token's expiry (ms since epoch) from its payload; the signature is the server's business. */
   function expiryOf(token) {
@@ -33,9 +37,11 @@ export function embedScript(origin: string): string {
     }
   }
 
-  class DashboardEmbed extends HTMLElement {
-    static get observedAttributes() { return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height"]; }
+  /** What differs between the two elements: the page, the message source and the events. */
+  const DASHBOARD = { source: "dashboard-embed", path: "/embed/", title: "Dashboard", load: "dashboard-load", error: "dashboard-error", reloadOnResize: true };
+  const BUILDER = { source: "report-builder", path: "/report-builder/", title: "Report builder", load: "report-builder-load", error: "report-builder-error", reloadOnResize: false };
 
+  class FramedPage extends HTMLElement {
     constructor() {
       super();
       this._token = null;
@@ -113,24 +119,18 @@ export function embedScript(origin: string): string {
 
     _handOver() {
       if (this._frame && this._frame.contentWindow) {
-        this._frame.contentWindow.postMessage({ source: SOURCE, type: "token", token: this._token }, ORIGIN);
+        this._frame.contentWindow.postMessage({ source: this._kind.source, type: "token", token: this._token }, ORIGIN);
       }
     }
 
     _src() {
       const embedId = this.getAttribute("embed-id");
       if (!embedId) return null;
-      const url = new URL("/embed/" + encodeURIComponent(embedId), ORIGIN);
+      const url = new URL(this._kind.path + encodeURIComponent(embedId), ORIGIN);
       if (this._token) url.searchParams.set("token", this._token);
-      else if (this.hasAttribute("customer-token")) url.searchParams.set("customer_token", this.getAttribute("customer-token"));
+      else if (this._kind === DASHBOARD && this.hasAttribute("customer-token")) url.searchParams.set("customer_token", this.getAttribute("customer-token"));
       else return null;
-      const environment = this.getAttribute("environment");
-      if (environment) url.searchParams.set("environment", environment);
-      let variables = {};
-      try { variables = JSON.parse(this.getAttribute("variables") || "{}") || {}; } catch (e) { console.error("dashboard-embed: variables must be JSON", e); }
-      for (const [name, value] of Object.entries(variables)) {
-        url.searchParams.set("var_" + name, typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
-      }
+      this._parameters(url);
       const width = Math.round(this.getBoundingClientRect().width);
       if (width > 0) {
         this._width = width;
@@ -144,7 +144,7 @@ export function embedScript(origin: string): string {
       if (!src) return;
       if (!this._frame) {
         const frame = document.createElement("iframe");
-        frame.title = this.getAttribute("title") || "Dashboard";
+        frame.title = this.getAttribute("title") || this._kind.title;
         frame.referrerPolicy = "no-referrer";
         frame.style.cssText = "display:block;width:100%;border:0;height:150px";
         this._frame = frame;
@@ -157,6 +157,7 @@ export function embedScript(origin: string): string {
 
     /** Charts are drawn for a width: reload when the element's width really changed. */
     _resized() {
+      if (!this._kind.reloadOnResize) return;
       const width = Math.round(this.getBoundingClientRect().width);
       if (!this._frame || !this._width || Math.abs(width - this._width) < 16) return;
       clearTimeout(this._resizeTimer);
@@ -173,20 +174,51 @@ export function embedScript(origin: string): string {
     _onMessage(event) {
       if (!this._frame || event.source !== this._frame.contentWindow || event.origin !== ORIGIN) return;
       const data = event.data;
-      if (!data || data.source !== SOURCE || typeof data.height !== "number") return;
+      if (!data || data.source !== this._kind.source) return;
+      if (data.type === "saved" && this._kind === BUILDER) {
+        this.dispatchEvent(new CustomEvent("report-saved", { detail: { id: data.id, name: data.name }, bubbles: true, composed: true }));
+        return;
+      }
+      // A page already loaded whose requests are refused (an expired token without token-url).
+      if (data.type === "error" && typeof data.status === "number") { this._fail(data.status, "the page's request answered " + data.status); return; }
+      if (typeof data.height !== "number") return;
       this._contentHeight = data.height;
       this._applyHeight(data.height);
       if (data.type !== "ready") return;
-      if (data.status >= 400) this._fail(data.status, "the dashboard page answered " + data.status);
-      else this.dispatchEvent(new CustomEvent("dashboard-load", { detail: { height: data.height }, bubbles: true, composed: true }));
+      if (data.status >= 400) this._fail(data.status, "the page answered " + data.status);
+      else this.dispatchEvent(new CustomEvent(this._kind.load, { detail: { height: data.height }, bubbles: true, composed: true }));
     }
 
     _fail(status, message) {
-      this.dispatchEvent(new CustomEvent("dashboard-error", { detail: { status: status, message: message }, bubbles: true, composed: true }));
+      this.dispatchEvent(new CustomEvent(this._kind.error, { detail: { status: status, message: message }, bubbles: true, composed: true }));
     }
   }
 
-  customElements.define("dashboard-embed", DashboardEmbed);
+  class DashboardEmbed extends FramedPage {
+    static get observedAttributes() { return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height"]; }
+    get _kind() { return DASHBOARD; }
+    _parameters(url) {
+      const environment = this.getAttribute("environment");
+      if (environment) url.searchParams.set("environment", environment);
+      let variables = {};
+      try { variables = JSON.parse(this.getAttribute("variables") || "{}") || {}; } catch (e) { console.error("dashboard-embed: variables must be JSON", e); }
+      for (const [name, value] of Object.entries(variables)) {
+        url.searchParams.set("var_" + name, typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
+      }
+    }
+  }
+
+  class ReportBuilder extends FramedPage {
+    static get observedAttributes() { return ["embed-id", "token", "token-url", "report", "height"]; }
+    get _kind() { return BUILDER; }
+    _parameters(url) {
+      const report = this.getAttribute("report");
+      if (report) url.searchParams.set("report", report);
+    }
+  }
+
+  if (!customElements.get("dashboard-embed")) customElements.define("dashboard-embed", DashboardEmbed);
+  if (!customElements.get("report-builder")) customElements.define("report-builder", ReportBuilder);
 })();
 `;
 }

@@ -65,13 +65,16 @@ export const frameScriptTag = `<script>${FRAME_SCRIPT}</script>`;
 
 /**
  * An embed or share page may be framed only by `frameAncestors` (the vendor's pages), runs
- * only the frame script, submits forms only to this service, and loads nothing else.
+ * only the frame script, submits forms only to this service, and loads nothing else. A page
+ * with a script of its own (the report builder) names that script's URL instead, and may
+ * call this service (`connect-src 'self'`) but submit no form.
  */
-export async function pageSecurityHeaders(c: AppContext, frameAncestors?: string): Promise<void> {
+export async function pageSecurityHeaders(c: AppContext, frameAncestors?: string, script?: { src: string }): Promise<void> {
   const ancestors = (frameAncestors ?? c.env.FRAME_ANCESTORS ?? "'none'").trim() || "'none'";
+  const scripts = script ? `script-src ${script.src}; connect-src 'self'; form-action 'none'` : `script-src ${await frameScriptHash()}; form-action 'self'`;
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; script-src ${await frameScriptHash()}; base-uri 'none'; form-action 'self'; frame-ancestors ${ancestors}`,
+    `default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; ${scripts}; base-uri 'none'; frame-ancestors ${ancestors}`,
   );
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Referrer-Policy", "no-referrer");

@@ -20,6 +20,10 @@ export function blueprintOfCustomer(db: Database, blueprintId: number, customerI
 }
 
 /** The blueprint, only when it belongs to the visible customer with that provided_id. */
+export function blueprintByEmbedId(db: Database, embedId: string) {
+  return db.select({ id: blueprints.id }).from(blueprints).where(eq(blueprints.embedId, embedId));
+}
+
 export function blueprintOfProvidedId(db: Database, blueprintId: number, providedId: string, accessGroupId: number) {
   return db
     .select({ id: blueprints.id, embedId: blueprints.embedId, tables: blueprints.tables })

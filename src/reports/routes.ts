@@ -81,13 +81,13 @@ function builderAccess(options: { save?: boolean } = {}): MiddlewareHandler<AppE
   };
 }
 
-function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips): reports.BuilderRequest {
+export function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips): reports.BuilderRequest {
   const claims = claimsOf.get(c.req.raw);
   if (!claims) throw new Error("builder route without builderAccess");
   return { db: c.get("db"), env: c.env, claims, dataRoundTrips };
 }
 
-function builderRoute<B extends z.ZodType | undefined>(options: {
+export function builderRoute<B extends z.ZodType | undefined>(options: {
   method: "get" | "post" | "delete";
   path: string;
   operationId: string;

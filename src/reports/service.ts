@@ -179,7 +179,10 @@ async function open(request: BuilderRequest): Promise<Opened> {
 // ---- datasets, queries, exports ------------------------------------------------------------------
 
 export async function datasets(request: BuilderRequest) {
-  const { tables } = await open(request);
+  return datasetsOf((await open(request)).tables);
+}
+
+function datasetsOf(tables: StoredTable[]) {
   return tables.map((table) => ({
     name: table.dataset_name,
     description: table.description,
@@ -291,6 +294,23 @@ export async function listReports(request: BuilderRequest): Promise<Report[]> {
   const [chain, blueprint, sources, counted, forgot, reports] = await db.batch([...builderReads(request), repo.blueprintReports(db, claims.bid, claims.cid)]);
   await opened(request, [chain, blueprint, sources, counted, forgot]);
   return reports.map(reportView);
+}
+
+/**
+ * What the builder page (page-routes.ts) starts with — the blueprint's name, the customer's,
+ * the datasets and the saved reports — in the one batch of a builder request (same checks,
+ * same count against the limit).
+ */
+export async function builderPageData(request: BuilderRequest) {
+  const { db, claims } = request;
+  const [chain, blueprint, sources, counted, forgot, saved] = await db.batch([...builderReads(request), repo.blueprintReports(db, claims.bid, claims.cid)]);
+  const builder = await opened(request, [chain, blueprint, sources, counted, forgot]);
+  return { blueprintName: blueprint[0].name, customerName: builder.context.customer.name, datasets: datasetsOf(builder.tables), reports: saved.map(reportView) };
+}
+
+/** Whether any blueprint has this embed id (the page tells "nothing here" from "not yours"). */
+export async function blueprintExists(db: Database, embedId: string): Promise<boolean> {
+  return (await repo.blueprintByEmbedId(db, embedId)).length > 0;
 }
 
 export async function saveReport(request: BuilderRequest, input: { name: string; query: ReportQuery; chart: Chart }): Promise<Report> {

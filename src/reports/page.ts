@@ -1,0 +1,152 @@
+import { PANEL_STYLE } from "../dashboards/render";
+import { escapeHtml } from "../lib/html";
+
+/**
+ * The report builder page (docs/report-builder.md): a shell the script in page-script.ts
+ * fills. What the script needs to start — the blueprint's datasets, its saved reports,
+ * whether saving is allowed, the locked filters to name — rides in the page as JSON, so the
+ * first result is one request away. Everything is inline CSS or served by the Worker; nothing comes from
+ * another origin.
+ */
+export const BUILDER_SCRIPT_PATH = "/report-builder.js";
+
+export interface BuilderDataset {
+  name: string;
+  description: string | null;
+  columns: { name: string; display_name: string; type: string; can_be_grouped: boolean }[];
+}
+
+export interface BuilderPageInput {
+  embedId: string;
+  blueprintName: string;
+  customerName: string;
+  datasets: BuilderDataset[];
+  canSave: boolean;
+  lockedFilters: unknown[];
+  /** The blueprint's saved reports, newest first (the list the page starts with). */
+  reports: unknown[];
+  /** `?report=<id>`: the saved report to open first. */
+  report?: string;
+}
+
+/** JSON inside <script type="application/json">: `<` escaped so no text can close the element. */
+function inlineJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
+export function builderPage(input: BuilderPageInput): string {
+  const boot = {
+    base: `/report-builder/${encodeURIComponent(input.embedId)}`,
+    can_save: input.canSave,
+    datasets: input.datasets,
+    locked_filters: input.lockedFilters,
+    reports: input.reports,
+    report: input.report ?? null,
+  };
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(input.blueprintName)} – report builder</title><style>${PANEL_STYLE}${STYLE}</style></head>
+<body data-status="200"><main class="rb">
+<header class="rb-head"><h1>${escapeHtml(input.blueprintName)}</h1><p>${escapeHtml(input.customerName)}</p></header>
+<div class="rb-layout">
+<form id="rb-controls" class="rb-controls" aria-label="Build the report" novalidate></form>
+<section id="rb-result" class="rb-result" aria-label="Result" aria-busy="true">
+<div class="rb-bar"><p id="rb-status" class="rb-status" role="status" aria-live="polite">Loading…</p>
+<div id="rb-downloads" class="rb-downloads" hidden><button type="button" id="rb-csv">Download CSV</button><button type="button" id="rb-xlsx">Download XLSX</button><span id="rb-download-status" class="hint" role="status"></span></div></div>
+<div id="rb-message" class="rb-message" role="alert" hidden></div>
+<div id="rb-chart-area" class="rb-chart-area"></div>
+<div id="rb-table-area" class="rb-table-area"></div>
+</section>
+</div></main>
+<script type="application/json" id="rb-boot">${inlineJson(boot)}</script>
+<script src="${BUILDER_SCRIPT_PATH}"></script></body></html>`;
+}
+
+/** A page that is not a builder (401, 404): no data; the script only reports its status. */
+export function builderErrorPage(title: string, text: string, status: number): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
+<style>html,body{margin:0;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}body{padding:48px 16px}
+div{max-width:420px;margin:0 auto;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center;overflow-wrap:anywhere}h1{font-size:17px;margin:0 0 6px}p{margin:0}</style>
+</head><body data-status="${status}"><div><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></div><script src="${BUILDER_SCRIPT_PATH}"></script></body></html>`;
+}
+
+/**
+ * After the dashboards' PANEL_STYLE (the chart is their panel markup), so the builder's own
+ * table and controls win where both name an element. Controls beside the result from 760 px, stacked above it below. No `vh` units: the frame's
+ * height follows the content, and content sized by the frame would chase itself.
+ */
+const STYLE = `
+*{box-sizing:border-box}
+html,body{margin:0;background:#f4f6fb;color:#0f172a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+.rb{max-width:1400px;margin:0 auto;padding:16px 12px 24px}
+.rb-head{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:4px 16px;margin:0 0 12px}
+.rb-head h1{font-size:20px;font-weight:650;margin:0;overflow-wrap:anywhere;min-width:0}
+.rb-head p{margin:0;color:#64748b;overflow-wrap:anywhere}
+.rb-layout{display:grid;grid-template-columns:minmax(0,1fr);gap:12px}
+@media (min-width:760px){.rb-layout{grid-template-columns:minmax(260px,340px) minmax(0,1fr);align-items:start}.rb{padding:20px 16px 28px}}
+.rb-controls,.rb-result{background:#fff;border:1px solid #e5e9f2;border-radius:12px;min-width:0}
+.rb-controls{padding:4px 12px 12px}
+.rb-result{padding:12px 14px;display:flex;flex-direction:column;gap:10px}
+fieldset{border:0;margin:0;padding:0;min-width:0}
+.group{padding:10px 0;border-bottom:1px solid #eef2f7}
+.group:last-child{border-bottom:0}
+legend{font-weight:650;font-size:13px;color:#334155;padding:0;margin:0 0 6px;float:left;width:100%}
+legend+*{clear:left}
+.choice{display:flex;align-items:flex-start;gap:8px;padding:3px 0;min-width:0}
+.choice input{margin:3px 0 0;flex:none}
+.choice label{display:flex;flex-direction:column;min-width:0;overflow-wrap:anywhere;cursor:pointer}
+.choice.inline{display:inline-flex;margin-right:14px}
+.choice-name{font-weight:600}
+.choice-desc{color:#64748b;font-size:13px}
+.row{display:flex;flex-wrap:wrap;align-items:flex-end;gap:6px 8px;margin:0 0 8px;min-width:0}
+.pair{display:flex;flex-wrap:wrap;gap:6px 8px;min-width:0}
+.field{display:flex;flex-direction:column;gap:2px;min-width:0;max-width:100%}
+.field.grow{flex:1 1 10em}
+.field label,.values legend{font-size:12px;color:#475569;font-weight:500}
+.values{flex-basis:100%}
+select,input[type=text],input[type=number],input[type=date]{font:inherit;color:#0f172a;padding:5px 8px;border:1px solid #cbd5e1;border-radius:6px;background:#fff;min-width:0;max-width:100%;min-height:32px}
+input[type=number],input[type=date]{width:10em}
+button{font:inherit;font-size:13px;font-weight:600;padding:5px 12px;min-height:32px;border:1px solid #c7d2fe;border-radius:6px;background:#eef2ff;color:#3730a3;cursor:pointer;max-width:100%;overflow-wrap:anywhere}
+button:hover{background:#e0e7ff}
+button.primary{background:#4f46e5;border-color:#4f46e5;color:#fff}
+button.primary:hover{background:#4338ca}
+button.quiet{background:#fff;border-color:#cbd5e1;color:#475569}
+button.danger{background:#dc2626;border-color:#dc2626;color:#fff}
+:focus-visible,input:focus,input:focus-within{outline:3px solid #f59e0b;outline-offset:2px}
+.hint{color:#64748b;font-size:13px;margin:4px 0}
+.notice{margin:0 0 8px;padding:6px 8px;background:#f0fdf4;border:1px solid #bbf7d0;border-radius:6px;color:#166534;overflow-wrap:anywhere}
+.columns summary{cursor:pointer;color:#4338ca;font-size:13px;margin-top:6px}
+.columns ul{list-style:none;margin:6px 0 0;padding:0}
+.columns li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:2px 8px;padding:3px 0;border-bottom:1px dashed #eef2f7;overflow-wrap:anywhere}
+.type{color:#64748b;font-size:12px}
+.reports{list-style:none;margin:0 0 8px;padding:0}
+.reports li{padding:6px 0;border-bottom:1px solid #f1f5f9;display:flex;flex-direction:column;gap:4px}
+.report-name{display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px;font-weight:600;overflow-wrap:anywhere;min-width:0}
+.badge{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.04em;padding:0 6px;border-radius:4px;background:#e0e7ff;color:#3730a3}
+.badge.broken{background:#fee2e2;color:#991b1b}
+.reason{color:#991b1b;font-size:13px;overflow-wrap:anywhere}
+.actions{display:flex;flex-wrap:wrap;gap:6px}
+.confirm{display:flex;flex-wrap:wrap;align-items:center;gap:6px;padding:6px 8px;background:#fef2f2;border:1px solid #fecaca;border-radius:6px;overflow-wrap:anywhere}
+.save{margin-top:8px}
+.rb-bar{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:6px 12px}
+.rb-status{margin:0;font-weight:600;color:#334155}
+.rb-downloads{display:flex;flex-wrap:wrap;align-items:center;gap:6px}
+.rb-downloads[hidden]{display:none}
+.rb-message{padding:12px;border:1px solid #fcd34d;background:#fffbeb;color:#92400e;border-radius:8px;overflow-wrap:anywhere}
+.rb-message p{margin:0 0 8px}
+.rb-chart-area{min-width:0}
+.chart-holder{min-width:0}
+.chart-holder .panel{box-shadow:none}
+.chart-holder svg{overflow:visible}
+.rb-table-area{min-width:0}
+.table-wrap{overflow:auto;max-height:480px;border:1px solid #eef2f7;border-radius:8px}
+table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
+th{position:sticky;top:0;background:#f8fafc;text-align:left;border-bottom:1px solid #e2e8f0;padding:0}
+th.num{text-align:right}
+th .sort{all:unset;box-sizing:border-box;display:block;width:100%;padding:6px 10px;font-weight:600;color:#334155;cursor:pointer;white-space:nowrap}
+th .sort:focus-visible{outline:3px solid #f59e0b;outline-offset:-3px}
+td{padding:5px 10px;border-bottom:1px solid #f1f5f9;white-space:nowrap}
+td.num{text-align:right}
+.empty{color:#64748b;margin:8px 0}
+[hidden]{display:none !important}
+`;
