@@ -1,4 +1,4 @@
-// Text in every capture (docs/delivery.md, "Fonts"): Browser Rendering on the Chromium from the
+// Text in every capture (docs/delivery.md, "Text in every capture"): Browser Rendering on the Chromium from the
 // npm registry, with a fresh XDG_CACHE_HOME and TMPDIR and — where the machine allows a private
 // mount namespace — an empty /tmp, so no font folder an earlier run left (/tmp/fonts, the
 // package's own Lambda paths) can help. A dashboard with known text is captured through the
