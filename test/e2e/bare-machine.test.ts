@@ -11,6 +11,7 @@ import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
 import { reachable } from "../../scripts/lib/local-postgres.mjs";
 import { darkPixels, decodePng, textBoxes } from "./pixels";
+import { capturedFile } from "./service-api";
 
 const root = join(import.meta.dirname, "..", "..");
 // The machine's own Node (Debian's is 20); BARE_NODE picks another one, and a machine
@@ -114,16 +115,7 @@ describe("a bare machine (Node 20, no Chromium, no PostgreSQL)", () => {
       const browser = await launchBrowser();
       try {
         for (const width of [1280, 360]) {
-          const job = (await fetch(`http://127.0.0.1:${port}/api/dashboard/screenshot`, {
-            method: "POST",
-            headers: { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-            body: JSON.stringify({ provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width }),
-          }).then((r) => r.json())) as { success: number; url: string };
-          expect(job.success, JSON.stringify(job)).toBe(1);
-          let file: Response | undefined;
-          for (let i = 0; i < 6 && file?.status !== 200; i++) file = await fetch(`${job.url}?wait=20`.replace("http://localhost", "http://127.0.0.1"));
-          expect(file!.status).toBe(200);
-          const bytes = new Uint8Array(await file!.arrayBuffer());
+          const bytes = await capturedFile(`http://127.0.0.1:${port}`, vars.DEV_API_TOKEN, { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width });
           writeFileSync(join(results, `bare-machine-demo-${width}.png`), bytes);
           const png = decodePng(bytes);
           expect(png.width).toBe(width);

@@ -14,6 +14,7 @@ import { projectCacheHome } from "../../scripts/lib/cache-home.mjs";
 import { launchBrowser, registryFontsConf } from "../../scripts/lib/chromium.mjs";
 import { startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { darkPixels, decodePng, textBoxes } from "./pixels";
+import { capturedFile, devApi } from "./service-api";
 
 const root = join(import.meta.dirname, "..", "..");
 const results = join(root, "test-results");
@@ -59,25 +60,9 @@ afterAll(async () => {
   rmSync(fresh, { recursive: true, force: true });
 });
 
-async function api(path: string, body: unknown) {
-  const response = await fetch(`${server.base}${path}`, {
-    method: "POST",
-    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-async function capture(width: number, exportType: "image" | "pdf" = "image"): Promise<Uint8Array> {
-  const job = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: known.embed_id, width, export_type: exportType });
-  expect(job.status, JSON.stringify(job.body)).toBe(200);
-  for (let i = 0; i < 6; i++) {
-    const file = await fetch(`${job.body.url}?wait=20`.replace("http://localhost", "http://127.0.0.1"));
-    if (file.status === 200) return new Uint8Array(await file.arrayBuffer());
-    expect(file.status, await file.text()).toBe(202);
-  }
-  throw new Error("the screenshot was not ready within 120 s");
-}
+const api = (path: string, body: unknown) => devApi(server.base, server.vars.DEV_API_TOKEN)(path, body);
+const capture = (width: number, exportType: "image" | "pdf" = "image") =>
+  capturedFile(server.base, server.vars.DEV_API_TOKEN, { provided_id: "acme-berlin", dashboard_embed_id: known.embed_id, width, export_type: exportType });
 
 describe("text in every capture (registry Chromium, fresh cache and temp folders)", () => {
   it("Browser Rendering starts the registry's Chromium through this checkout's wrapper, with the project's fontconfig file", () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { parseMime } from "../delivery/mime";
+import { devApi } from "./service-api";
 
 declare const document: any;
 declare const window: any;
@@ -20,14 +21,7 @@ const shots = join(import.meta.dirname, "..", "..", "test-results");
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let browser: Browser;
 
-async function api(path: string, body: unknown) {
-  const response = await fetch(`${server.base}${path}`, {
-    method: "POST",
-    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api = (path: string, body: unknown) => devApi(server.base, server.vars.DEV_API_TOKEN)(path, body);
 
 beforeAll(async () => {
   server = await startLocalServer({ port: 21787 + Math.floor(Math.random() * 1000) });

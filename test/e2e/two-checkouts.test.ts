@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalServer } from "../../scripts/lib/local-server.mjs";
 import { darkPixels, decodePng } from "./pixels";
+import { capturedFile } from "./service-api";
 
 const root = join(import.meta.dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "two-checkouts-"));
@@ -50,17 +51,8 @@ describe("two checkouts on one machine", () => {
   it("deleting one checkout leaves the other's captures working, with text", async () => {
     rmSync(second, { recursive: true, force: true });
     expect(existsSync(second)).toBe(false);
-    const vars = server!.vars;
-    const job = await fetch(`${server!.base}/api/dashboard/screenshot`, {
-      method: "POST",
-      headers: { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width: 800 }),
-    }).then((r) => r.json() as Promise<any>);
-    expect(job.success, JSON.stringify(job)).toBe(1);
-    let file: Response | undefined;
-    for (let i = 0; i < 6 && file?.status !== 200; i++) file = await fetch(`${job.url}?wait=20`.replace("http://localhost", "http://127.0.0.1"));
-    expect(file!.status).toBe(200);
-    const png = decodePng(new Uint8Array(await file!.arrayBuffer()));
+    const bytes = await capturedFile(server!.base, server!.vars.DEV_API_TOKEN, { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width: 800 });
+    const png = decodePng(bytes);
     expect(png.width).toBe(800);
     // The demo's title sits in the top band (24 px padding, 22 px type): glyphs there.
     expect(darkPixels(png, { x: 0, y: 16, width: 400, height: 40 })).toBeGreaterThan(150);
