@@ -9,10 +9,11 @@ import { log } from "../lib/log";
  * return the token the vendor is expected to hand to the embed.
  */
 const DEVELOPMENT_SECRET = "local-development-only-customer-token-secret";
-let cached: { secret: string; key: Promise<CryptoKey> } | undefined;
+/** The imported key, kept as a value (not a promise: a request awaits only what it made). */
+let cached: { secret: string; key: CryptoKey } | undefined;
 let warned = false;
 
-export function customerTokenKey(env: Env): Promise<CryptoKey> {
+export async function customerTokenKey(env: Env): Promise<CryptoKey> {
   let secret = env.CUSTOMER_TOKEN_SECRET;
   if (!secret) {
     if (env.ENVIRONMENT !== "development") throw new Error("CUSTOMER_TOKEN_SECRET is not configured");
@@ -20,7 +21,7 @@ export function customerTokenKey(env: Env): Promise<CryptoKey> {
     warned = true;
     secret = DEVELOPMENT_SECRET;
   }
-  if (cached?.secret !== secret) cached = { secret, key: importHmacKey(secret) };
+  if (cached?.secret !== secret) cached = { secret, key: await importHmacKey(secret) };
   return cached.key;
 }
 

@@ -51,13 +51,15 @@ export const FRAME_SCRIPT = `(function () {
   });
 })();`;
 
-let scriptHash: Promise<string> | undefined;
+/** Kept as a value, not a promise: a request awaits only promises it made itself. */
+let scriptHash: string | undefined;
 
 /** `'sha256-…'` of FRAME_SCRIPT, for the pages' `script-src`. */
-export function frameScriptHash(): Promise<string> {
-  scriptHash ??= crypto.subtle
-    .digest("SHA-256", new TextEncoder().encode(FRAME_SCRIPT))
-    .then((digest) => `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
+export async function frameScriptHash(): Promise<string> {
+  if (scriptHash === undefined) {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(FRAME_SCRIPT));
+    scriptHash = `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
+  }
   return scriptHash;
 }
 
