@@ -35,8 +35,13 @@ export const CAPTURE_BUDGET_MS = 20_000;
  * is not waited for.
  */
 const ANSWER_GRACE_MS = 2_000;
-/** How often a call waiting for the station's tab looks whether its turn has come. */
-const TURN_LOOK_MS = 10;
+/**
+ * How often a call waiting for the station's tab looks whether its turn has come: the next
+ * in line often (the hand-over is latency), the others seldom (forty waiters would otherwise
+ * cost the station thousands of wake-ups a second).
+ */
+const NEXT_LOOKS_MS = 5;
+const OTHERS_LOOK_MS = 50;
 
 export interface Capture {
   bytes: Uint8Array<ArrayBuffer>;
@@ -156,7 +161,8 @@ export class CaptureStation extends DurableObject<Env> {
     try {
       while (this.busy || this.waiting[0] !== number) {
         if (Date.now() >= deadline) return false;
-        await new Promise((resolve) => setTimeout(resolve, TURN_LOOK_MS));
+        const pause = this.waiting[0] === number ? NEXT_LOOKS_MS : OTHERS_LOOK_MS;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(pause, deadline - Date.now())));
       }
       this.busy = true;
       return true;

@@ -273,12 +273,14 @@ export type DownloadState =
   | { state: "failed"; error: string };
 
 /**
- * While a download request waits, it looks at the job every 5 ms for the first second (most
- * captures end within it, and a look is one indexed read), every 50 ms up to 5 s, then every
- * 250 ms.
+ * While a download request waits, it looks at the job (one indexed read) every 5 ms for the
+ * first 250 ms (a warm capture ends within it, and each pause is latency), every 20 ms up to
+ * 1 s, every 50 ms up to 5 s, then every 250 ms: forty downloads waiting on a burst of
+ * captures look a few hundred times a second, not thousands, and leave the database to the
+ * jobs.
  */
 export function downloadPollPause(waitedMs: number): number {
-  return waitedMs < 1000 ? 5 : waitedMs < 5000 ? 50 : 250;
+  return waitedMs < 250 ? 5 : waitedMs < 1000 ? 20 : waitedMs < 5000 ? 50 : 250;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
