@@ -7,7 +7,7 @@ import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { readOnlyProblem } from "../lib/sql-read-only";
-import type { QueryCacheReport } from "../query-cache/cache";
+import { customerVersions, dashboardVersion, type QueryCacheReport } from "../query-cache/cache";
 import { runPanels, type QueryRun, type Row } from "./data";
 import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
 import type { Definition } from "./definition";
@@ -143,16 +143,6 @@ export interface LoadedDashboard {
 /** How a render's queries are counted and cached: the parts of a `RenderRequest` that say so. */
 export type RenderRun = Pick<RenderRequest, "dataRoundTrips" | "cacheReport" | "waitUntil">;
 
-/**
- * Invalidation versions for cache keys: each customer of the chain (the viewer and its
- * ancestors, whose properties and mapping it inherits) and the dashboard, by numeric id
- * (never reused) and version. With the customer's id in every key, two customers never share
- * an entry, even for a query that binds nothing of theirs.
- */
-export function cacheVersions(chain: Pick<CustomerViewRow, "id" | "cacheVersion">[], dashboard: { dashboardId: number; cacheVersion: number }): string[] {
-  return [...chain.map((c) => `c${c.id}.${c.cacheVersion ?? 0}`), `d${dashboard.dashboardId}.${dashboard.cacheVersion ?? 0}`];
-}
-
 /** The query run of a loaded dashboard: its TTL, its versions, the request's counters. */
 function queryRun(loaded: LoadedDashboard, run: RenderRun): QueryRun {
   return {
@@ -193,7 +183,7 @@ export async function loadedDashboard(request: RenderRequest, [chain, choice, so
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
   const version = versionToRender(choice, request.embedId, request.versions);
-  return definitionForCustomer(JSON.parse(version.definition) as Definition, version.dashboardName, chain, sources, request.variables, cacheVersions(chain, version));
+  return definitionForCustomer(JSON.parse(version.definition) as Definition, version.dashboardName, chain, sources, request.variables, [...customerVersions(chain), dashboardVersion(version)]);
 }
 
 /**

@@ -35,6 +35,21 @@ export class QueryCacheReport {
   }
 }
 
+/**
+ * Invalidation versions of a customer chain (the viewer and its ancestors, whose properties
+ * and mapping it inherits), by numeric id (never reused) and version. With the customer's id
+ * in every key, two customers never share an entry, even for a query that binds nothing of
+ * theirs, and one customer's invalidation never revives another's old entry.
+ */
+export function customerVersions(chain: { id: number; cacheVersion?: number | null }[]): string[] {
+  return chain.map((c) => `c${c.id}.${c.cacheVersion ?? 0}`);
+}
+
+/** A dashboard's invalidation version, by numeric id. */
+export function dashboardVersion(dashboard: { dashboardId: number; cacheVersion?: number | null }): string {
+  return `d${dashboard.dashboardId}.${dashboard.cacheVersion ?? 0}`;
+}
+
 /** Longest a result may be kept (a day); 0 turns caching off. */
 export const MAX_CACHE_TTL_SECONDS = 86_400;
 

@@ -2,7 +2,9 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { ProvidedId } from "../customers/schemas";
 import { DataRoundTrips } from "../dashboards/data";
+import { backgroundOf } from "../http/background";
 import type { AppContext, AppEnv } from "../http/context";
+import { QueryCacheReport } from "../query-cache/cache";
 import { ApiError } from "../http/errors";
 import { plainText } from "../http/fields";
 import { jsonBody } from "../http/json-body";
@@ -81,10 +83,10 @@ function builderAccess(options: { save?: boolean } = {}): MiddlewareHandler<AppE
   };
 }
 
-export function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips): reports.BuilderRequest {
+export function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips, cacheReport?: QueryCacheReport): reports.BuilderRequest {
   const claims = claimsOf.get(c.req.raw);
   if (!claims) throw new Error("builder route without builderAccess");
-  return { db: c.get("db"), env: c.env, claims, dataRoundTrips };
+  return { db: c.get("db"), env: c.env, claims, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) };
 }
 
 export function builderRoute<B extends z.ZodType | undefined>(options: {
@@ -240,9 +242,11 @@ const deleteCustomerReportRoute = apiOperation({
   response: successSchema({}),
 });
 
-/** Outside production: what the query cost at the data source (as on embed pages). */
-function reportTrips(c: AppContext, trips: DataRoundTrips): void {
-  if (c.env.ENVIRONMENT !== "production") c.header("X-Data-Round-Trips", String(trips.count));
+/** Outside production: what the query cost at the data source and whether it came from the query cache (as on embed pages). */
+function reportTrips(c: AppContext, trips: DataRoundTrips, cacheReport: QueryCacheReport): void {
+  if (c.env.ENVIRONMENT === "production") return;
+  c.header("X-Data-Round-Trips", String(trips.count));
+  c.header("X-Query-Cache", cacheReport.status);
 }
 
 export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -257,15 +261,17 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(queryRoute, async (c) => {
     const trips = new DataRoundTrips();
-    const result = await reports.runQuery(builderRequest(c, trips), c.req.valid("json") as ReportQuery);
-    reportTrips(c, trips);
+    const cacheReport = new QueryCacheReport();
+    const result = await reports.runQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as ReportQuery);
+    reportTrips(c, trips, cacheReport);
     return c.json({ success: 1 as const, ...result }, 200);
   });
 
   app.openapi(exportRoute, async (c) => {
     const trips = new DataRoundTrips();
-    const file = await reports.exportQuery(builderRequest(c, trips), c.req.valid("json") as z.infer<typeof ExportBody>);
-    reportTrips(c, trips);
+    const cacheReport = new QueryCacheReport();
+    const file = await reports.exportQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as z.infer<typeof ExportBody>);
+    reportTrips(c, trips, cacheReport);
     c.header("Content-Type", file.contentType);
     c.header("Content-Disposition", `attachment; filename="${file.fileName}"`);
     c.header("Cache-Control", "no-store");

@@ -7,6 +7,7 @@ import { numberVar } from "../env";
 import { ApiError } from "../http/errors";
 import { readOnlyProblem } from "../lib/sql-read-only";
 import { log } from "../lib/log";
+import type { QueryCachePolicy } from "../query-cache/cache";
 import { compileReportQuery, type CompiledQuery } from "./compiler";
 import type { ReportFilter, ReportQuery, ReportResult, ResultColumn } from "./query";
 
@@ -30,6 +31,8 @@ export interface ReportRun {
   /** The data sources this customer may use (those of other access groups left out). */
   sources: DataSource[];
   dataRoundTrips?: RoundTripCounter;
+  /** The table's `cache_ttl_seconds` with the customer's versions: results kept near the viewer. */
+  cache?: QueryCachePolicy;
 }
 
 function unavailable(dataset: string, why: string): ApiError {
@@ -77,7 +80,7 @@ export async function runReport(run: ReportRun): Promise<ReportResult> {
   const { compiled, source } = compileFor(run);
   const query = { panelId: "report", sql: compiled.sql, params: compiled.params };
   // The extra row the statement asks for tells `truncated`: the runner keeps `limit` rows.
-  const outcome = (await runSourceQueries(run.env, source, [query], { roundTrips: run.dataRoundTrips, limits: { rowLimit: compiled.limit, utc: true } })).get("report");
+  const outcome = (await runSourceQueries(run.env, source, [query], { roundTrips: run.dataRoundTrips, cache: run.cache, limits: { rowLimit: compiled.limit, utc: true } })).get("report");
   if (!outcome || outcome.status !== "ok") {
     const message = outcome && outcome.status === "failed" ? outcome.message : undefined;
     // A timeout says so; any other database message may quote the vendor's SQL, so it stays in the log.

@@ -14,6 +14,7 @@ import { resultCsv } from "./export";
 import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
 import type { Chart, LockedFilter, ReportFilter, ReportQuery, ReportResult } from "./query";
 import * as repo from "./repository";
+import { customerVersions, type QueryCacheReport } from "../query-cache/cache";
 import { compileFor, queryLimits, runReport } from "./run";
 
 // ---- minting ------------------------------------------------------------------------------------
@@ -112,6 +113,10 @@ export interface BuilderRequest {
   env: Env;
   claims: BuilderClaims;
   dataRoundTrips?: RoundTripCounter;
+  /** Notes whether query results came from the query cache (`X-Query-Cache`). */
+  cacheReport?: QueryCacheReport;
+  /** Work allowed to outlive the response: storing results, refreshing stale ones. */
+  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 interface Opened {
@@ -120,6 +125,8 @@ interface Opened {
   context: { customer: { provided_id: string; name: string; properties: Record<string, unknown> }; variables: Record<string, unknown> };
   mapping: Record<string, string>;
   sources: Awaited<ReturnType<typeof repo.dataSources>>;
+  /** The customer chain's invalidation versions, in every cache key. */
+  cacheVersions: string[];
 }
 
 const WINDOW_MS = 60_000;
@@ -169,6 +176,7 @@ async function opened(
     mapping: computedMapping,
     // A data source the customer's access group may not use counts as no mapping.
     sources: usableSources(sources, chain[0].accessGroupId),
+    cacheVersions: customerVersions(chain),
   };
 }
 
@@ -205,6 +213,7 @@ async function run(request: BuilderRequest, builder: Opened, query: ReportQuery)
     mapping: builder.mapping,
     sources: builder.sources,
     dataRoundTrips: request.dataRoundTrips,
+    cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: builder.cacheVersions, waitUntil: request.waitUntil, report: request.cacheReport },
   });
 }
 
@@ -358,7 +367,11 @@ export async function deleteReport(request: BuilderRequest, id: string): Promise
  * round trip for the report, its blueprint, the customer chain and the data sources; then
  * the query. `report_not_found` when the report is not that customer's.
  */
-export async function runSavedReport(db: Database, env: Env, input: { reportId: string; customerId: number; dataRoundTrips?: RoundTripCounter }) {
+export async function runSavedReport(
+  db: Database,
+  env: Env,
+  input: { reportId: string; customerId: number; dataRoundTrips?: RoundTripCounter; cacheReport?: QueryCacheReport },
+) {
   const [report, chain, sources] = await db.batch([
     repo.reportOfCustomer(db, input.reportId, input.customerId),
     repo.customerChain(db, repo.byId(input.customerId)),
@@ -367,15 +380,18 @@ export async function runSavedReport(db: Database, env: Env, input: { reportId: 
   if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
   const saved = reportView(report[0].report);
   const { computedProperties, computedMapping } = computedFields(chain);
+  const table = datasetOf(JSON.parse(report[0].tables) as StoredTable[], saved.query.dataset);
   const result = await runReport({
     env,
-    table: datasetOf(JSON.parse(report[0].tables) as StoredTable[], saved.query.dataset),
+    table,
     query: saved.query,
     locked: [],
     context: { customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties }, variables: {} },
     mapping: computedMapping,
     sources: usableSources(sources, chain[0].accessGroupId),
     dataRoundTrips: input.dataRoundTrips,
+    // The builder's entries: a delivery right after the customer looked at the report is a hit.
+    cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: customerVersions(chain), report: input.cacheReport },
   });
   return { report: saved, result, customerName: chain[0].name, isDemo: chain[0].isDemo === 1 };
 }
