@@ -390,7 +390,7 @@ export async function runSavedReport(
     mapping: computedMapping,
     sources: usableSources(sources, chain[0].accessGroupId),
     dataRoundTrips: input.dataRoundTrips,
-    // The builder's entries: a delivery right after the customer looked at the report is a hit.
+    // The same key as the builder's run of this query without locked filters: such a view, then a delivery, is one miss and one hit.
     cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: customerVersions(chain), report: input.cacheReport },
   });
   return { report: saved, result, customerName: chain[0].name, isDemo: chain[0].isDemo === 1 };
