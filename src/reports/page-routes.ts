@@ -3,6 +3,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { pageSecurityHeaders } from "../http/pages";
 import { DataRoundTrips } from "../dashboards/data";
+import { QueryCacheReport } from "../query-cache/cache";
 import { verifyBuilderToken } from "./builder-token";
 import { reportPanelHtml } from "./chart";
 import { BUILDER_SCRIPT_PATH, builderErrorPage, builderPage, type BuilderPageInput } from "./page";
@@ -109,9 +110,13 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
 
   app.openapi(viewRoute, async (c) => {
     const trips = new DataRoundTrips();
+    const cacheReport = new QueryCacheReport();
     const body = c.req.valid("json") as z.infer<typeof ViewBody>;
-    const result = await reports.runQuery(builderRequest(c, trips), body.query as ReportQuery);
-    if (c.env.ENVIRONMENT !== "production") c.header("X-Data-Round-Trips", String(trips.count));
+    const result = await reports.runQuery(builderRequest(c, trips, cacheReport), body.query as ReportQuery);
+    if (c.env.ENVIRONMENT !== "production") {
+      c.header("X-Data-Round-Trips", String(trips.count));
+      c.header("X-Query-Cache", cacheReport.status);
+    }
     const width = body.width ?? 960;
     const chartHtml =
       body.chart.type === "table" ? "" : `<div class="grid">${reportPanelHtml(result, body.chart, { width: panelWidth(width), rows: width < 480 ? 5 : 6 })}</div>`;
