@@ -49,9 +49,13 @@ export async function createWebhookSecret(db: Database, accessGroup: string): Pr
   return { access_group: accessGroup, created_at: row.createdAt, secret };
 }
 
-/** `sha256=<hex>`: HMAC-SHA256 of the exact body bytes with the access group's secret. */
-export async function signature(secret: string, body: string): Promise<string> {
-  return `sha256=${await hmacSha256Hex(await importHmacKey(secret), body)}`;
+/**
+ * `sha256=<hex>`: HMAC-SHA256, keyed with the access group's secret (the string as issued,
+ * UTF-8), of `<timestamp>.<body>` — the Unix seconds sent as `X-Signature-Timestamp`, a dot,
+ * the exact body. With the time signed, a receiver refuses an old delivery replayed later.
+ */
+export async function signature(secret: string, timestamp: number, body: string): Promise<string> {
+  return `sha256=${await hmacSha256Hex(await importHmacKey(secret), `${timestamp}.${body}`)}`;
 }
 
 /**
@@ -86,11 +90,18 @@ export async function deliverWebhook(
     return "gave_up";
   }
   const body = JSON.stringify(target.body);
+  // Each attempt is signed at its own time: a retry is never an old signature replayed.
+  const timestamp = Math.floor(Date.now() / 1000);
   let outcome: string;
   try {
     const response = await fetch(target.url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Signature": await signature(row.secret, body), "X-Webhook-Attempt": String(attempt) },
+      headers: {
+        "Content-Type": "application/json",
+        "X-Signature-Timestamp": String(timestamp),
+        "X-Signature": await signature(row.secret, timestamp, body),
+        "X-Webhook-Attempt": String(attempt),
+      },
       body,
       redirect: "manual",
       signal: AbortSignal.timeout(TIMEOUT_MS),

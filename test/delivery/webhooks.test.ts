@@ -27,6 +27,18 @@ async function received(name: string, count: number, timeoutMs = 30_000): Promis
   }
 }
 
+/**
+ * The receiver's check as docs/delivery.md shows it: a timestamp within 5 minutes of `now`
+ * (Unix seconds), and the signature over `<timestamp>.<body>`, compared in constant time.
+ */
+async function verify(secret: string, headers: Record<string, string>, rawBody: string, now: number): Promise<boolean> {
+  const timestamp = Number(headers["x-signature-timestamp"]);
+  if (!Number.isInteger(timestamp) || Math.abs(now - timestamp) > 300) return false;
+  const expected = new TextEncoder().encode(`sha256=${await hmacHex(secret, `${timestamp}.${rawBody}`)}`);
+  const given = new TextEncoder().encode(headers["x-signature"] ?? "");
+  return expected.length === given.length && crypto.subtle.timingSafeEqual(expected, given);
+}
+
 async function hmacHex(key: string, body: string): Promise<string> {
   const cryptoKey = await crypto.subtle.importKey("raw", new TextEncoder().encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, new TextEncoder().encode(body)));
@@ -75,7 +87,16 @@ describe("completion webhooks", () => {
     const [hook] = await received(name, 1);
     expect(JSON.parse(hook.body)).toEqual({ job_id: res.body.job_id, status: "done", error: null, url: res.body.url });
     expect(hook.headers["content-type"]).toBe("application/json");
-    expect(hook.headers["x-signature"]).toBe(`sha256=${await hmacHex(secret, hook.body)}`);
+    // Signed over `<timestamp>.<body>` with the time of sending (Unix seconds).
+    const timestamp = Number(hook.headers["x-signature-timestamp"]);
+    expect(String(timestamp)).toBe(hook.headers["x-signature-timestamp"]);
+    expect(Math.abs(timestamp - hook.at / 1000)).toBeLessThan(5);
+    expect(hook.headers["x-signature"]).toBe(`sha256=${await hmacHex(secret, `${timestamp}.${hook.body}`)}`);
+    // The receiver's check of docs/delivery.md: accepted now, refused as a replay 6 minutes on, refused altered.
+    expect(await verify(secret, hook.headers, hook.body, timestamp)).toBe(true);
+    expect(await verify(secret, hook.headers, hook.body, timestamp + 6 * 60)).toBe(false);
+    expect(await verify(secret, hook.headers, hook.body.replace('"done"', '"failed"'), timestamp)).toBe(false);
+    expect(await verify(secret, { ...hook.headers, "x-signature-timestamp": String(timestamp + 1) }, hook.body, timestamp + 1)).toBe(false);
     // Delivered once: nothing more arrives.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await received(name, 2, 0)).toHaveLength(1);
@@ -113,7 +134,11 @@ describe("completion webhooks", () => {
     expect(calls).toHaveLength(2);
     expect(calls[1].at - calls[0].at).toBeGreaterThanOrEqual(4_000);
     expect(calls[1].body).toBe(calls[0].body);
-    expect(calls[1].headers["x-signature"]).toBe(`sha256=${await hmacHex(secret, calls[1].body)}`);
+    // Each retry is signed afresh: its own timestamp, its own signature.
+    const [first, second] = calls.map((c) => Number(c.headers["x-signature-timestamp"]));
+    expect(second - first).toBeGreaterThanOrEqual(4);
+    expect(calls[1].headers["x-signature"]).toBe(`sha256=${await hmacHex(secret, `${second}.${calls[1].body}`)}`);
+    expect(calls[1].headers["x-signature"]).not.toBe(calls[0].headers["x-signature"]);
   }, 90_000);
 
   it.each([
