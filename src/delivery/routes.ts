@@ -21,7 +21,8 @@ const jobEnded = {
       post: {
         summary: "The job ended (only when callback_url was given)",
         parameters: [
-          { name: "X-Signature", in: "header", required: true, schema: { type: "string" }, description: "`sha256=<hex>`: HMAC-SHA256 of the raw body with the access group's webhook secret." },
+          { name: "X-Signature-Timestamp", in: "header", required: true, schema: { type: "string" }, description: "When this attempt was sent, in Unix seconds; refuse one more than 5 minutes old." },
+          { name: "X-Signature", in: "header", required: true, schema: { type: "string" }, description: "`sha256=<hex>`: HMAC-SHA256 of `<X-Signature-Timestamp>.<raw body>` with the access group's webhook secret." },
           { name: "X-Webhook-Attempt", in: "header", required: true, schema: { type: "string" }, description: "1 to 5." },
         ],
         requestBody: {

@@ -9,7 +9,7 @@ const CallbackUrl = z
   .optional()
   .openapi({
     description:
-      "Webhook: when the job ends the service POSTs `{job_id, status, error, url?}` here, signed with the access group's webhook secret (`X-Signature: sha256=<hex>`). https only (http on localhost in development).",
+      "Webhook: when the job ends the service POSTs `{job_id, status, error, url?}` here, signed with the access group's webhook secret (`X-Signature: sha256=<hex>` over `<X-Signature-Timestamp>.<body>`). https only (http on localhost in development).",
   });
 const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Like embed variables; values may be nested objects." });
 
