@@ -39,6 +39,18 @@ export interface Env {
   EMBED_TOKEN_SECRET?: string;
 }
 
+export const MISSING_EMBED_SECRET =
+  "EMBED_TOKEN_SECRET is not set for this environment, so signed embed tokens can be neither minted nor opened; set it with `wrangler secret put EMBED_TOKEN_SECRET --env <environment>`.";
+
+/**
+ * Secrets this environment lacks. Only development may run on known stand-ins (the local
+ * embed secret); anywhere else their features answer 500 naming the secret instead.
+ */
+export function missingSecrets(env: Pick<Env, "ENVIRONMENT" | "EMBED_TOKEN_SECRET">): string[] {
+  if (env.ENVIRONMENT === "development") return [];
+  return env.EMBED_TOKEN_SECRET ? [] : [MISSING_EMBED_SECRET];
+}
+
 /** A numeric var; absent, empty or not a number gives the fallback. */
 export function numberVar(value: string | undefined, fallback: number): number {
   if (value === undefined || value.trim() === "") return fallback;

@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { sign, verify } from "hono/jwt";
-import type { Env } from "../env";
 import { constantTimeEqual, sha256Hex } from "../lib/crypto";
+import { MISSING_EMBED_SECRET, type Env } from "../env";
+import { ApiError } from "../http/errors";
 import { log } from "../lib/log";
 
 /**
@@ -32,10 +33,15 @@ export type EmbedClaims = z.infer<typeof EmbedClaims>;
 const DEVELOPMENT_SECRET = "local-development-only-embed-token-secret";
 let warned = false;
 
+/**
+ * EMBED_TOKEN_SECRET. Outside development a missing secret is never replaced by a known one:
+ * minting and opening signed tokens answer 500 naming the secret (src/env.ts also logs it
+ * on the isolate's first request).
+ */
 function embedSecret(env: Env): string {
   const secret = env.EMBED_TOKEN_SECRET;
   if (secret) return secret;
-  if (env.ENVIRONMENT !== "development") throw new Error("EMBED_TOKEN_SECRET is not configured");
+  if (env.ENVIRONMENT !== "development") throw new ApiError("internal_error", MISSING_EMBED_SECRET);
   if (!warned) log("warn", "EMBED_TOKEN_SECRET is not set; using the local development secret");
   warned = true;
   return DEVELOPMENT_SECRET;

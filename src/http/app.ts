@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { createSessionDatabase, isBookmark } from "../db/client";
+import { missingSecrets } from "../env";
 import { log, setLogLevel } from "../lib/log";
 import type { AppContext, AppEnv } from "./context";
 import { answeringNotFound, ApiError, errorBody } from "./errors";
@@ -9,6 +10,12 @@ import { currentRequest, RequestState } from "./request-state";
 import { validationHook } from "./validation";
 
 const callerRequestId = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Configuration errors are logged once per isolate, on the first request that meets them (a
+ * Worker has no start hook that sees its env).
+ */
+let configurationLogged = false;
 
 export function newApp(): OpenAPIHono<AppEnv> {
   // strict: false serves every path with and without its trailing slash (same handler).
@@ -18,6 +25,11 @@ export function newApp(): OpenAPIHono<AppEnv> {
 /** Request id, per-request database handle with a round-trip counter, one JSON log line. */
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   setLogLevel(c.env.LOG_LEVEL);
+  if (!configurationLogged) {
+    const problems = missingSecrets(c.env);
+    for (const problem of problems) log("error", "configuration", { problem });
+    configurationLogged = problems.length > 0;
+  }
   const given = c.req.header("X-Request-Id");
   const requestId = given && callerRequestId.test(given) ? given : crypto.randomUUID();
   // Served through serveRequest (src/index.ts) the state exists already; a direct app.fetch gets its own.
