@@ -9,6 +9,7 @@ import { answeringNotFound, ApiError } from "../http/errors";
 import { Email, EmbedId, HEX_TOKEN, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
+import { subscribeControl, subscribeScriptHash } from "../subscriptions/control";
 import { forgetDrawnCharts } from "./charts";
 import { embedScript } from "./embed-script";
 import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
@@ -117,6 +118,8 @@ export interface Viewer {
   locked: string[];
   /** `frame-ancestors` for this page; undefined = FRAME_ANCESTORS. */
   frameAncestors?: string;
+  /** A signed token's `user_email`: this viewer may subscribe (the page shows the control). */
+  userEmail?: string;
 }
 
 export interface Refusal {
@@ -164,6 +167,7 @@ export async function resolveViewer(c: AppContext, embedId: string, query: Recor
       variables: { ...fromQuery, ...locked },
       locked: Object.keys(locked),
       frameAncestors: claims.origins?.join(" "),
+      userEmail: claims.eml,
     };
   }
   if (c.env.EMBED_REQUIRE_SIGNED === "true") {
@@ -302,7 +306,9 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
       await pageSecurityHeaders(c);
       return c.html(errorPage("Not authorised", viewer.refused, 401), 401);
     }
-    await pageSecurityHeaders(c, viewer.frameAncestors);
+    // A viewer whose token carries user_email gets the Subscribe control (live pages only).
+    const subscriber = viewer.userEmail && c.req.query("token") ? { email: viewer.userEmail, token: c.req.query("token") as string } : undefined;
+    await pageSecurityHeaders(c, viewer.frameAncestors, subscriber && { hash: await subscribeScriptHash() });
     const dataRoundTrips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
     try {
@@ -320,7 +326,9 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         c.header("X-Data-Connections", String(dataRoundTrips.connections));
         c.header("X-Query-Cache", cacheReport.status);
       }
-      return c.html(page, 200);
+      if (!subscriber) return c.html(page, 200);
+      const control = subscribeControl(embedId, subscriber.token, subscriber.email);
+      return c.html(page.replace(/<body[^>]*>/, (body) => `${body}\n${control}`), 200);
     } catch (error) {
       const page = error instanceof ApiError ? errorPageFor(error) : null;
       if (!page) throw error;

@@ -71,9 +71,15 @@ export const frameScriptTag = `<script>${FRAME_SCRIPT}</script>`;
  * with a script of its own (the report builder) names that script's URL instead, and may
  * call this service (`connect-src 'self'`) but submit no form.
  */
-export async function pageSecurityHeaders(c: AppContext, frameAncestors?: string, script?: { src: string }): Promise<void> {
+export async function pageSecurityHeaders(c: AppContext, frameAncestors?: string, script?: { src: string } | { hash: string }): Promise<void> {
   const ancestors = (frameAncestors ?? c.env.FRAME_ANCESTORS ?? "'none'").trim() || "'none'";
-  const scripts = script ? `script-src ${script.src}; connect-src 'self'; form-action 'none'` : `script-src ${await frameScriptHash()}; form-action 'self'`;
+  // A live embed page's own control (Subscribe) runs one more inline script, by its hash, and calls this service.
+  const scripts =
+    script && "src" in script
+      ? `script-src ${script.src}; connect-src 'self'; form-action 'none'`
+      : script
+        ? `script-src ${await frameScriptHash()} ${script.hash}; connect-src 'self'; form-action 'self'`
+        : `script-src ${await frameScriptHash()}; form-action 'self'`;
   c.header(
     "Content-Security-Policy",
     `default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; ${scripts}; base-uri 'none'; frame-ancestors ${ancestors}`,

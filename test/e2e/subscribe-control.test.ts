@@ -1,0 +1,79 @@
+// The "Subscribe" control of a live embed page in a real browser (puppeteer-core on the local
+// Chromium), against the real `npm start`: a viewer whose signed token carries user_email
+// subscribes weekly at 09:00 in the browser's time zone, sees it listed, and cancels it.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../scripts/lib/chromium.mjs";
+import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+
+declare const document: any;
+
+const shots = join(import.meta.dirname, "..", "..", "test-results");
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startLocalServer({ port: 22787 + Math.floor(Math.random() * 1000) });
+  browser = await launchBrowser();
+  mkdirSync(shots, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function api(path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${server.base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return res.json();
+}
+
+describe("Subscribe on the live embed page", () => {
+  it("subscribes the token's viewer weekly at 09:00 in the browser's time zone, lists it and cancels it (360 and 1280 px)", async () => {
+    const email = `viewer-${Date.now()}@acme.example`;
+    const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", user_email: email });
+    expect(minted.success).toBe(1);
+    const page = await browser.newPage();
+    await page.emulateTimezone("Europe/Berlin");
+    for (const width of [360, 1280]) {
+      await page.setViewport({ width, height: 900 });
+      await page.goto(`${minted.embed_url}&width=${width}`, { waitUntil: "load" });
+      await page.waitForSelector("body[data-render-complete=true]");
+      await page.click("#subscribe summary");
+      await page.waitForFunction(() => document.querySelector("#subscribe ul")?.textContent.includes("No subscriptions yet."));
+      expect(await page.$eval("#subscribe .box p", (p: any) => p.textContent)).toContain(email);
+      await page.select("#subscribe select[name=frequency]", "weekly");
+      await page.select("#subscribe select[name=hour]", "9");
+      await page.click("#subscribe button[type=submit]");
+      await page.waitForFunction(() => document.querySelector("#subscribe ul")?.textContent.includes("Weekly on Mondays at 09:00 (Europe/Berlin)"));
+      await page.screenshot({ path: join(shots, `subscribe-${width}.png`), fullPage: false });
+
+      const listed = await api("/api/report_schedules/");
+      const mine = listed.schedules.filter((s: any) => s.recipients.includes(email));
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ source: "embed", cron: "0 9 * * 1", timezone: "Europe/Berlin", provided_id: "acme-berlin" });
+
+      await page.click("#subscribe li button");
+      await page.waitForFunction(() => document.querySelector("#subscribe ul")?.textContent.includes("No subscriptions yet."));
+      expect(await page.$eval("#subscribe [role=status]", (p: any) => p.textContent)).toBe("Subscription cancelled.");
+      expect((await api("/api/report_schedules/")).schedules.filter((s: any) => s.recipients.includes(email))).toHaveLength(0);
+    }
+    await page.close();
+  }, 120_000);
+
+  it("is not on a page whose token has no user_email, nor on a customer_token page", async () => {
+    const plain = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" });
+    const html = await (await fetch(plain.embed_url)).text();
+    expect(html).toContain('data-render-complete="true"');
+    expect(html).not.toContain('id="subscribe"');
+    const customer = (await api("/api/get_customer/", { provided_id: "acme-berlin" })).customer;
+    const legacy = await (await fetch(`${server.base}/embed/sales-overview?customer_token=${customer.token}`)).text();
+    expect(legacy).not.toContain('id="subscribe"');
+  });
+});
