@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: local Chromium for Browser Rendering (scripts/ensure-chrome.mjs), type check,
+// import direction (scripts/check-imports.mjs),
 // the local PostgreSQL (scripts/lib/local-postgres.mjs), then every vitest project, on a Node
 // that runs wrangler (scripts/lib/node-runtime.mjs).
 // Ends with one plain summary line ("Summary: N passed, N failed, N skipped").
@@ -21,6 +22,14 @@ spawnSync(process.execPath, [join(root, "scripts", "docs-assets.mjs")], { stdio:
 // Types first: a type error fails the run before any test starts.
 const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit"], { cwd: root, stdio: "inherit" });
 if (typecheck.status !== 0) {
+  console.log("Summary: 0 passed, 1 failed, 0 skipped");
+  process.exit(1);
+}
+
+// Then the import direction of src/ (scripts/check-imports.mjs: db and lib import nothing
+// above them, http no capability, no capability the app or the entry point).
+const imports = spawnSync(process.execPath, [join(root, "scripts", "check-imports.mjs")], { cwd: root, stdio: "inherit" });
+if (imports.status !== 0) {
   console.log("Summary: 0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }

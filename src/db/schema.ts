@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { JOB_KINDS, JOB_STATUSES } from "../delivery/job-vocabulary";
+import { JOB_KINDS, JOB_STATUSES } from "./job-vocabulary";
 import { sqlNow } from "./time";
 
 // Timestamps are ISO 8601 UTC text; names that must be unique case-insensitively keep

@@ -3,7 +3,7 @@ import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
 import { jobs } from "../db/schema";
 import { sqlNow as now } from "../db/time";
-import type { JobStatus } from "./job-vocabulary";
+import type { JobStatus } from "../db/job-vocabulary";
 
 /**
  * The delivery job state machine: every status a job can have, every move between them,
@@ -22,7 +22,7 @@ import type { JobStatus } from "./job-vocabulary";
  * A job is born `queued`, or `rendering` with its first attempt when the API call that
  * creates it runs that attempt (delivery/attempt.ts): the insert is then the claim.
  */
-export { JOB_KINDS, JOB_STATUSES, type JobKind, type JobStatus } from "./job-vocabulary";
+export { JOB_KINDS, JOB_STATUSES, type JobKind, type JobStatus } from "../db/job-vocabulary";
 
 /**
  * Allowed moves, `from → [to]`. `rendering → rendering` is a redelivered message taking

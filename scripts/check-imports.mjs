@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// The import direction of src/ (README "Folders and imports"), checked before the tests run:
+//   src/lib                  imports only src/lib (pure helpers: no storage, no HTTP, no config)
+//   src/env.ts, src/config.ts import only src/lib and each other (the Worker's bindings and vars)
+//   src/db                   imports only src/db, src/lib, src/env.ts, src/config.ts
+//   src/http                 imports only src/http and the floors below it — no capability folder
+//   capability folders       import anything except src/app.ts and src/index.ts
+//   src/app.ts               imports anything except src/index.ts (it wires the routes)
+//   src/index.ts             the Worker's entry: imports anything
+// Written by hand rather than with dependency-cruiser: the rules are six lines, and relative
+// imports of .ts files in one folder are all the project has.
+// Usage: node scripts/check-imports.mjs [src-dir]. Prints each violation as
+// `file: imports X (rule)` and exits 1 when there is one.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const srcDir = resolve(process.argv[2] ?? join(root, "src"));
+
+const GROUND = ["lib", "env.ts", "config.ts"];
+const rules = {
+  lib: { may: ["lib"], text: "src/lib imports only src/lib" },
+  env: { may: GROUND, text: "src/env.ts and src/config.ts import only src/lib and each other" },
+  db: { may: ["db", ...GROUND], text: "src/db imports only src/db, src/lib, src/env.ts and src/config.ts" },
+  http: { may: ["http", "db", ...GROUND], text: "src/http imports no capability folder" },
+  capability: { mayNot: ["app.ts", "index.ts"], text: "a capability imports neither src/app.ts nor src/index.ts" },
+  app: { mayNot: ["index.ts"], text: "src/app.ts does not import src/index.ts" },
+  index: { mayNot: [], text: "" },
+};
+
+/** The floor a path under src/ stands on: its first segment, or the top-level file's name. */
+function floorOf(top) {
+  if (top === "lib" || top === "db" || top === "http") return top;
+  if (top === "env.ts" || top === "config.ts") return "env";
+  if (top === "app.ts") return "app";
+  if (top === "index.ts") return "index";
+  return "capability";
+}
+
+function sourceFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|tsx|mts|js|mjs)$/.test(name) ? [path] : [];
+  });
+}
+
+// `… from "x"` (imports and re-exports, also across lines), `import "x"` and `import("x")`.
+const SPECIFIER = /\bfrom\s*["']([^"']+)["']|\bimport\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
+
+/** The first segment under src/ of a relative import ("delivery", "lib", "app.ts"), or null for packages and paths outside src/. */
+function targetTop(file, specifier) {
+  if (!specifier.startsWith(".")) return null;
+  const rel = relative(srcDir, resolve(dirname(file), specifier));
+  if (rel.startsWith("..")) return null;
+  const [top, ...rest] = rel.split(sep);
+  // "../app" and "../app.ts" both mean the file src/app.ts.
+  return rest.length === 0 && !/\.[mc]?[jt]sx?$/.test(top) ? `${top}.ts` : top;
+}
+
+const violations = [];
+for (const file of sourceFiles(srcDir)) {
+  const fileTop = relative(srcDir, file).split(sep)[0];
+  const rule = rules[floorOf(fileTop)];
+  const text = readFileSync(file, "utf8");
+  for (const match of text.matchAll(SPECIFIER)) {
+    const specifier = match[1] ?? match[2] ?? match[3];
+    const top = targetTop(file, specifier);
+    if (top === null) continue;
+    const allowed = rule.may ? rule.may.includes(top) : !rule.mayNot.includes(top);
+    if (!allowed) violations.push(`${relative(process.cwd(), file)}: imports ${specifier} (${rule.text})`);
+  }
+}
+
+for (const line of violations) console.error(line);
+if (violations.length > 0) {
+  console.error(`check-imports: ${violations.length} import(s) against the direction of src/ (see README "Folders and imports")`);
+  process.exit(1);
+}
+console.log(`check-imports: ${sourceFiles(srcDir).length} files, imports point one way`);
