@@ -15,7 +15,7 @@ import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
 import type { Chart, LockedFilter, ReportFilter, ReportQuery, ReportResult } from "./query";
 import * as repo from "./repository";
 import { customerVersions, type QueryCacheReport } from "../query-cache/cache";
-import { compileFor, queryLimits, runReport } from "./run";
+import { compileFor, runReport } from "./run";
 
 // ---- minting ------------------------------------------------------------------------------------
 
@@ -409,4 +409,3 @@ export async function deleteCustomerReport(db: Database, accessGroupId: number, 
   if (deleted.length === 0) throw reportNotFound(reportId, "report_id");
 }
 
-export { queryLimits };
