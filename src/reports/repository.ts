@@ -43,6 +43,11 @@ export function countRequest(db: Database, customerId: number, windowStart: numb
     RETURNING count`);
 }
 
+/** The count already taken in this window (the retry of a request on the primary counts once). */
+export function requestCount(db: Database, customerId: number, windowStart: number) {
+  return db.all<{ count: number }>(sql`SELECT count FROM builder_request_counts WHERE customer_id = ${customerId} AND window_start = ${windowStart}`);
+}
+
 /** The customer's windows before this one (no longer needed). */
 export function forgetOldWindows(db: Database, customerId: number, windowStart: number) {
   return db.delete(builderRequestCounts).where(and(eq(builderRequestCounts.customerId, customerId), lt(builderRequestCounts.windowStart, windowStart)));

@@ -7,6 +7,7 @@ import { usableSources } from "../dashboards/sources/access";
 import type { Database, RoundTripCounter } from "../db/client";
 import { numberVar, type Env } from "../env";
 import { ApiError } from "../http/errors";
+import { currentRequest } from "../http/request-state";
 import { constantTimeEqual, randomAlphanumeric } from "../lib/crypto";
 import { signBuilderToken, type BuilderClaims } from "./builder-token";
 import { compileReportQuery, datasetOf, resultNames } from "./compiler";
@@ -146,7 +147,9 @@ function builderReads(request: BuilderRequest) {
     repo.customerChain(db, repo.byId(claims.cid)),
     repo.blueprintOfCustomer(db, claims.bid, claims.cid),
     repo.dataSources(db),
-    repo.countRequest(db, claims.cid, windowStart, builderLimit(request.env)),
+    // A "not found" answered from a replica is served again from the primary (http/request-state):
+    // that second attempt was counted by the first.
+    currentRequest()?.retry ? repo.requestCount(db, claims.cid, windowStart) : repo.countRequest(db, claims.cid, windowStart, builderLimit(request.env)),
     repo.forgetOldWindows(db, claims.cid, windowStart),
   ] as const;
 }

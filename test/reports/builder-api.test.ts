@@ -238,6 +238,21 @@ describe("the builder's JSON API", () => {
       }
     }
     expect(statuses).toEqual([200, 200, 200]);
+  });
+
+  it("counts a request once when its not-found answer is served again from the primary", async () => {
+    const customer = unique("once");
+    await createCustomer(ctx.write, { provided_id: customer, name: "Once", mapping: { [ctx.schema]: Number(ctx.demo) } });
+    const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
+    const token = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })).body.token;
+    const count = () => bindings.DB.prepare("SELECT sum(count) AS n FROM builder_request_counts WHERE customer_id = (SELECT id FROM customers WHERE provided_id = ?)").bind(customer).first("n");
+    // A blueprint gone (only a direct deletion can do that while its customer exists): a read's 404 is retried on the primary.
+    await bindings.DB.prepare("DELETE FROM blueprints WHERE id = ?").bind(blueprint.id).run();
+    const missing = await builder("GET", "/datasets", token, undefined, blueprint.embedId);
+    expectError(missing, 404, "blueprint_not_found");
+    expect(Number(missing.headers.get("X-D1-Round-Trips"))).toBe(2);
+    // Its second attempt (on the primary) read the count instead of taking another.
+    expect(await count()).toBe(1);
     // Another customer is not affected.
     const neighbour = unique("neighbour");
     await createCustomer(ctx.write, { provided_id: neighbour, name: "Neighbour", mapping: { [ctx.schema]: Number(ctx.demo) } });
