@@ -13,8 +13,10 @@
 // São Paulo and Virginia, with the D1 primary, the Durable Objects, R2 and the queue in
 // Virginia. "before" is the same operations with the hop counts of the code before the edge
 // work: one Durable Object call per authenticated call (the token guard) and every D1 trip
-// on the primary, and for the embed page and the builder query: every query on the data
-// source's primary (no session) and no query cache.
+// on the primary — except the embed page and builder query rows, whose "before" is the code
+// before the query cache (issue 29): the service's D1 trips as now, every data-source query
+// on the data source's primary (no session), no cache (a hit row's "before" is its miss row's
+// hops).
 //
 // Modelled latency of one call = the call's measured local wall time (compute and loopback
 // hops) + caller↔edge RTT + Σ hops × RTT of the hop's kind from the caller's region. The
@@ -139,7 +141,7 @@ try {
   const builderQuery = (limit) => ({ dataset: "orders", group_by: [{ column: "day", bucket: "month" }, { column: "product" }], values: [{ column: "amount", aggregate: "sum" }], limit });
   // A miss each time: another `since` (before every order: the same rows) or another limit is another key.
   let misses = 0;
-  const embedPath = (id, since) => `/embed/${id}?customer_token=${customer.token}&environment=production&var_since=${since}`;
+  const embedPath = (id, since) => `/embed/${id}?customer_token=${customer.token}&var_since=${since}`;
 
   let created = 0;
   // [name, authenticated, run, before]: `before` says how the code before the edge work made
@@ -179,7 +181,7 @@ try {
     const samples = [];
     for (let i = 0; i < calls; i++) samples.push(await run());
     samplesOf.set(name, samples);
-    const before = (s) => ({ ...dataOnPrimary(s.hops), do: authenticated ? 1 : 0, d1Primary: s.hops.d1, d1Replica: 0 });
+    const before = beforeFrom ? (s) => dataOnPrimary(s.hops) : (s) => ({ ...s.hops, do: authenticated ? 1 : 0, d1Primary: s.hops.d1, d1Replica: 0 });
     // Before the cache every view ran its queries: a hit row's "before" is its miss row's.
     const beforeSamples = beforeFrom ? samplesOf.get(beforeFrom) : samples;
     const hopsText = (h) => `DO ${h.do}, D1 ${h.d1} (primary ${h.d1Primary}), data ${h.dataPrimary + h.dataReplica} (primary ${h.dataPrimary}), KV ${h.kv}, R2 ${h.r2}, queue ${h.queue}`;
