@@ -212,3 +212,46 @@ describe("fuzzing every /api/ and /admin/ operation of /openapi.json", () => {
     console.info(JSON.stringify({ fuzz: { seed: SEED, operations: operations.length, requests, seconds: (Date.now() - started) / 1000 } }));
   }, 600_000);
 });
+
+describe("fuzzing the viewer's subscriptions API and the unsubscribe links", () => {
+  it("never answers 5xx; subscriptions answer errors in the envelope and store nothing when refused; unknown unsubscribe tokens are 404 pages", async () => {
+    const { write } = await workspace();
+    const email = `${unique("fz")}@fuzz.example`;
+    const customer = await createCustomer(write, { provided_id: unique("fz-sub") });
+    await admin("POST", "/admin/dashboards/", { embed_id: "fuzz-subs", name: "Fuzz" });
+    await admin("POST", "/admin/dashboard_versions/", { embed_id: "fuzz-subs", definition: { title: "F", panels: [] } });
+    const minted = await call("POST", "/api/generate_embed_token/", { token: write, body: { provided_id: customer.provided_id, dashboard_embed_id: "fuzz-subs", user_email: email } });
+    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+    const body = fc.oneof(
+      fc.record({ frequency: fc.oneof(fc.constantFrom("daily", "weekly", "monthly"), weirdString), hour: fc.oneof(fc.integer({ min: -2, max: 25 }), wrongValue), timezone: fc.oneof(fc.constantFrom("UTC", "Europe/Berlin"), weirdString) }, { requiredKeys: [] }),
+      fc.dictionary(weirdString, wrongValue, { maxKeys: 4 }),
+      wrongValue,
+    );
+    const auth = fc.oneof(fc.constant(`Bearer ${minted.body.token}`), fc.constant("Bearer x.y.z"), weirdString.map(pathSafe));
+    await fc.assert(
+      fc.asyncProperty(body, auth, fc.constantFrom("application/json", "text/plain"), fc.constantFrom("POST", "GET", "DELETE"), async (input, authorization, type, method) => {
+        const path = method === "DELETE" ? "/embed/fuzz-subs/subscriptions/sch_nothing" : "/embed/fuzz-subs/subscriptions";
+        const before = await snapshot();
+        const res = await call(method, path, { headers: { Authorization: authorization, "Content-Type": type }, rawBody: method === "POST" ? JSON.stringify(input) : undefined });
+        const where = `${method} ${path} ${JSON.stringify(input).slice(0, 200)}`;
+        expect(res.status, where).toBeLessThan(500);
+        if (res.status >= 400) {
+          expect(res.body, where).toMatchObject({ success: 0, error: { code: expect.any(String) } });
+          expect(errorStatus[res.body.error.code as keyof typeof errorStatus], where).toBe(res.status);
+          expect(await snapshot(), `${where}: a refused request changed stored data`).toBe(before);
+        }
+      }),
+      { seed: SEED, numRuns: 60, endOnFailure: true },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), weirdString.map(pathSafe)), fc.constantFrom("GET", "POST"), async (token, method) => {
+        const before = await snapshot();
+        const res = await call(method, `/unsubscribe/${encodeURIComponent(token)}`, { rawBody: method === "POST" ? "List-Unsubscribe=One-Click" : undefined });
+        expect(res.status, token).toBeLessThan(500);
+        if (token.length > 0) expect([404, 405]).toContain(res.status);
+        expect(await snapshot()).toBe(before);
+      }),
+      { seed: SEED + 1, numRuns: 40, endOnFailure: true },
+    );
+  }, 300_000);
+});
