@@ -8,6 +8,7 @@ import type { AppContext, AppEnv } from "./context";
 import { answeringNotFound, ApiError, errorBody } from "./errors";
 import { currentRequest, RequestState } from "./request-state";
 import { validationHook } from "./validation";
+import { withoutTrailingSlash } from "./route-path";
 
 const callerRequestId = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -95,7 +96,7 @@ export function handleError(err: Error, c: AppContext): Response {
 /** Unknown path → 404 route_not_found; known path, other method → 405 with `Allow`. */
 export function routeNotFound(app: OpenAPIHono<AppEnv>) {
   return (c: AppContext): Response => {
-    const path = trimSlash(c.req.path);
+    const path = withoutTrailingSlash(c.req.path);
     const allowed = new Set<string>();
     for (const route of app.routes) {
       if (route.method === "ALL" || route.path.includes("*")) continue;
@@ -110,15 +111,11 @@ export function routeNotFound(app: OpenAPIHono<AppEnv>) {
   };
 }
 
-function trimSlash(path: string): string {
-  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-}
-
 const patterns = new Map<string, RegExp>();
 function pathPattern(routePath: string): RegExp {
   let pattern = patterns.get(routePath);
   if (!pattern) {
-    const source = trimSlash(routePath)
+    const source = withoutTrailingSlash(routePath)
       .split("/")
       .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
       .join("/");

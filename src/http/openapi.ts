@@ -4,6 +4,7 @@ import { apiAccess, adminAccess } from "./auth";
 import type { AppEnv } from "./context";
 import { errorStatus } from "./errors";
 import { jsonBody } from "./json-body";
+import { withoutTrailingSlash } from "./route-path";
 
 export const ErrorSchema = z
   .object({
@@ -48,7 +49,6 @@ interface OperationOptions<Body extends z.ZodType | undefined, Query extends z.Z
  * reach one handler); the OpenAPI document shows each path as the spec writes it.
  */
 const writtenPaths = new Map<string, string>();
-const withoutTrailingSlash = (path: string) => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path);
 
 export function documentedPaths<T extends { paths?: Record<string, unknown> }>(document: T): T {
   const paths = Object.fromEntries(Object.entries(document.paths ?? {}).map(([path, item]) => [writtenPaths.get(path) ?? path, item]));
