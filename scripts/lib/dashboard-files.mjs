@@ -32,21 +32,25 @@ function problemOfError(file, error) {
   return { field, panel_index: index, panel_id: typeof id === "string" ? id : null, message };
 }
 
-class FileError extends Error {}
-
-/** The file's JSON, or a FileError whose message is the line to print. */
+/** The file's JSON as `{ file }`, or `{ line }`: the line that says why it cannot be read. */
 export function readDashboardFile(path) {
   let text;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new FileError(`${path}: cannot be read (${error.code ?? error.message})`);
+    return { line: `${path}: cannot be read (${error.code ?? error.message})` };
   }
   try {
-    return JSON.parse(text);
+    return { file: JSON.parse(text) };
   } catch (error) {
-    throw new FileError(`${path}: not valid JSON (${error.message})`);
+    return { line: `${path}: not valid JSON (${error.message})` };
   }
+}
+
+/** A refused call about a file as its problem line; an unknown customer is an error of the command, not of the file. */
+function refusalLine(path, file, result) {
+  if (result.error?.code === "customer_not_found") throw new Error(`--customer: ${result.error.message}`);
+  return problemLine(path, problemOfError(file, result.error ?? { message: JSON.stringify(result) }));
 }
 
 function requestFailed(result) {
@@ -61,20 +65,16 @@ export async function validate(request, paths, { customer } = {}) {
   if (paths.length === 0) throw new Error("missing <file…>");
   let problems = 0;
   for (const path of paths) {
-    let file;
-    try {
-      file = readDashboardFile(path);
-    } catch (error) {
-      if (!(error instanceof FileError)) throw error;
-      console.log(error.message);
+    const { file, line } = readDashboardFile(path);
+    if (line) {
+      console.log(line);
       problems++;
       continue;
     }
     const body = file !== null && typeof file === "object" && !Array.isArray(file) ? file : { definition: file };
     const result = await request("POST", "/admin/dashboard_checks/", { ...body, ...(customer ? { provided_id: customer } : {}) });
     if (result.success !== 1) {
-      if (result.error?.code === "customer_not_found") throw new Error(`--customer: ${result.error.message}`);
-      console.log(problemLine(path, problemOfError(body, result.error ?? { message: JSON.stringify(result) })));
+      console.log(refusalLine(path, body, result));
       problems++;
       continue;
     }
@@ -93,12 +93,9 @@ export async function validate(request, paths, { customer } = {}) {
 export async function preview(request, path, { customer, expiresIn } = {}) {
   if (!path) throw new Error("missing <file>");
   if (!customer) throw new Error("missing --customer <provided_id>");
-  let file;
-  try {
-    file = readDashboardFile(path);
-  } catch (error) {
-    if (!(error instanceof FileError)) throw error;
-    console.log(error.message);
+  const { file, line } = readDashboardFile(path);
+  if (line) {
+    console.log(line);
     return 1;
   }
   const result = await request("POST", "/admin/dashboard_previews/", {
@@ -109,8 +106,7 @@ export async function preview(request, path, { customer, expiresIn } = {}) {
     ...(expiresIn !== undefined ? { expires_in: Number(expiresIn) } : {}),
   });
   if (result.success !== 1) {
-    if (result.error?.code === "customer_not_found") throw new Error(`--customer: ${result.error.message}`);
-    console.log(problemLine(path, problemOfError(file, result.error ?? { message: JSON.stringify(result) })));
+    console.log(refusalLine(path, file, result));
     return 1;
   }
   console.log(result.preview_url);

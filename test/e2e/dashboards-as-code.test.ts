@@ -147,6 +147,13 @@ describe("npm run admin -- dashboards preview", () => {
     }
 
     expect((await admin("GET", "/admin/dashboards/")).body.dashboards).toEqual(before);
+    // A file the API refuses gets the line validate prints, and no link.
+    const badType = writeFile("preview-bad-type.json", salesWith("by_month", { type: "bars" }));
+    const refused = await cli("dashboards", "preview", badType, "--customer", "acme-berlin");
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe(
+      `${badType}: panels[${indexOf(file, "by_month")}] (by_month): type: unknown panel type 'bars'; use one of kpi, table, bar, line, area, pie, text\n`,
+    );
     const live = await fetch(`${server.base}/embed/sales-overview?customer_token=${(await customer("acme-berlin")).token}`);
     expect(await live.text()).not.toContain("Unsaved draft");
   });
