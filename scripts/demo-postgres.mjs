@@ -4,12 +4,16 @@
 //     (CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE, else wrangler.toml's
 //     localConnectionString) with the same rows as the D1 demo data;
 //  2. registers it as a `postgres` data source (provided_id "warehouse") through the admin API;
-//  3. maps the demo customer `globex` to it, so the same demo dashboard reads PostgreSQL.
+//  3. maps the demo customer `globex` to it, so the same demo dashboard reads PostgreSQL;
+//  4. creates the SELECT-only role `dashboards_reader` that Hyperdrive should connect as
+//     (docs/postgres.md), shows that it reads `orders` and cannot write, and prints the
+//     local connection string that uses it.
 // Idempotent. `--customer <provided_id>` maps another demo customer; `--d1` maps it back to D1.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { adminClient } from "./lib/admin-client.mjs";
 import { readDevVars } from "./lib/dev-vars.mjs";
+import pg from "pg";
 import { describeDatabase, loadDemoOrders, warehouseConnectionString } from "./lib/warehouse.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -73,3 +77,45 @@ const page = await fetch(url);
 console.log(`Customer ${customer} now reads schema ${SCHEMA_ID} from ${backToD1 ? "D1 (DEMO_DATA)" : "PostgreSQL"}.`);
 console.log(`  Demo dashboard: ${url}`);
 console.log(`  Render: HTTP ${page.status}, data round trips per source ${page.headers.get("X-Data-Round-Trips-By-Source")}, connections ${page.headers.get("X-Data-Connections")}`);
+
+if (!backToD1) await selectOnlyRole(connectionString);
+
+/**
+ * The role panels should run as: LOGIN, SELECT on the demo table, nothing else. Local
+ * credentials like wrangler.toml's own; in production use a secret password.
+ */
+async function selectOnlyRole(ownerConnection) {
+  const role = "dashboards_reader";
+  const password = "dashboards_reader_local";
+  const owner = new pg.Client({ connectionString: ownerConnection });
+  await owner.connect();
+  try {
+    const [{ exists }] = (await owner.query("SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS exists", [role])).rows;
+    // Identifiers and the password are our own constants, never input.
+    await owner.query(`${exists ? "ALTER" : "CREATE"} ROLE ${role} LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEDB NOCREATEROLE`);
+    const { rows: [{ db }] } = await owner.query("SELECT current_database() AS db");
+    await owner.query(`GRANT CONNECT ON DATABASE "${db}" TO ${role}`);
+    await owner.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+    await owner.query(`REVOKE CREATE ON SCHEMA public FROM ${role}`);
+    await owner.query(`GRANT SELECT ON orders TO ${role}`);
+  } catch (error) {
+    console.error(`Could not create the SELECT-only role ${role}: ${error.message} (the connection string's role needs CREATEROLE).`);
+    return;
+  } finally {
+    await owner.end();
+  }
+  const url = new URL(ownerConnection);
+  url.username = role;
+  url.password = password;
+  const reader = new pg.Client({ connectionString: url.href });
+  await reader.connect();
+  try {
+    const { rows: [{ n }] } = await reader.query("SELECT count(*)::int AS n FROM orders");
+    const write = await reader.query("DELETE FROM orders WHERE false").then(() => "allowed (!)", (error) => `refused (${error.message})`);
+    console.log(`Role ${role}: reads orders (${n} rows); a write is ${write}.`);
+  } finally {
+    await reader.end();
+  }
+  console.log(`  Let Hyperdrive connect as ${role}: locally, restart npm start with`);
+  console.log(`  CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE=${url.href}`);
+}
