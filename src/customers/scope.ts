@@ -1,4 +1,4 @@
-import { numberVar } from "../env";
+import { config } from "../config";
 import type { CustomerScope } from "./service";
 import { customerTokenKey } from "./tokens";
 import type { Database } from "../db/client";
@@ -14,6 +14,6 @@ export async function customerScope(c: AppContext): Promise<CustomerScope> {
   return {
     ...accessScope(c),
     tokenKey: await customerTokenKey(c.env),
-    paidCustomerLimit: numberVar(c.env.PAID_CUSTOMER_LIMIT, 0),
+    paidCustomerLimit: config(c.env).PAID_CUSTOMER_LIMIT,
   };
 }

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { numberVar, type Env } from "../env";
+import { config } from "../config";
+import type { Env } from "../env";
 import type { Principal } from "./context";
 
 /** Which per-minute limits a call counts against. */
@@ -151,8 +152,8 @@ export class ApiTokenGuard extends DurableObject<Env> {
 
   private limitOf(bucket: LimitBucket): number {
     return bucket === "api"
-      ? numberVar(this.env.RATE_LIMIT_PER_MINUTE, 600)
-      : numberVar(this.env.DELIVERY_LIMIT_PER_MINUTE, 20);
+      ? config(this.env).RATE_LIMIT_PER_MINUTE
+      : config(this.env).DELIVERY_LIMIT_PER_MINUTE;
   }
 
   private async resolve(tokenHash: string): Promise<Principal | null> {

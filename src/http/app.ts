@@ -9,6 +9,7 @@ import { answeringNotFound, ApiError, errorBody } from "./errors";
 import { currentRequest, RequestState } from "./request-state";
 import { validationHook } from "./validation";
 import { withoutTrailingSlash } from "./route-path";
+import { ConfigError } from "../config";
 
 const callerRequestId = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -80,6 +81,10 @@ export function handleError(err: Error, c: AppContext): Response {
   let error: ApiError;
   if (err instanceof ApiError) {
     error = err;
+  } else if (err instanceof ConfigError) {
+    // A var of the deployment does not parse: say which (names and reasons only, no secrets).
+    log("error", "invalid configuration", { request_id: requestId, error: err.message });
+    error = new ApiError("internal_error", err.message);
   } else if (err instanceof HTTPException && err.status === 415) {
     error = new ApiError("unsupported_media_type", "Request bodies must be JSON (Content-Type: application/json).");
   } else if (err instanceof HTTPException && err.status === 400) {

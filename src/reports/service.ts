@@ -5,7 +5,8 @@ import { computedFields } from "../customers/view";
 import { customerTokenFingerprint } from "../dashboards/embed-token";
 import { usableSources } from "../dashboards/sources/access";
 import type { Database, RoundTripCounter } from "../db/client";
-import { numberVar, type Env } from "../env";
+import { config } from "../config";
+import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { currentRequest } from "../http/request-state";
 import { constantTimeEqual, randomAlphanumeric } from "../lib/crypto";
@@ -133,7 +134,7 @@ interface Opened {
 const WINDOW_MS = 60_000;
 
 function builderLimit(env: Env): number {
-  return Math.max(1, Math.floor(numberVar(env.BUILDER_REQUESTS_PER_MINUTE, 300)));
+  return config(env).BUILDER_REQUESTS_PER_MINUTE;
 }
 
 /**
