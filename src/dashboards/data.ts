@@ -1,5 +1,5 @@
 import { RoundTripCounter } from "../db/client";
-import { numberVar } from "../env";
+import { config } from "../config";
 import { log } from "../lib/log";
 import { runCached, type QueryCachePolicy } from "../query-cache/cache";
 import type { Definition } from "./definition";
@@ -49,13 +49,10 @@ type Describer = (binding: never, queries: PanelQuery[], limits: RunLimits, trip
 
 const describers: Record<DataSourceKind, Describer> = { d1: describeD1, postgres: describePostgres };
 
-/** QUERY_TIMEOUT_MS (default 10 s) and QUERY_ROW_LIMIT (default 10000 rows). */
+/** QUERY_TIMEOUT_MS (default 10 s) and QUERY_ROW_LIMIT (default 10000 rows), from src/config.ts. */
 function runLimits(env: object): RunLimits {
-  const vars = env as { QUERY_TIMEOUT_MS?: string; QUERY_ROW_LIMIT?: string };
-  return {
-    timeoutMs: Math.max(1, Math.floor(numberVar(vars.QUERY_TIMEOUT_MS, 10_000))),
-    rowLimit: Math.max(1, Math.floor(numberVar(vars.QUERY_ROW_LIMIT, 10_000))),
-  };
+  const { QUERY_TIMEOUT_MS, QUERY_ROW_LIMIT } = config(env);
+  return { timeoutMs: QUERY_TIMEOUT_MS, rowLimit: QUERY_ROW_LIMIT };
 }
 
 /** How one render (or builder query) runs its queries: what it counts, how it caches. */

@@ -3,7 +3,7 @@ import type { RoundTripCounter } from "../db/client";
 import { runSourceQueries, type DataSource } from "../dashboards/data";
 import { bindingOfKind, dialectOf } from "../dashboards/sources/kinds";
 import type { PlaceholderContext } from "../dashboards/sql";
-import { numberVar } from "../env";
+import { config } from "../config";
 import { ApiError } from "../http/errors";
 import { readOnlyProblem } from "../lib/sql-read-only";
 import { log } from "../lib/log";
@@ -13,11 +13,8 @@ import type { ReportFilter, ReportQuery, ReportResult, ResultColumn } from "./qu
 
 /** QUERY_ROW_LIMIT (default 10000) and QUERY_TIMEOUT_MS (default 10 s), as for panels. */
 export function queryLimits(env: object): { rowLimit: number; timeoutMs: number } {
-  const vars = env as { QUERY_TIMEOUT_MS?: string; QUERY_ROW_LIMIT?: string };
-  return {
-    rowLimit: Math.max(1, Math.floor(numberVar(vars.QUERY_ROW_LIMIT, 10_000))),
-    timeoutMs: Math.max(1, Math.floor(numberVar(vars.QUERY_TIMEOUT_MS, 10_000))),
-  };
+  const { QUERY_ROW_LIMIT, QUERY_TIMEOUT_MS } = config(env);
+  return { rowLimit: QUERY_ROW_LIMIT, timeoutMs: QUERY_TIMEOUT_MS };
 }
 
 export interface ReportRun {
