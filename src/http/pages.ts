@@ -92,11 +92,12 @@ export async function pageSecurityHeaders(c: AppContext, frameAncestors?: string
 /**
  * A page that is not a dashboard (401, 404, 422 …). It never carries
  * `data-render-complete`, so a capture waiting for that mark cannot take it for a
- * dashboard; `data-status` tells the embedding element what went wrong.
+ * dashboard; `data-status` tells the embedding element what went wrong (through the frame
+ * script, or the page's own `script` that reads it: the report builder's).
  */
-export function errorPage(title: string, text: string, status: number): string {
+export function errorPage(title: string, text: string, status: number, script = frameScriptTag): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>html,body{margin:0;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}body{padding:48px 16px}
 div{max-width:420px;margin:0 auto;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center;overflow-wrap:anywhere}h1{font-size:17px;margin:0 0 6px}p{margin:0}</style>
-</head><body data-status="${status}"><div><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></div>${frameScriptTag}</body></html>`;
+</head><body data-status="${status}"><div><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></div>${script}</body></html>`;
 }

@@ -1,4 +1,5 @@
 import { PANEL_STYLE } from "../dashboards/render";
+import { errorPage } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 
 /**
@@ -64,10 +65,7 @@ export function builderPage(input: BuilderPageInput): string {
 
 /** A page that is not a builder (401, 404): no data; the script only reports its status. */
 export function builderErrorPage(title: string, text: string, status: number): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>html,body{margin:0;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}body{padding:48px 16px}
-div{max-width:420px;margin:0 auto;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center;overflow-wrap:anywhere}h1{font-size:17px;margin:0 0 6px}p{margin:0}</style>
-</head><body data-status="${status}"><div><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></div><script src="${BUILDER_SCRIPT_PATH}"></script></body></html>`;
+  return errorPage(title, text, status, `<script src="${BUILDER_SCRIPT_PATH}"></script>`);
 }
 
 /**
