@@ -104,6 +104,9 @@ afterAll(async () => {
         `kill → first successful capture ${median(measured.map((m) => m.firstCaptureMs))} ms`,
     );
   }
+  // Stopping npm start leaves the browsers wrangler launched running (their own process
+  // group): the ones this server has now go with it.
+  if (server) for (const browser of chromiumBelow(server.pid)) process.kill(browser.pid, "SIGKILL");
   await server?.stop();
 });
 
