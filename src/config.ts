@@ -16,6 +16,10 @@ const Vars = z.object({
   BUILDER_REQUESTS_PER_MINUTE: positive(300),
   QUERY_TIMEOUT_MS: positive(10_000),
   QUERY_ROW_LIMIT: positive(10_000),
+  /** KV keeps an entry at least 60 s (its smallest expirationTtl). */
+  DOWNLOAD_TTL_SECONDS: z.coerce.number().int().min(60).default(900),
+  SHARE_TTL_SECONDS: z.coerce.number().int().min(60).default(604_800),
+  CAPTURE_STATIONS: positive(1),
 });
 
 export type Config = z.output<typeof Vars>;

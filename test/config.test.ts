@@ -31,6 +31,8 @@ describe("the Worker's vars (src/config.ts)", () => {
     expect(config({ RATE_LIMIT_PER_MINUTE: "40", PAID_CUSTOMER_LIMIT: "" })).toMatchObject({ RATE_LIMIT_PER_MINUTE: 40, PAID_CUSTOMER_LIMIT: 0, DELIVERY_LIMIT_PER_MINUTE: 20, BUILDER_REQUESTS_PER_MINUTE: 300 });
     expect(config(env)).toMatchObject({ RATE_LIMIT_PER_MINUTE: 600, PAID_CUSTOMER_LIMIT: 0 });
     expect(() => config({ RATE_LIMIT_PER_MINUTE: "0", QUERY_ROW_LIMIT: "1.5" })).toThrow(ConfigError);
+    expect(() => config({ SHARE_TTL_SECONDS: "30" })).toThrow(/SHARE_TTL_SECONDS is "30": /);
+    expect(config({ SHARE_TTL_SECONDS: "60", CAPTURE_STATIONS: "4" })).toMatchObject({ SHARE_TTL_SECONDS: 60, CAPTURE_STATIONS: 4, DOWNLOAD_TTL_SECONDS: 900 });
     expect(() => config({ RATE_LIMIT_PER_MINUTE: "0", QUERY_ROW_LIMIT: "1.5" })).toThrow(/RATE_LIMIT_PER_MINUTE is "0": .*; QUERY_ROW_LIMIT is "1\.5": /);
   });
 });

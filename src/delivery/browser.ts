@@ -1,7 +1,8 @@
 import { Buffer } from "node:buffer";
 import { DurableObject } from "cloudflare:workers";
 import puppeteer, { type Browser, type CDPSession, type Page } from "@cloudflare/puppeteer";
-import { numberVar, type Env } from "../env";
+import { config } from "../config";
+import type { Env } from "../env";
 import { errorDetail } from "../lib/log";
 import { stageParts } from "../lib/stages";
 import { JobFailure, type FailureReason } from "./job-state";
@@ -75,7 +76,7 @@ interface StationTiming {
  * share one capture at a time.
  */
 export async function capture(env: Env, html: string, options: CaptureOptions, key = ""): Promise<Capture> {
-  const stations = Math.max(1, Math.floor(numberVar(env.CAPTURE_STATIONS, 1)));
+  const stations = config(env).CAPTURE_STATIONS;
   const namespace = env.CAPTURE_STATION as unknown as DurableObjectNamespace<CaptureStation>;
   const station = namespace.get(namespace.idFromName(`station-${stationIndex(key, stations)}`));
   const deadline = options.deadline ?? Date.now() + CAPTURE_BUDGET_MS;

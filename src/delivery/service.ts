@@ -20,7 +20,8 @@ import type { Presentation } from "../dashboards/render";
 import type { Database } from "../db/client";
 import { jobs } from "../db/schema";
 import { sqlSecondsAgo } from "../db/time";
-import { numberVar, type Env } from "../env";
+import { config } from "../config";
+import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { HEX_TOKEN } from "../http/fields";
 import { escapeHtml } from "../lib/html";
@@ -196,7 +197,7 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
   if (url && request.callbackUrl) request.downloadUrl = url;
   const job = { kind: "screenshot", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
   const inserted = await insertCheckedJob(scope, jobId, job, newest);
-  const ttl = Math.max(60, numberVar(scope.env.DOWNLOAD_TTL_SECONDS, 900));
+  const ttl = config(scope.env).DOWNLOAD_TTL_SECONDS;
   // The link is stored while the job starts: nobody has it before this call answers.
   await Promise.all([
     startJob(scope, inserted),
@@ -246,7 +247,7 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
       variables: request.variables,
       ctv: await customerTokenFingerprint(inserted.customerTokenHash),
     };
-    const ttl = Math.max(60, numberVar(scope.env.SHARE_TTL_SECONDS, 604_800));
+    const ttl = config(scope.env).SHARE_TTL_SECONDS;
     await scope.env.DOWNLOADS.put(`share:${await sha256Hex(shareToken)}`, JSON.stringify(share), { expirationTtl: ttl });
   };
   await startJob(scope, inserted, storeShare);
