@@ -15,3 +15,5 @@ export declare function startLocalServer(options: {
   env?: Record<string, string | undefined>;
   command?: string[];
 }): Promise<LocalServer>;
+/** A TCP port on 127.0.0.1 that nothing listens on, chosen by the system. */
+export declare function freePort(): Promise<number>;

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -6,6 +7,22 @@ import { fileURLToPath } from "node:url";
 import { readDevVars } from "./dev-vars.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/**
+ * A TCP port on 127.0.0.1 that nothing listens on, chosen by the system: tests that start
+ * servers side by side (and other runs on the same machine) never pick the same one, as
+ * random picks from a range sometimes did.
+ */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /**
  * Runs `npm start` (scripts/start.mjs) on `port`, with its state in `stateDir` (a fresh

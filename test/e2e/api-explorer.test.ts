@@ -6,10 +6,10 @@ import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
-import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
-const port = 20787 + Math.floor(Math.random() * 1000);
+const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 let server: LocalServer;
 let browser: Browser;

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
 import { reachable } from "../../scripts/lib/local-postgres.mjs";
+import { freePort } from "../../scripts/lib/local-server.mjs";
 import { darkPixels, decodePng, textBoxes } from "./pixels";
 import { capturedFile } from "./service-api";
 
@@ -19,7 +20,7 @@ const root = join(import.meta.dirname, "..", "..");
 const machineNode = process.env.BARE_NODE ?? (existsSync("/usr/bin/node") ? "/usr/bin/node" : process.execPath);
 const work = mkdtempSync(join(tmpdir(), "bare-machine-"));
 const clone = join(work, "clone");
-const port = 19787 + Math.floor(Math.random() * 1000);
+const port = await freePort();
 const results = join(root, "test-results");
 
 /**

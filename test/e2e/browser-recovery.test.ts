@@ -4,9 +4,9 @@
 // requested after the kill is delivered by a new browser. Three times in a row, one server.
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
-const port = 15787 + Math.floor(Math.random() * 1000);
+const port = await freePort();
 let server: LocalServer;
 const measured: { round: number; lastEndMs: number; firstCaptureMs: number }[] = [];
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminClient, pushDashboard } from "../../scripts/lib/admin-client.mjs";
 import { projectCacheHome } from "../../scripts/lib/cache-home.mjs";
 import { launchBrowser, registryFontsConf } from "../../scripts/lib/chromium.mjs";
-import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { darkPixels, decodePng, textBoxes } from "./pixels";
 import { capturedFile, devApi } from "./service-api";
 
@@ -38,7 +38,7 @@ const known = {
 
 beforeAll(async () => {
   server = await startLocalServer({
-    port: 21787 + Math.floor(Math.random() * 1000),
+    port: await freePort(),
     env: {
       CHROMIUM_SYSTEM: "none",
       CHROMIUM_PATH: undefined,

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
-import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
 const examples = ["examples/dashboards/sales.json", "examples/dashboards/monthly-report.json"];
-const port = 19787 + Math.floor(Math.random() * 1000);
+const port = await freePort();
 const shots = join(root, "test-results");
 const work = mkdtempSync(join(tmpdir(), "dashboards-as-code-"));
 let server: LocalServer;

@@ -4,10 +4,10 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
-const port = 19787 + Math.floor(Math.random() * 1000);
+const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 let server: LocalServer;
 

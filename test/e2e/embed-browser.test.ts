@@ -6,7 +6,7 @@ import type { Browser, Frame, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startEmbedHost } from "../../scripts/lib/embed-host.mjs";
-import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 
 // These callbacks run in the browser (page.evaluate); the project's types are the Workers'.
 declare const document: any;
@@ -18,7 +18,7 @@ let host: Awaited<ReturnType<typeof startEmbedHost>>;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startLocalServer({ port: 20787 + Math.floor(Math.random() * 1000) });
+  server = await startLocalServer({ port: await freePort() });
   host = await startEmbedHost({ apiBase: server.base, apiToken: server.vars.DEV_API_TOKEN });
   browser = await launchBrowser();
   mkdirSync(screenshots, { recursive: true });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { ensureLocalPostgres, reachable } from "../../scripts/lib/local-postgres.mjs";
-import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
 const runs = join(root, ".wrangler", "postgres");
@@ -83,7 +83,7 @@ describe("a PostgreSQL of our own when the connection string reaches none", () =
     const pgPort = await unusedPort();
     const connectionString = `postgresql://warehouse:warehouse_local@localhost:${pgPort}/warehouse`;
     const env = { CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE: connectionString };
-    const server = await startLocalServer({ port: 23787 + Math.floor(Math.random() * 1000), env });
+    const server = await startLocalServer({ port: await freePort(), env });
     try {
       expect(server.output()).toContain(`started PostgreSQL`);
       expect(await reachable("localhost", pgPort)).toBe(true);

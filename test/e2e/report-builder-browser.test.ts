@@ -8,7 +8,7 @@ import type { Browser, ElementHandle, Frame, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startEmbedHost } from "../../scripts/lib/embed-host.mjs";
-import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { demoOrders } from "../../scripts/lib/seed.mjs";
 
 // These callbacks run in the browser (page.evaluate); the project's types are the Workers'.
@@ -44,7 +44,7 @@ async function api(path: string, body: unknown) {
 }
 
 beforeAll(async () => {
-  server = await startLocalServer({ port: 21787 + Math.floor(Math.random() * 1000) });
+  server = await startLocalServer({ port: await freePort() });
   host = await startEmbedHost({ apiBase: server.base, apiToken: server.vars.DEV_API_TOKEN });
   browser = await launchBrowser();
   mkdirSync(screenshots, { recursive: true });

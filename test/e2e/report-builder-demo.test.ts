@@ -1,9 +1,9 @@
 // `npm start` seeds the demo blueprint "Sales data" for acme-berlin and prints a signed
 // report-builder link next to a signed dashboard link; both work as printed.
 import { afterAll, describe, expect, it } from "vitest";
-import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
-const port = 17787 + Math.floor(Math.random() * 1000);
+const port = await freePort();
 let server: LocalServer | undefined;
 let output = "";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
-import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { parseMime } from "../delivery/mime";
 import { devApi } from "./service-api";
 
@@ -24,7 +24,7 @@ let browser: Browser;
 const api = (path: string, body: unknown) => devApi(server.base, server.vars.DEV_API_TOKEN)(path, body);
 
 beforeAll(async () => {
-  server = await startLocalServer({ port: 21787 + Math.floor(Math.random() * 1000) });
+  server = await startLocalServer({ port: await freePort() });
   browser = await launchBrowser();
   mkdirSync(shots, { recursive: true });
 }, 180_000);

@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
-import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
 const root = join(import.meta.dirname, "..", "..");
 const stateDir = mkdtempSync(join(tmpdir(), "customer-api-state-"));
-const port = 18787 + Math.floor(Math.random() * 1000);
+const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 let server: LocalServer | undefined;
 

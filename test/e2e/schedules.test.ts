@@ -1,9 +1,9 @@
 // Report schedules run by themselves under the real `npm start`: no manual step, no test
 // hook — the every-minute trigger of scripts/start.mjs fires the Worker's `scheduled` handler.
 import { afterAll, describe, expect, it } from "vitest";
-import { startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
 
-const port = 17787 + Math.floor(Math.random() * 1000);
+const port = await freePort();
 let server: LocalServer | undefined;
 
 afterAll(async () => {

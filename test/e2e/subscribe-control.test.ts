@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
-import { startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 
 declare const document: any;
 
@@ -15,7 +15,7 @@ let server: Awaited<ReturnType<typeof startLocalServer>>;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startLocalServer({ port: 22787 + Math.floor(Math.random() * 1000) });
+  server = await startLocalServer({ port: await freePort() });
   browser = await launchBrowser();
   mkdirSync(shots, { recursive: true });
 }, 180_000);

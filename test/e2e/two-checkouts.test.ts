@@ -32,8 +32,8 @@ const wrapperOf = (dir: string) => spawnSync("sh", ["-c", `cat "${dir}"/.wrangle
 beforeAll(async () => {
   checkout(first);
   // The first checkout serves; the second one is installed after it, then deleted.
-  const { startLocalServer } = await import(join(first, "scripts", "lib", "local-server.mjs"));
-  server = (await startLocalServer({ port: 22787 + Math.floor(Math.random() * 1000), env: { CHROMIUM_SYSTEM: "none", CHROMIUM_PATH: undefined } })) as LocalServer;
+  const { freePort, startLocalServer } = await import(join(first, "scripts", "lib", "local-server.mjs"));
+  server = (await startLocalServer({ port: await freePort(), env: { CHROMIUM_SYSTEM: "none", CHROMIUM_PATH: undefined } })) as LocalServer;
   checkout(second);
 }, 300_000);
 
