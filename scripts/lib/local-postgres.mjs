@@ -171,7 +171,9 @@ async function createRoleAndDatabase({ port, superPassword, url }) {
   await client.connect();
   try {
     const role = client.escapeIdentifier(user);
-    if (user !== "postgres") await client.query(`CREATE ROLE ${role} LOGIN`);
+    // CREATEROLE: the database's owner may make the SELECT-only role panels should run as
+    // (`npm run demo:postgres` creates `dashboards_reader`); no superuser, no other database.
+    if (user !== "postgres") await client.query(`CREATE ROLE ${role} LOGIN CREATEROLE`);
     // A password cannot be a bound parameter in ALTER ROLE: quoted as a literal instead.
     if (password) await client.query(`ALTER ROLE ${role} PASSWORD ${client.escapeLiteral(password)}`);
     if (database !== "postgres") await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)} OWNER ${role}`);
