@@ -116,6 +116,8 @@ async function selectOnlyRole(ownerConnection) {
   } finally {
     await reader.end();
   }
+  // Connection strings carry passwords: never printed, only their parts that are not secret.
   console.log(`  Let Hyperdrive connect as ${role}: locally, restart npm start with`);
-  console.log(`  CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE=${url.href}`);
+  console.log(`  CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE set to this server (${url.host}${url.pathname})`);
+  console.log(`  with user ${role} and the password in scripts/demo-postgres.mjs (docs/postgres.md).`);
 }

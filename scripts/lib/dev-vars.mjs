@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 
 /** Reads KEY=VALUE lines of a .dev.vars file. */
 export function readDevVars(path) {
@@ -12,8 +12,35 @@ export function readDevVars(path) {
   return vars;
 }
 
-/** Adds the local secrets that are missing, generating random ones; never overwrites. */
+/**
+ * Adds the local secrets that are missing, generating random ones; never overwrites. Several
+ * `npm start`s of a fresh checkout (the e2e tests start them side by side) may get here at
+ * once: under a lock file, so all of them end with the same secrets instead of the last
+ * writer's (a server whose .dev.vars changed under it answered 401 to its own banner's token).
+ */
 export function ensureDevVars(path) {
+  const lock = `${path}.lock`;
+  for (let waited = 0; ; waited += 25) {
+    try {
+      closeSync(openSync(lock, "wx"));
+      break;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      // A lock older than 10 s belongs to a process that died holding it.
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 10_000) rmSync(lock, { force: true });
+      } catch {}
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    }
+  }
+  try {
+    return addMissingDevVars(path);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+function addMissingDevVars(path) {
   const vars = readDevVars(path);
   const wanted = {
     ADMIN_TOKEN: () => randomBytes(32).toString("hex"),
