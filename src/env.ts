@@ -50,10 +50,3 @@ export function missingSecrets(env: Pick<Env, "ENVIRONMENT" | "EMBED_TOKEN_SECRE
   if (env.ENVIRONMENT === "development") return [];
   return env.EMBED_TOKEN_SECRET ? [] : [MISSING_EMBED_SECRET];
 }
-
-/** A numeric var; absent, empty or not a number gives the fallback. */
-export function numberVar(value: string | undefined, fallback: number): number {
-  if (value === undefined || value.trim() === "") return fallback;
-  const parsed = Number(value);
-  return Number.isFinite(parsed) ? parsed : fallback;
-}
