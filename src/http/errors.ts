@@ -61,6 +61,8 @@ export const errorStatus = {
   aggregate_not_allowed: 422,
   filter_not_allowed: 422,
   dataset_data_unavailable: 422,
+  // A viewer's self-service subscriptions to one dashboard are capped (src/subscriptions/).
+  subscription_limit_reached: 422,
   rate_limited: 429,
   internal_error: 500,
   render_failed: 500,

@@ -90,6 +90,18 @@ export function deleteReport(db: Database, id: string, blueprintId: number, cust
 
 // ---- the vendor's view: through a visible customer ---------------------------------------------
 
+/**
+ * The saved report, only as a report of the customer with that provided_id in the access
+ * group (delivery checks a `report_id` with it, inside the batch that inserts the job).
+ */
+export function reportOfVisibleCustomer(db: Database, id: string, providedId: string, accessGroupId: number) {
+  return db
+    .select({ id: savedReports.id, name: savedReports.name, customerId: savedReports.customerId })
+    .from(savedReports)
+    .innerJoin(customers, eq(customers.id, savedReports.customerId))
+    .where(and(eq(savedReports.id, id), visibleByProvidedId(providedId, accessGroupId)));
+}
+
 export function visibleCustomer(db: Database, providedId: string, accessGroupId: number) {
   return db.select({ id: customers.id }).from(customers).where(visibleByProvidedId(providedId, accessGroupId));
 }

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { customers, reportSchedules } from "../db/schema";
 
@@ -11,6 +11,19 @@ export function ownedBy(customerId: number, embedId: string, email: string) {
     eq(reportSchedules.source, "embed"),
     eq(reportSchedules.kind, "schedule"),
   )!;
+}
+
+/**
+ * Takes back a subscription just inserted (same batch, so the same transaction) when it made
+ * the viewer's count exceed `max`: of two racing subscribes at the limit, one stays. Answers
+ * the id when it was taken back.
+ */
+export function dropIfOverLimit(db: Database, id: string, customerId: number, embedId: string, email: string, max: number) {
+  const owned = db.select({ n: count() }).from(reportSchedules).where(ownedBy(customerId, embedId, email));
+  return db
+    .delete(reportSchedules)
+    .where(and(eq(reportSchedules.id, id), sql`(${owned}) > ${max}`))
+    .returning({ id: reportSchedules.id });
 }
 
 export function deleteSubscription(db: Database, id: string, customerId: number, embedId: string, email: string) {

@@ -34,7 +34,11 @@ const create = createRoute({
   security,
   middleware: [subscriberAccess, jsonBody] as const,
   request: { params: EmbedIdParams, body: { required: true, content: { "application/json": { schema: SubscriptionBody } } } },
-  responses: { 200: { description: "Success", content: { "application/json": { schema: successSchema({ subscription: SubscriptionSchema }) } } }, ...errors },
+  responses: {
+    200: { description: "Success", content: { "application/json": { schema: successSchema({ subscription: SubscriptionSchema }) } } },
+    ...errors,
+    422: { description: "`subscription_limit_reached`: this address already holds 20 subscriptions to this dashboard.", content: { "application/json": { schema: ErrorSchema } } },
+  },
 });
 
 const list = createRoute({

@@ -44,6 +44,12 @@ export async function subscriber(db: Database, env: Env, embedId: string, author
   return { customerId: customer.id, accessGroupId: customer.accessGroupId, embedId, email: claims.eml, variables: claims.vars ?? null };
 }
 
+/**
+ * Subscriptions one viewer may hold for one customer's dashboard: enough for every frequency
+ * at several hours, few enough that a leaked token cannot turn the service into a mail cannon.
+ */
+export const MAX_SUBSCRIPTIONS_PER_VIEWER = 20;
+
 /** Weekly on Mondays, monthly on the 1st, at `hour` o'clock. */
 export function cronFor(frequency: SubscriptionInput["frequency"], hour: number): string {
   return frequency === "daily" ? `0 ${hour} * * *` : frequency === "weekly" ? `0 ${hour} * * 1` : `0 ${hour} 1 * *`;
@@ -55,7 +61,7 @@ export async function subscribe(db: Database, who: Subscriber, input: Subscripti
   const [dashboard] = await repo.dashboardByEmbedId(db, who.embedId);
   if (!dashboard) throw dashboardNotFound(who.embedId, "dashboard_embed_id");
   const id = `sch_${randomAlphanumeric(20)}`;
-  const [, [row]] = await db.batch([
+  const [, dropped, [row]] = await db.batch([
     repo.insertSchedule(db, id, who.accessGroupId, {
       dashboardEmbedId: who.embedId,
       customerId: who.customerId,
@@ -72,8 +78,16 @@ export async function subscribe(db: Database, who: Subscriber, input: Subscripti
       source: "embed",
       subscriberEmail: who.email,
     }),
+    // The limit is checked after the insert, in the same transaction: racing calls cannot both pass it.
+    repo.dropIfOverLimit(db, id, who.customerId, who.embedId, who.email, MAX_SUBSCRIPTIONS_PER_VIEWER),
     repo.scheduleById(db, id),
   ]);
+  if (dropped.length > 0 || !row) {
+    throw new ApiError(
+      "subscription_limit_reached",
+      `This address already has ${MAX_SUBSCRIPTIONS_PER_VIEWER} subscriptions to this dashboard; cancel one before adding another.`,
+    );
+  }
   return view(row);
 }
 

@@ -120,6 +120,35 @@ describe("self-service subscriptions from the embed page", () => {
     expect((await list(mine)).body.subscriptions).toEqual([]);
   });
 
+  it("caps a viewer at 20 subscriptions per dashboard (422 subscription_limit_reached, nothing stored); other viewers and a freed place still subscribe", async () => {
+    const email = `${unique("cap")}@alpha.example`;
+    const token = await mint({ user_email: email });
+    const made: string[] = [];
+    for (let hour = 0; hour < 20; hour++) {
+      const res = await subscribe(token, { frequency: "daily", hour, timezone: "UTC" });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      made.push(res.body.subscription.id);
+    }
+    const before = await count();
+    const over = await subscribe(token, { frequency: "weekly", hour: 9, timezone: "UTC" });
+    expect(over.status).toBe(422);
+    expect(over.body.error.code).toBe("subscription_limit_reached");
+    expect(await count()).toBe(before);
+    expect((await list(token)).body.subscriptions).toHaveLength(20);
+    // Controls: another viewer of the same dashboard is not affected; cancelling one frees a place.
+    expect((await subscribe(await mint({ user_email: `${unique("other")}@alpha.example` }), { frequency: "daily", hour: 9, timezone: "UTC" })).status).toBe(200);
+    expect((await cancel(token, made[0])).status).toBe(200);
+    expect((await subscribe(token, { frequency: "weekly", hour: 9, timezone: "UTC" })).status).toBe(200);
+  });
+
+  it("lets only 20 of racing subscribes at the limit through", async () => {
+    const token = await mint({ user_email: `${unique("race")}@alpha.example` });
+    const answers = await Promise.all(Array.from({ length: 26 }, (_, i) => subscribe(token, { frequency: "daily", hour: i % 24, timezone: "UTC" })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(20);
+    expect(answers.filter((a) => a.status === 422 && a.body.error.code === "subscription_limit_reached")).toHaveLength(6);
+    expect((await list(token)).body.subscriptions).toHaveLength(20);
+  });
+
   it("keeps access groups apart: the subscription is in the customer's access group only", async () => {
     const token = await mint({ user_email: `${unique("iso")}@alpha.example` });
     const id = (await subscribe(token, { frequency: "daily", hour: 6, timezone: "UTC" })).body.subscription.id;
