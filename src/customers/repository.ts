@@ -259,7 +259,7 @@ export function replaceToken(db: Database, oldHash: string, accessGroupId: numbe
 }
 
 /** A visible customer's id and current token hash (what an embed token is minted against). */
-export function customerTokenKey(db: Database, providedId: string, accessGroupId: number) {
+export function visibleCustomerTokenHash(db: Database, providedId: string, accessGroupId: number) {
   return db.select({ id: customers.id, tokenHash: customers.tokenHash }).from(customers).where(visibleByProvidedId(providedId, accessGroupId));
 }
 

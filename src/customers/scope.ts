@@ -1,6 +1,6 @@
 import { config } from "../config";
 import type { CustomerScope } from "./service";
-import { customerTokenKey } from "./tokens";
+import { customerTokenHmacKey } from "./tokens";
 import type { Database } from "../db/client";
 import type { AppContext } from "../http/context";
 
@@ -13,7 +13,7 @@ export function accessScope(c: AppContext): { db: Database; accessGroupId: numbe
 export async function customerScope(c: AppContext): Promise<CustomerScope> {
   return {
     ...accessScope(c),
-    tokenKey: await customerTokenKey(c.env),
+    tokenKey: await customerTokenHmacKey(c.env),
     paidCustomerLimit: config(c.env).PAID_CUSTOMER_LIMIT,
   };
 }

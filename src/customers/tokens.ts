@@ -13,7 +13,8 @@ const DEVELOPMENT_SECRET = "local-development-only-customer-token-secret";
 let cached: { secret: string; key: CryptoKey } | undefined;
 let warned = false;
 
-export async function customerTokenKey(env: Env): Promise<CryptoKey> {
+/** The HMAC key customer tokens are derived with (from CUSTOMER_TOKEN_SECRET), imported once per secret. */
+export async function customerTokenHmacKey(env: Env): Promise<CryptoKey> {
   let secret = env.CUSTOMER_TOKEN_SECRET;
   if (!secret) {
     if (env.ENVIRONMENT !== "development") throw new Error("CUSTOMER_TOKEN_SECRET is not configured");

@@ -1,8 +1,9 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { DataRoundTrips } from "../dashboards/data";
 import { DashboardDefinition } from "../dashboards/definition";
-import { rowsToCsv, variablesFromQuery } from "../dashboards/embed";
-import { pageWidth } from "../dashboards/render";
+import { rowsToCsv } from "../dashboards/csv";
+import { variablesFromQuery } from "../dashboards/viewer";
+import { pageWidth } from "../dashboards/layout";
 import { dataOfPanel, renderLoaded } from "../dashboards/service";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";

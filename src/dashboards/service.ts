@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { customerChain, customerTokenKey, type CustomerViewRow } from "../customers/repository";
+import { customerChain, visibleCustomerTokenHash, type CustomerViewRow } from "../customers/repository";
 import { customerNotFound } from "../customers/not-found";
 import { computedFields } from "../customers/view";
 import type { Database, RoundTripCounter } from "../db/client";
@@ -11,6 +11,7 @@ import { customerVersions, dashboardVersion, type QueryCacheReport } from "../qu
 import { runPanels, type QueryRun, type Row } from "./data";
 import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
 import type { Definition } from "./definition";
+import { readingOrder } from "./layout";
 import { renderDashboard, type Presentation } from "./render";
 import { usableSources } from "./sources/access";
 import type { PlaceholderContext } from "./sql";
@@ -211,8 +212,8 @@ export function definitionForCustomer(
   return { definition, dashboardName, context, isDemo: chain[0].isDemo === 1, mapping: computedMapping, sources: usable, cacheVersions: versions };
 }
 
-/** One D1 round trip: the customer chain, the version to show and the data sources. */
-async function loadDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
+/** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */
+async function readDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
   return loadedDashboard(request, await db.batch(dashboardReads(db, request)));
 }
 
@@ -226,7 +227,7 @@ export async function renderForCustomer(
   request: RenderRequest,
   presentation: Presentation = {},
 ): Promise<string> {
-  return renderLoaded(env, await loadDashboard(db, request), presentation, request);
+  return renderLoaded(env, await readDashboard(db, request), presentation, request);
 }
 
 /**
@@ -248,7 +249,7 @@ export async function panelRows(db: Database, env: object, request: RenderReques
 
 /** A data panel's title and rows (as `panelRows`): what an alert evaluates. */
 export async function panelData(db: Database, env: object, request: RenderRequest, panelId: string): Promise<{ title: string; rows: Row[] }> {
-  return dataOfPanel(env, await loadDashboard(db, request), request.embedId, panelId, request);
+  return dataOfPanel(env, await readDashboard(db, request), request.embedId, panelId, request);
 }
 
 /** One data panel's title and rows of a loaded dashboard (saved or previewed), as its CSV holds them. */
@@ -279,8 +280,8 @@ export interface PanelTable {
  * customer, computed as on the page: what an `xlsx` export holds, one sheet per panel.
  */
 export async function panelTables(db: Database, env: object, request: RenderRequest): Promise<PanelTable[]> {
-  const loaded = await loadDashboard(db, request);
-  const panels = loaded.definition.panels.filter((p) => p.type !== "text").sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
+  const loaded = await readDashboard(db, request);
+  const panels = readingOrder(loaded.definition.panels.filter((p) => p.type !== "text"));
   const results = await runPanels(env, { ...loaded.definition, panels }, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, request));
   return panels.map((panel) => {
     const result = results.get(panel.id) ?? { status: "failed" as const };
@@ -316,7 +317,7 @@ export async function mintEmbedToken(
   input: EmbedTokenRequest,
 ): Promise<{ token: string; expires_at: string; embed_url: string }> {
   const [customer, dashboard] = await db.batch([
-    customerTokenKey(db, input.provided_id, scope.accessGroupId),
+    visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
     repo.dashboardByEmbedId(db, input.dashboard_embed_id),
   ]);
   if (customer.length === 0) throw customerNotFound(input.provided_id);

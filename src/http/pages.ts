@@ -18,7 +18,7 @@ export const FRAME_SCRIPT = `(function () {
   if (window.parent === window) {
     var main = document.querySelector("main[data-fit-window]");
     if (!main) return;
-    // The service clamps the width it is sent (dashboards/render.ts pageWidth).
+    // The service clamps the width it is sent (dashboards/layout.ts pageWidth).
     var width = Math.round(window.innerWidth);
     var drawn = Number(main.getAttribute("data-width"));
     var widest = Number(main.getAttribute("data-fit-window"));

@@ -6,7 +6,7 @@ import { sqlNow } from "../db/time";
 
 /** Unexecuted queries of the report builder: services put them in one batch per request. */
 
-export { customerChain, byId, customerTokenKey } from "../customers/repository";
+export { customerChain, byId, visibleCustomerTokenHash } from "../customers/repository";
 export { dataSources } from "../dashboards/repository";
 
 export type SavedReportRow = typeof savedReports.$inferSelect;

@@ -45,7 +45,7 @@ export async function mintBuilderToken(
   input: BuilderTokenRequest,
 ): Promise<{ token: string; expires_at: string; embed_url: string }> {
   const [customer, blueprint] = await db.batch([
-    repo.customerTokenKey(db, input.provided_id, scope.accessGroupId),
+    repo.visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
     repo.blueprintOfProvidedId(db, input.blueprint_id, input.provided_id, scope.accessGroupId),
   ]);
   if (customer.length === 0) throw customerNotFound(input.provided_id);

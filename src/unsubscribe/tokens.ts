@@ -1,4 +1,4 @@
-import { customerTokenKey } from "../customers/tokens";
+import { customerTokenHmacKey } from "../customers/tokens";
 import type { Env } from "../env";
 import { hmacSha256Hex, sha256Hex } from "../lib/crypto";
 
@@ -10,7 +10,7 @@ import { hmacSha256Hex, sha256Hex } from "../lib/crypto";
  * link. The prefix keeps these apart from customer tokens made with the same secret.
  */
 export async function unsubscribeToken(env: Env, scheduleId: string, email: string): Promise<string> {
-  return hmacSha256Hex(await customerTokenKey(env), `unsubscribe:${scheduleId}:${email.toLowerCase()}`);
+  return hmacSha256Hex(await customerTokenHmacKey(env), `unsubscribe:${scheduleId}:${email.toLowerCase()}`);
 }
 
 export const hashUnsubscribeToken = sha256Hex;

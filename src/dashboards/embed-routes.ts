@@ -1,24 +1,24 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { csvOf } from "../lib/csv";
-import type { SQL } from "drizzle-orm";
-import { byId, byTokenHash, type CustomerViewRow } from "../customers/repository";
-import { hashCustomerToken } from "../customers/tokens";
-import { DataRoundTrips } from "./data";
-import type { AppContext, AppEnv } from "../http/context";
+import type { AppEnv } from "../http/context";
+import { backgroundOf } from "../http/background";
 import { answeringNotFound, ApiError } from "../http/errors";
-import { Email, EmbedId, HEX_TOKEN, plainText } from "../http/fields";
+import { Email, EmbedId, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
-import { subscribeControl, subscribeScriptHash } from "../subscriptions/control";
-import { forgetDrawnCharts } from "./charts";
-import { embedScript } from "./embed-script";
-import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
-import { backgroundOf } from "../http/background";
 import { QueryCacheReport } from "../query-cache/cache";
-import { pageWidth } from "./render";
 import { LockedFilter } from "../reports/query";
 import { mintBuilderToken } from "../reports/service";
-import { mintEmbedToken, newest, panelRows, renderForCustomer, type VersionPolicy } from "./service";
+import { subscribeControl, subscribeScriptHash } from "../subscriptions/control";
+import { forgetDrawnCharts } from "./charts";
+import { rowsToCsv } from "./csv";
+import { DataRoundTrips } from "./data";
+import { embedScript } from "./embed-script";
+import { pageWidth } from "./layout";
+import { mintEmbedToken, panelRows, renderForCustomer } from "./service";
+import { isRefusal, resolveViewer } from "./viewer";
+
+// The public embedding routes: minting signed embed tokens, the embed page, its panels' CSV
+// and embed.js. Who may look is decided in ./viewer.ts.
 
 const tags = ["Embedding"];
 
@@ -105,88 +105,6 @@ const generateEmbedToken = apiOperation({
   }),
 });
 
-// ---- who is looking: a signed token or (legacy) a customer token -----------------------------
-
-/** Who views an embed page (or its CSV) and under which constraints. */
-export interface Viewer {
-  customer: SQL;
-  accept?: (customer: CustomerViewRow) => Promise<boolean>;
-  versions: VersionPolicy;
-  /** Variables from `var_` parameters with the locked ones laid over them. */
-  variables: Record<string, unknown>;
-  /** Names of variables the signed token locks (no control is shown for them). */
-  locked: string[];
-  /** `frame-ancestors` for this page; undefined = FRAME_ANCESTORS. */
-  frameAncestors?: string;
-  /** A signed token's `user_email`: this viewer may subscribe (the page shows the control). */
-  userEmail?: string;
-}
-
-export interface Refusal {
-  refused: string;
-}
-
-/** `var_<name>=<value>` query parameters; JSON objects and arrays are decoded. */
-export function variablesFromQuery(query: Record<string, string>): Record<string, unknown> {
-  const variables: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (!key.startsWith("var_") || key.length === 4) continue;
-    let parsed: unknown = value;
-    if (/^\s*[[{]/.test(value)) {
-      try {
-        parsed = JSON.parse(value);
-      } catch {
-        parsed = value;
-      }
-    }
-    variables[key.slice(4)] = parsed;
-  }
-  return variables;
-}
-
-function environmentPolicy(environment: string | undefined): VersionPolicy {
-  return environment ? { tags: [environment], fallBackToNewest: false } : newest;
-}
-
-/**
- * The one authorisation rule of embed pages: a signed token (for this dashboard, unexpired,
- * its customer's token unchanged since minting), or — unless EMBED_REQUIRE_SIGNED — a
- * customer token. Anything else is refused with a reason for the 401 page.
- */
-export async function resolveViewer(c: AppContext, embedId: string, query: Record<string, string>): Promise<Viewer | Refusal> {
-  const fromQuery = variablesFromQuery(query);
-  if (query.token !== undefined) {
-    const claims = await verifyEmbedToken(c.env, query.token);
-    if (!claims) return { refused: "This embed token is not valid or has expired." };
-    if (claims.dsh !== embedId) return { refused: "This embed token was issued for another dashboard." };
-    const locked = claims.vars ?? {};
-    return {
-      customer: byId(claims.cid),
-      accept: (customer) => fingerprintMatches(claims, customer.tokenHash),
-      versions: environmentPolicy(claims.env ?? query.environment?.trim()),
-      variables: { ...fromQuery, ...locked },
-      locked: Object.keys(locked),
-      frameAncestors: claims.origins?.join(" "),
-      userEmail: claims.eml,
-    };
-  }
-  if (c.env.EMBED_REQUIRE_SIGNED === "true") {
-    return { refused: "Customer tokens are not accepted here: open dashboards with a signed embed token (POST /api/generate_embed_token/)." };
-  }
-  const customerToken = query.customer_token ?? "";
-  if (!HEX_TOKEN.test(customerToken)) return { refused: "This dashboard link is missing a valid embed or customer token." };
-  return {
-    customer: byTokenHash(await hashCustomerToken(customerToken)),
-    versions: environmentPolicy(query.environment?.trim()),
-    variables: fromQuery,
-    locked: [],
-  };
-}
-
-export function isRefusal(viewer: Viewer | Refusal): viewer is Refusal {
-  return "refused" in viewer;
-}
-
 /** The page for a render error: 401 for an unknown customer, 404/422 as the error says. */
 export function errorPageFor(error: ApiError): { html: string; status: 401 | 404 | 422 } | null {
   answeringNotFound(error.code);
@@ -194,23 +112,6 @@ export function errorPageFor(error: ApiError): { html: string; status: 401 | 404
   if (error.code === "dashboard_not_found" || error.code === "dashboard_version_not_found") return { html: errorPage("Dashboard not found", error.message, 404), status: 404 };
   if (error.code === "no_dashboard_version") return { html: errorPage("Nothing to show yet", error.message, 422), status: 422 };
   return null;
-}
-
-/**
- * RFC 4180 CSV with a header row; a text cell starting with `=`, `+`, `-`, `@`, tab or CR
- * gets a leading `'` whatever follows (lib/csv.ts), so spreadsheets do not run it as a
- * formula. Numbers stay numbers.
- */
-export function rowsToCsv(rows: Record<string, unknown>[]): string {
-  if (rows.length === 0) return "";
-  const fields = Object.keys(rows[0]);
-  const data = rows.map((row) =>
-    fields.map((field) => {
-      const value = row[field];
-      return value !== null && typeof value === "object" ? JSON.stringify(value) : value;
-    }),
-  );
-  return csvOf(fields, data);
 }
 
 // ---- routes ------------------------------------------------------------------------------------
@@ -301,7 +202,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(embedPage, async (c) => {
     const embedId = c.req.param("embedId");
-    const viewer = await resolveViewer(c, embedId, c.req.query());
+    const viewer = await resolveViewer(c.env, embedId, c.req.query());
     if (isRefusal(viewer)) {
       await pageSecurityHeaders(c);
       return c.html(errorPage("Not authorised", viewer.refused, 401), 401);
@@ -341,7 +242,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     const file = c.req.param("panelFile");
     if (!file.endsWith(".csv")) throw new ApiError("route_not_found", `No route GET ${c.req.path}; panel exports end in .csv.`);
     const panelId = file.slice(0, -4);
-    const viewer = await resolveViewer(c, embedId, c.req.query());
+    const viewer = await resolveViewer(c.env, embedId, c.req.query());
     if (isRefusal(viewer)) throw new ApiError("invalid_embed_token", viewer.refused);
     let rows;
     const dataRoundTrips = new DataRoundTrips();
