@@ -7,6 +7,9 @@
 //   capability folders       import anything except src/app.ts and src/index.ts
 //   src/app.ts               imports anything except src/index.ts (it wires the routes)
 //   src/index.ts             the Worker's entry: imports anything
+// and, inside a capability, between its rooms (ROOMS below):
+//   src/delivery/run         never imports src/delivery/create (creating a job starts it
+//                            through run/; running one never reaches back)
 // Written by hand rather than with dependency-cruiser: the rules are six lines, and relative
 // imports of .ts files in one folder are all the project has.
 // Usage: node scripts/check-imports.mjs [src-dir]. Prints each violation as
@@ -29,6 +32,12 @@ const rules = {
   index: { mayNot: [], text: "" },
 };
 
+/** Rooms of one capability that must not import another room of it: `from` and `to` are folders under src/. */
+const ROOMS = [{ from: "delivery/run", to: "delivery/create", text: "delivery's running room never imports its creating room" }];
+
+/** Whether `rel` (a path under src/, with / separators) is inside folder `folder`. */
+const inside = (rel, folder) => rel === folder || rel.startsWith(`${folder}/`);
+
 /** The floor a path under src/ stands on: its first segment, or the top-level file's name. */
 function floorOf(top) {
   if (top === "lib" || top === "db" || top === "http") return top;
@@ -49,20 +58,28 @@ function sourceFiles(dir) {
 // `… from "x"` (imports and re-exports, also across lines), `import "x"` and `import("x")`.
 const SPECIFIER = /\bfrom\s*["']([^"']+)["']|\bimport\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
 
-/** The first segment under src/ of a relative import ("delivery", "lib", "app.ts"), or null for packages and paths outside src/. */
-function targetTop(file, specifier) {
+/** The path under src/ (with / separators) of a relative import, or null for packages and paths outside src/. */
+function targetPath(file, specifier) {
   if (!specifier.startsWith(".")) return null;
   const rel = relative(srcDir, resolve(dirname(file), specifier));
-  if (rel.startsWith("..")) return null;
-  const [top, ...rest] = rel.split(sep);
+  return rel.startsWith("..") ? null : rel.split(sep).join("/");
+}
+
+/** The first segment under src/ of a relative import ("delivery", "lib", "app.ts"), or null for packages and paths outside src/. */
+function targetTop(file, specifier) {
+  const rel = targetPath(file, specifier);
+  if (rel === null) return null;
+  const [top, ...rest] = rel.split("/");
   // "../app" and "../app.ts" both mean the file src/app.ts.
   return rest.length === 0 && !/\.[mc]?[jt]sx?$/.test(top) ? `${top}.ts` : top;
 }
 
 const violations = [];
 for (const file of sourceFiles(srcDir)) {
-  const fileTop = relative(srcDir, file).split(sep)[0];
+  const fileRel = relative(srcDir, file).split(sep).join("/");
+  const fileTop = fileRel.split("/")[0];
   const rule = rules[floorOf(fileTop)];
+  const rooms = ROOMS.filter((room) => inside(fileRel, room.from));
   const text = readFileSync(file, "utf8");
   for (const match of text.matchAll(SPECIFIER)) {
     const specifier = match[1] ?? match[2] ?? match[3];
@@ -70,6 +87,10 @@ for (const file of sourceFiles(srcDir)) {
     if (top === null) continue;
     const allowed = rule.may ? rule.may.includes(top) : !rule.mayNot.includes(top);
     if (!allowed) violations.push(`${relative(process.cwd(), file)}: imports ${specifier} (${rule.text})`);
+    const target = targetPath(file, specifier);
+    for (const room of rooms) {
+      if (inside(target, room.to)) violations.push(`${relative(process.cwd(), file)}: imports ${specifier} (${room.text})`);
+    }
   }
 }
 

@@ -9,7 +9,7 @@ export interface Env {
   EMAIL: SendEmail;
   /** The ApiTokenGuard Durable Object; http/auth.ts is the one place that talks to it. */
   API_TOKEN_GUARD: DurableObjectNamespace;
-  /** Capture stations (delivery/browser.ts): Durable Objects that keep a warm browser tab. */
+  /** Capture stations (delivery/run/browser.ts): Durable Objects that keep a warm browser tab. */
   CAPTURE_STATION: DurableObjectNamespace;
   /** PostgreSQL through Hyperdrive, for `postgres` data sources. */
   WAREHOUSE?: Hyperdrive;

@@ -1,11 +1,13 @@
 import { createApp } from "./app";
-import { consumeDeliveries, sweepStuckDeliveries, type DeliveryMessage } from "./delivery/consumer";
+import { consumeDeliveries } from "./delivery/run/consumer";
+import type { DeliveryMessage } from "./delivery/run/message";
+import { sweepStuckDeliveries } from "./delivery/sweep";
 import type { Env } from "./env";
 import { runDueSchedules } from "./schedules/service";
 import { serveRequest } from "./http/request-state";
 
 export { ApiTokenGuard } from "./http/api-token-guard";
-export { CaptureStation } from "./delivery/browser";
+export { CaptureStation } from "./delivery/run/browser";
 
 const app = createApp();
 

@@ -20,7 +20,7 @@ import type { JobStatus } from "../db/job-vocabulary";
  * send is known to have failed, and is never claimed again otherwise (at most one e-mail).
  *
  * A job is born `queued`, or `rendering` with its first attempt when the API call that
- * creates it runs that attempt (delivery/attempt.ts): the insert is then the claim.
+ * creates it runs that attempt (delivery/run/attempt.ts): the insert is then the claim.
  */
 export { JOB_KINDS, JOB_STATUSES, type JobKind, type JobStatus } from "../db/job-vocabulary";
 

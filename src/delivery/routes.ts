@@ -9,8 +9,11 @@ import { pageWidth } from "../dashboards/render";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { DownloadQuery, JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
-import { runFirstAttempt } from "./attempt";
-import * as delivery from "./service";
+import { requestReport, requestScreenshot, type DeliveryScope } from "./create/jobs";
+import { isGoneError } from "./gone";
+import { download } from "./links/download";
+import { renderShare } from "./links/share";
+import { jobStatus as readJobStatus } from "./status";
 
 const tags = ["Dashboard delivery"];
 
@@ -143,30 +146,30 @@ function baseUrl(c: AppContext): string {
 }
 
 /** A job requested through the API runs its first attempt in this call's background: the caller waits for it. */
-function jobScope(c: AppContext): delivery.DeliveryScope {
+function jobScope(c: AppContext): DeliveryScope {
   return {
     ...accessScope(c),
     env: c.env,
     baseUrl: baseUrl(c),
-    runFirstAttempt: (first, page) => c.executionCtx.waitUntil(runFirstAttempt(c.env, first, page)),
+    background: (work) => c.executionCtx.waitUntil(work),
   };
 }
 
 export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(screenshot, async (c) => {
-    const result = await delivery.requestScreenshot(jobScope(c), c.req.valid("json"));
+    const result = await requestScreenshot(jobScope(c), c.req.valid("json"));
     return c.json({ success: 1 as const, ...result }, 200);
   });
   app.openapi(report, async (c) => {
-    const result = await delivery.requestReport(jobScope(c), c.req.valid("json"));
+    const result = await requestReport(jobScope(c), c.req.valid("json"));
     return c.json({ success: 1 as const, ...result }, 200);
   });
   app.openapi(jobStatus, async (c) => {
     const { db, accessGroupId } = accessScope(c);
-    return c.json({ success: 1 as const, job: await delivery.jobStatus(db, accessGroupId, c.req.valid("json").job_id) }, 200);
+    return c.json({ success: 1 as const, job: await readJobStatus(db, accessGroupId, c.req.valid("json").job_id) }, 200);
   });
   app.openapi(downloadRoute, async (c) => {
-    const state = await delivery.download(c.get("db"), c.env, c.req.param("token") ?? "", c.req.valid("query").wait);
+    const state = await download(c.get("db"), c.env, c.req.param("token") ?? "", c.req.valid("query").wait);
     c.header("Cache-Control", "no-store");
     if (state.state === "pending") {
       c.header("Retry-After", "2");
@@ -183,11 +186,11 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     await pageSecurityHeaders(c);
     const cacheReport = new QueryCacheReport();
     try {
-      const page = await delivery.renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width), { cacheReport, waitUntil: backgroundOf(c) });
+      const page = await renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width), { cacheReport, waitUntil: backgroundOf(c) });
       if (c.env.ENVIRONMENT !== "production") c.header("X-Query-Cache", cacheReport.status);
       return c.html(page, 200);
     } catch (error) {
-      if (delivery.isGoneError(error)) {
+      if (isGoneError(error)) {
         answeringNotFound(error.code);
         return c.html(errorPage("Link not available", "This share link is unknown or has expired.", 404), 404);
       }

@@ -73,26 +73,30 @@ export const JobSchema = z
 export type ScreenshotInput = z.infer<typeof ScreenshotBody>;
 export type ReportInput = z.infer<typeof ReportBody>;
 
-/** What a job stores about its request. */
-export interface JobRequest {
-  email: string | null;
-  fileName: string;
-  exportType: "image" | "pdf" | "xlsx";
-  subject: string;
-  variables: Record<string, unknown>;
-  width: number;
+/**
+ * What a job stores about its request (the `request` column, and the page a queue message
+ * carries: src/delivery/run/message.ts parses it with this schema).
+ */
+export const JobRequestSchema = z.object({
+  email: z.string().nullable(),
+  fileName: z.string(),
+  exportType: z.enum(["image", "pdf", "xlsx"]),
+  subject: z.string(),
+  variables: z.record(z.string(), z.unknown()),
+  width: z.number(),
   /** Device pixels per CSS pixel of the capture (reports: 2, so the image is sharp at its width in the e-mail); absent means 1. */
-  scale?: number;
-  linkUrl: string | null;
-  versionTags: string[];
+  scale: z.number().optional(),
+  linkUrl: z.string().nullable(),
+  versionTags: z.array(z.string()),
   /** Webhook target, and the download link it reports (kept only when a webhook asks for it). */
-  callbackUrl?: string | null;
-  downloadUrl?: string | null;
+  callbackUrl: z.string().nullable().optional(),
+  downloadUrl: z.string().nullable().optional(),
   /** An e-mail of a schedule or alert: its unsubscribe link is derived from these when the e-mail is built. */
-  unsubscribe?: { scheduleId: string; base: string };
+  unsubscribe: z.object({ scheduleId: z.string(), base: z.string() }).optional(),
   /** An alert's e-mail: the first line, saying why it was sent ("Revenue is 312, below 500"). */
-  headline?: string;
-}
+  headline: z.string().optional(),
+});
+export type JobRequest = z.infer<typeof JobRequestSchema>;
 
 /** What a schedule or alert adds to a delivery it starts (nothing a caller of the API can set). */
 export type JobExtras = Pick<JobRequest, "unsubscribe" | "headline">;

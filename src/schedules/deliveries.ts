@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { requestReport, requestScreenshot } from "../delivery/service";
+import { requestReport, requestScreenshot } from "../delivery/create/jobs";
 import type { Database } from "../db/client";
 
 /**

@@ -1,10 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabase, RoundTripCounter } from "../../src/db/client";
-import { deliveryEffects } from "../../src/delivery/effects";
-import { capture } from "../../src/delivery/browser";
+import { deliveryEffects } from "../../src/delivery/run/effects";
+import { capture } from "../../src/delivery/run/browser";
 import { FAILURE_REASONS, JOB_STATUSES, JobFailure, TRANSITIONS, TransitionNotAllowed, transition, type JobStatus } from "../../src/delivery/job-state";
-import { runJob, STUCK_AFTER_SECONDS, sweepStuckJobs } from "../../src/delivery/service";
+import { runJob } from "../../src/delivery/run/job";
+import { STUCK_AFTER_SECONDS, sweepStuckJobs } from "../../src/delivery/sweep";
 import { errorPage } from "../../src/http/pages";
 import { age, bindings, call, createCustomer, dashboard, deliverByHand, deliverySetup, jobRow, kpi, sentMails, unique, unqueuedJob, waitForJob } from "./helpers";
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { downloadFileName } from "../../src/delivery/service";
+import { downloadFileName } from "../../src/delivery/create/jobs";
 import { roundTrips } from "../helpers/api";
 import { bindings, call, sha256, deliverByHand, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, unqueuedJob, waitForJob } from "./helpers";
 

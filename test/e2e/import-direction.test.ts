@@ -36,7 +36,9 @@ const sound = {
   "db/schema.ts": `import { csv } from "../lib/csv";\nimport type { Env } from "../env";\nexport const t = csv;\n`,
   "http/errors.ts": `import { t } from "../db/schema";\nimport { config } from "../config";\nexport const e = [t, config];\n`,
   "customers/service.ts": `import { e } from "../http/errors";\nimport { z } from "zod";\nexport const s = e;\n`,
-  "delivery/routes.ts": `import {\n  s,\n} from "../customers/service";\nexport const r = s;\n`,
+  "delivery/run/start.ts": `import { e } from "../../http/errors";\nexport const start = e;\n`,
+  "delivery/create/jobs.ts": `import { start } from "../run/start";\nexport const create = start;\n`,
+  "delivery/routes.ts": `import {\n  s,\n} from "../customers/service";\nimport { create } from "./create/jobs";\nexport const r = [s, create];\n`,
   "app.ts": `import { r } from "./delivery/routes";\nexport const createApp = () => r;\n`,
   "index.ts": `import { createApp } from "./app";\nexport default createApp;\n`,
 };
@@ -71,6 +73,8 @@ describe("the import direction of src/ (scripts/check-imports.mjs)", () => {
     ["dashboards/sources/d1.ts", `import worker from "../../index";\n`, "../../index", "a capability imports neither src/app.ts nor src/index.ts"],
     ["app.ts", `import worker from "./index";\n`, "./index", "src/app.ts does not import src/index.ts"],
     ["env.ts", `import { t } from "./db/schema";\n`, "./db/schema", "src/env.ts and src/config.ts import only src/lib and each other"],
+    ["delivery/run/start.ts", `import { create } from "../create/jobs";\n`, "../create/jobs", "delivery's running room never imports its creating room"],
+    ["delivery/run/capture/station.ts", `export type { Scope } from "../../create";\n`, "../../create", "delivery's running room never imports its creating room"],
   ])("refuses %s importing %j, naming the file, the import and the rule", (file, text, specifier, rule) => {
     const run = check(tree({ ...sound, [file]: text + (sound[file as keyof typeof sound] ?? "") }));
     expect(run.status).toBe(1);

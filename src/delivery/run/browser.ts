@@ -1,11 +1,11 @@
 import { Buffer } from "node:buffer";
 import { DurableObject } from "cloudflare:workers";
 import puppeteer, { type Browser, type CDPSession, type Page } from "@cloudflare/puppeteer";
-import { config } from "../config";
-import type { Env } from "../env";
-import { errorDetail } from "../lib/log";
-import { stageParts } from "../lib/stages";
-import { JobFailure, type FailureReason } from "./job-state";
+import { config } from "../../config";
+import type { Env } from "../../env";
+import { errorDetail } from "../../lib/log";
+import { stageParts } from "../../lib/stages";
+import { JobFailure, type FailureReason } from "../job-state";
 
 export interface CaptureOptions {
   width: number;

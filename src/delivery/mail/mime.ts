@@ -1,7 +1,6 @@
-import { EmailMessage } from "cloudflare:email";
 import { createMimeMessage } from "mimetext/browser";
-import type { Env } from "../env";
 
+/** An e-mail as a job builds it; `buildMime` turns it into the message that is sent. */
 export interface Mail {
   to: string;
   subject: string;
@@ -36,26 +35,4 @@ export function buildMime(from: string, mail: Mail): string {
     });
   }
   return message.asRaw();
-}
-
-/**
- * Sends through the `send_email` binding. In local development every message is also kept
- * in R2 under `outbox/` so a person can open exactly what the recipient gets (/_dev/outbox,
- * newest first).
- */
-export async function sendMail(env: Env, mail: Mail, jobId: string): Promise<void> {
-  const from = env.MAIL_FROM ?? "reports@example.com";
-  const raw = buildMime(from, mail);
-  await env.EMAIL.send(new EmailMessage(from, mail.to, raw));
-  if (env.ENVIRONMENT === "development") {
-    await env.FILES.put(`outbox/${outboxKeyTime(Date.now())}-${jobId}.eml`, raw, {
-      httpMetadata: { contentType: "message/rfc822" },
-      customMetadata: { to: mail.to, subject: mail.subject, job_id: jobId },
-    });
-  }
-}
-
-/** Outbox keys sort newest first (R2 lists keys in ascending order): a countdown in ms. */
-export function outboxKeyTime(ms: number): string {
-  return String(9_999_999_999_999 - ms).padStart(13, "0");
 }

@@ -1,5 +1,5 @@
-import type { PanelTable } from "../dashboards/service";
-import { xlsx, type XlsxColumn, type XlsxSheet } from "../lib/xlsx";
+import type { PanelTable } from "../../dashboards/service";
+import { xlsx, type XlsxColumn, type XlsxSheet } from "../../lib/xlsx";
 
 /**
  * A dashboard as one workbook: a sheet per data panel, named by its title. Panel queries

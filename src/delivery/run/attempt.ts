@@ -1,9 +1,11 @@
-import { createDatabase, type Database } from "../db/client";
-import type { Env } from "../env";
-import { errorDetail, log } from "../lib/log";
-import { timeStages } from "../lib/stages";
+import { createDatabase, type Database } from "../../db/client";
+import type { Env } from "../../env";
+import { errorDetail, log } from "../../lib/log";
+import { timeStages } from "../../lib/stages";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
-import { announceEnd, recordFailure, runJob, type DeliveryMessage, type FirstAttempt, type JobMessage, type JobPage } from "./service";
+import { runJob, type FirstAttempt } from "./job";
+import type { DeliveryMessage, JobMessage, JobPage } from "./message";
+import { announceEnd, recordFailure } from "./outcome";
 
 /** What an attempt left: nothing more to do, another attempt due, or the job failed for good. */
 export type AttemptOutcome = "finished" | "retry" | "failed";
@@ -44,7 +46,7 @@ export async function attemptJob(
  * `waitUntil`): the job was born claimed and its dashboard read in the call's batch, so
  * nothing stands between the request and the panels' queries — no queue hand-over, no
  * claim. A failed attempt queues the next one with the usual backoff. If the isolate dies
- * mid-attempt, the backstop message sent with the job takes over (service.ts,
+ * mid-attempt, the backstop message sent with the job takes over (run/start.ts,
  * BACKSTOP_DELAY_SECONDS).
  */
 export async function runFirstAttempt(env: Env, first: FirstAttempt, page: JobPage): Promise<void> {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIRST_ATTEMPT_LIFETIME_SECONDS } from "../../src/delivery/service";
-import { age, bindings, call, callWithEnv, deliverByHand, deliverySetup, jobRow, sentMails, unique, unqueuedJob, waitForJob } from "./helpers";
+import { FIRST_ATTEMPT_LIFETIME_SECONDS } from "../../../src/delivery/run/deadlines";
+import { age, bindings, call, callWithEnv, deliverByHand, deliverySetup, jobRow, sentMails, unique, unqueuedJob, waitForJob } from "../helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {

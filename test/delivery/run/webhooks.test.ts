@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { admin, call, createCustomer, deliverySetup, jobCount, sentMails, unique, waitForJob } from "./helpers";
+import { admin, call, createCustomer, deliverySetup, jobCount, sentMails, unique, waitForJob } from "../helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 let secret: string;

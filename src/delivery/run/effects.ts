@@ -1,6 +1,7 @@
-import type { Env } from "../env";
+import type { Env } from "../../env";
 import { capture, type Capture, type CaptureOptions } from "./browser";
-import { sendMail, type Mail } from "./email";
+import type { Mail } from "../mail/mime";
+import { sendMail } from "../mail/send";
 
 /**
  * What a job does to the world outside the database: capture a page, send an e-mail.

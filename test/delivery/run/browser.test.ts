@@ -1,9 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import puppeteer from "@cloudflare/puppeteer";
 import { describe, expect, it } from "vitest";
-import { capture, type CaptureStation } from "../../src/delivery/browser";
-import { JobFailure } from "../../src/delivery/job-state";
-import { isPng, pngWidth } from "./helpers";
+import { capture, type CaptureStation } from "../../../src/delivery/run/browser";
+import { JobFailure } from "../../../src/delivery/job-state";
+import { isPng, pngWidth } from "../helpers";
 
 const bindings = env as unknown as { BROWSER: Fetcher; CAPTURE_STATION: DurableObjectNamespace<CaptureStation> };
 const page = (text: string) => `<!doctype html><body data-render-complete="true"><main class="dashboard"><section class="panel panel-text">${text}</section></main></body>`;

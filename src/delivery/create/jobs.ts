@@ -1,0 +1,159 @@
+import { and, exists } from "drizzle-orm";
+import { customerNotFound } from "../../customers/not-found";
+import { visibleByProvidedId, visibleCustomerId } from "../../customers/repository";
+import * as dashboards from "../../dashboards/repository";
+import { dashboardReads, newest, versionToRender, type RenderRequest, type VersionPolicy } from "../../dashboards/service";
+import type { Env } from "../../env";
+import { randomAlphanumeric, randomHex } from "../../lib/crypto";
+import * as webhooks from "../../webhooks/repository";
+import { checkCallbackUrl, webhookSecretMissing } from "../../webhooks/service";
+import { storeDownloadLink } from "../links/download";
+import { storeShareLink } from "../links/share";
+import { REPORT_VERSIONS, REPORT_WIDTH } from "../report-defaults";
+import * as repo from "../repository";
+import { failUnstarted, startJob, type NewJob, type StartScope } from "../run/start";
+import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "../schemas";
+
+/** Where jobs are made: the access group they belong to, and where their links point. */
+export interface DeliveryScope extends StartScope {
+  env: Env;
+  accessGroupId: number;
+  /** Where links point, e.g. https://api.example.com */
+  baseUrl: string;
+}
+
+/** `name` made safe for Content-Disposition, with the extension added once. */
+export function downloadFileName(name: string | undefined, exportType: "image" | "pdf" | "xlsx"): string {
+  const extension = exportType === "image" ? "png" : exportType;
+  const safe = (name ?? "dashboard_screenshot_download").replace(/[^A-Za-z0-9._ -]+/g, "_").replace(/^[.\s]+/, "").trim().slice(0, 200) || "dashboard_screenshot_download";
+  return safe.toLowerCase().endsWith(`.${extension}`) ? safe : `${safe}.${extension}`;
+}
+
+/** What a new job needs checked before it may exist. */
+interface JobToCheck {
+  kind: "screenshot" | "report";
+  providedId: string;
+  embedId: string;
+  callbackUrl: string | undefined;
+  request: JobRequest;
+}
+
+/** A job just inserted, and the customer's token hash when it was made: a share link lives only as long as that token. */
+interface InsertedJob extends NewJob {
+  customerTokenHash: string;
+}
+
+/**
+ * Checks and inserts a job in one batch (one D1 round trip): the customer is visible to the
+ * token, the dashboard exists and has a version to render, and a callback_url has a
+ * webhook secret to sign with. The insert's own condition repeats the checks, so a refused
+ * request inserts nothing; the errors come in the contract's order (400 callback scheme,
+ * 404 customer, 404 dashboard, 422 no version, 422 no secret). Both delivery policies fall
+ * back to the newest version, so "a version to render" is "any version". The same batch
+ * reads what the render needs (dashboards' `dashboardReads`). Answers what the job renders
+ * and, when the scope runs the first attempt, that attempt: the job is then born claimed.
+ */
+async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToCheck, versions: VersionPolicy): Promise<InsertedJob> {
+  if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
+  const { db, accessGroupId } = scope;
+  const renderable = and(
+    exists(dashboards.anyVersion(db, job.embedId)),
+    job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
+  )!;
+  const render: RenderRequest = { embedId: job.embedId, customer: visibleByProvidedId(job.providedId, accessGroupId), versions, variables: job.request.variables };
+  // A job someone waits for is born claimed by its first attempt, which this call runs.
+  const born = scope.background !== undefined;
+  const [chain, choice, sources, secret, inserted, [row]] = await db.batch([
+    ...dashboardReads(db, render),
+    webhooks.secretExists(db, accessGroupId),
+    repo.insertJobWhen(
+      db,
+      {
+        id,
+        kind: job.kind,
+        status: born ? "rendering" : "queued",
+        attempts: born ? 1 : 0,
+        accessGroupId,
+        dashboardEmbedId: job.embedId,
+        request: JSON.stringify(job.request),
+      },
+      visibleCustomerId(db, job.providedId, accessGroupId),
+      renderable,
+    ),
+    repo.jobById(db, id),
+  ]);
+  if (chain.length === 0) throw customerNotFound(job.providedId);
+  versionToRender(choice, job.embedId, versions);
+  if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
+  if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
+  const page = { customerId: chain[0].id, embedId: job.embedId, request: job.request };
+  // The batch read what the render needs: the first attempt goes straight to the panels.
+  return { id, page, customerTokenHash: chain[0].tokenHash, firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources] } } : undefined };
+}
+
+const newJobId = () => `job_${randomAlphanumeric(24)}`;
+
+/**
+ * Creates and starts a screenshot job (plain objects in and out: callable from any
+ * module, e.g. scheduled reports).
+ */
+export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput, extras: JobExtras = {}): Promise<{ job_id: string; url?: string }> {
+  const fileName = downloadFileName(input.download_file_name, input.export_type);
+  const request: JobRequest = {
+    email: input.email ?? null,
+    fileName,
+    exportType: input.export_type,
+    subject: input.subject ?? `Requested Data Export: ${fileName} (${input.export_type})`,
+    variables: input.variables ?? {},
+    width: input.width,
+    linkUrl: null,
+    versionTags: [],
+    callbackUrl: input.callback_url ?? null,
+    ...extras,
+  };
+  const jobId = newJobId();
+  // Without e-mail, the answer is a download link (its token in KV, hashed).
+  const token = input.email ? undefined : randomHex(32);
+  const url = token && `${scope.baseUrl}/api/downloads/${token}`;
+  // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
+  if (url && request.callbackUrl) request.downloadUrl = url;
+  const job = { kind: "screenshot", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
+  const inserted = await insertCheckedJob(scope, jobId, job, newest);
+  // The link is stored while the job starts: nobody has it before this call answers.
+  await Promise.all([startJob(scope, inserted), token && storeDownloadLink(scope.env, token, jobId)]);
+  return { job_id: jobId, ...(url ? { url } : {}) };
+}
+
+/** Creates and starts a report job (plain objects in and out, like requestScreenshot). */
+export async function requestReport(scope: DeliveryScope, input: ReportInput, extras: JobExtras = {}): Promise<{ job_id: string }> {
+  // Without custom_url, the e-mail links to a share link (its token in KV, hashed).
+  const shareToken = input.custom_url ? undefined : randomHex(32);
+  const request: JobRequest = {
+    email: input.email,
+    fileName: `dashboard_report.${scope.env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpg" : "png"}`,
+    exportType: "image",
+    subject: input.subject ?? "Dashboard Email Report",
+    variables: input.variables ?? {},
+    // Drawn for the width the e-mail shows it at, at twice the pixels: text stays legible.
+    width: REPORT_WIDTH,
+    scale: 2,
+    linkUrl: input.custom_url ?? `${scope.baseUrl}/share/${shareToken}`,
+    versionTags: REPORT_VERSIONS.tags,
+    callbackUrl: input.callback_url ?? null,
+    ...extras,
+  };
+  const jobId = newJobId();
+  const job = { kind: "report", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
+  const inserted = await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
+  // The share link exists before the job may send the e-mail that carries it; a job whose
+  // link could not be stored fails at once, never sending later.
+  if (shareToken) {
+    const link = { customerId: inserted.page.customerId, embedId: job.embedId, variables: request.variables };
+    await storeShareLink(scope.env, shareToken, link, inserted.customerTokenHash).catch(async (error) => {
+      await failUnstarted(scope.db, jobId);
+      throw error;
+    });
+  }
+  await startJob(scope, inserted);
+  return { job_id: jobId };
+}

@@ -1,0 +1,62 @@
+import type { Database } from "../../db/client";
+import { config } from "../../config";
+import type { Env } from "../../env";
+import { ApiError } from "../../http/errors";
+import { HEX_TOKEN } from "../../http/fields";
+import { sha256Hex } from "../../lib/crypto";
+import * as repo from "../repository";
+import type { JobRequest } from "../schemas";
+import { QUERY_CACHE_METADATA } from "../stored-file";
+
+/** Where a download token is kept (hashed): KV, answering the job's id until DOWNLOAD_TTL_SECONDS pass. */
+const downloadKey = async (token: string) => `download:${await sha256Hex(token)}`;
+
+/** Stores a download link's token (hashed) for the job it downloads. */
+export async function storeDownloadLink(env: Env, token: string, jobId: string): Promise<void> {
+  await env.DOWNLOADS.put(await downloadKey(token), jobId, { expirationTtl: config(env).DOWNLOAD_TTL_SECONDS });
+}
+
+export type DownloadState =
+  | { state: "pending"; status: string }
+  | { state: "ready"; body: ReadableStream; fileName: string; contentType: string; queryCache?: string }
+  | { state: "failed"; error: string };
+
+/**
+ * While a download request waits, it looks at the job (one indexed read) every 5 ms for the
+ * first 250 ms (a warm capture ends within it, and each pause is latency), every 20 ms up to
+ * 1 s, every 50 ms up to 5 s, then every 250 ms: forty downloads waiting on a burst of
+ * captures look a few hundred times a second, not thousands, and leave the database to the
+ * jobs.
+ */
+export function downloadPollPause(waitedMs: number): number {
+  return waitedMs < 250 ? 5 : waitedMs < 1000 ? 20 : waitedMs < 5000 ? 50 : 250;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
+ * expired tokens are 404. A waiting request learns that the job ended by looking at it (one
+ * indexed read, see downloadPollPause), wherever the job runs: it awaits only its own reads
+ * and timers, never the attempt itself (Workers run no request's code on behalf of another).
+ */
+export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
+  const jobId = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(await downloadKey(token)) : null;
+  if (!jobId) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
+  const started = Date.now();
+  const until = started + waitSeconds * 1000;
+  for (;;) {
+    const [job] = await repo.jobById(db, jobId);
+    if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
+    if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
+    if (job.status === "done" && job.fileKey) {
+      const request = JSON.parse(job.request) as JobRequest;
+      const file = await env.FILES.get(job.fileKey);
+      if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
+      return { state: "ready", body: file.body, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream", queryCache: file.customMetadata?.[QUERY_CACHE_METADATA] };
+    }
+    const left = until - Date.now();
+    if (left <= 0) return { state: "pending", status: job.status };
+    await sleep(Math.min(downloadPollPause(Date.now() - started), left));
+  }
+}

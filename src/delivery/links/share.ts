@@ -1,0 +1,51 @@
+import { byId } from "../../customers/repository";
+import { customerTokenFingerprint } from "../../dashboards/embed-token";
+import type { Presentation } from "../../dashboards/render";
+import { renderForCustomer, type RenderRun } from "../../dashboards/service";
+import type { Database } from "../../db/client";
+import { config } from "../../config";
+import type { Env } from "../../env";
+import { ApiError } from "../../http/errors";
+import { HEX_TOKEN } from "../../http/fields";
+import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
+import { REPORT_VERSIONS } from "../report-defaults";
+
+/** What a report's share link shows, kept in KV under the link's hashed token. */
+export interface ShareLink {
+  customerId: number;
+  embedId: string;
+  variables: Record<string, unknown>;
+  /**
+   * Fingerprint of the customer token the link was made under (as in signed embed tokens):
+   * refresh_customer_token revokes the link. A link stored without one is not honoured.
+   */
+  ctv?: string;
+}
+
+const shareKey = async (token: string) => `share:${await sha256Hex(token)}`;
+
+/** Stores a share link for `token` (hashed) until SHARE_TTL_SECONDS pass, made under the customer token whose hash is given. */
+export async function storeShareLink(env: Env, token: string, link: Omit<ShareLink, "ctv">, customerTokenHash: string): Promise<void> {
+  const share: ShareLink = { ...link, ctv: await customerTokenFingerprint(customerTokenHash) };
+  await env.DOWNLOADS.put(await shareKey(token), JSON.stringify(share), { expirationTtl: config(env).SHARE_TTL_SECONDS });
+}
+
+/**
+ * The dashboard behind a report's share link, rendered for that customer — while the customer
+ * exists and still has the token the link was made under (deleted or refreshed: not found).
+ */
+export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation, run: RenderRun = {}): Promise<string> {
+  const value = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(await shareKey(token)) : null;
+  if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
+  const share = JSON.parse(value) as ShareLink;
+  const made = share.ctv;
+  const request = {
+    embedId: share.embedId,
+    customer: byId(share.customerId),
+    versions: REPORT_VERSIONS,
+    variables: share.variables,
+    accept: async (customer: { tokenHash: string }) => made !== undefined && constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash)),
+    ...run,
+  };
+  return renderForCustomer(db, env, request, presentation);
+}

@@ -1,0 +1,72 @@
+import type { Env } from "../../env";
+import { escapeHtml } from "../../lib/html";
+import { sanitizeHtml } from "../../lib/sanitize-html";
+import { unsubscribeToken, unsubscribeUrl } from "../../unsubscribe/tokens";
+import { REPORT_WIDTH } from "../report-defaults";
+import type { JobRequest } from "../schemas";
+import type { Mail } from "./mime";
+
+/** The file a job captured, as its e-mail attaches it. */
+export type StoredFile = { bytes: Uint8Array; contentType: string };
+
+/** What a report e-mail says about its recipient: the end user's attributes (header, footer) and the customer's name. */
+export interface ReportRecipient {
+  attributes: Record<string, unknown>;
+  customerName: string | undefined;
+}
+
+/** An alert's reason goes first, in the text and at the top of the HTML. */
+const headlineText = (request: JobRequest) => (request.headline ? `${request.headline}\n\n` : "");
+const headlineHtml = (request: JobRequest) =>
+  request.headline ? `<p class="alert-headline" style="font-size:18px;font-weight:bold;margin:0 0 16px">${escapeHtml(request.headline)}</p>\n` : "";
+
+/** A screenshot job's e-mail: a line of text, the file attached. */
+export function screenshotMail(request: JobRequest, file: StoredFile): Mail {
+  return {
+    to: request.email as string,
+    subject: request.subject,
+    text: `${headlineText(request)}${request.unsubscribe ? "The dashboard export is attached" : "The dashboard export you requested is attached"} (${request.fileName}).`,
+    attachments: [{ filename: request.fileName, contentType: file.contentType, bytes: file.bytes }],
+  };
+}
+
+/** A report job's e-mail: the image inline, linked to the live dashboard, between the end user's own header and footer. */
+export function reportMail(request: JobRequest, file: StoredFile, { attributes, customerName }: ReportRecipient): Mail {
+  const header = typeof attributes.header === "string" ? sanitizeHtml(attributes.header) : "";
+  const footer = typeof attributes.footer === "string" ? sanitizeHtml(attributes.footer) : "";
+  const link = escapeHtml(request.linkUrl ?? "");
+  const name = escapeHtml(customerName ?? "");
+  const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f4f6fb;font-family:Arial,Helvetica,sans-serif;color:#0f172a">
+<div style="max-width:760px;margin:0 auto">
+${headlineHtml(request)}${header ? `<div class="report-header">${header}</div>` : ""}
+<a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="Dashboard report for ${name}" width="${REPORT_WIDTH}" style="display:block;width:100%;max-width:${REPORT_WIDTH}px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
+<p style="font-size:14px;margin:16px 0"><a href="${link}" style="color:#4338ca;font-weight:bold">Open the live dashboard</a></p>
+${footer ? `<div class="report-footer">${footer}</div>` : ""}
+</div></body></html>`;
+  const extension = file.contentType === "image/jpeg" ? "jpg" : "png";
+  return {
+    to: request.email as string,
+    subject: request.subject,
+    text: `${headlineText(request)}Your dashboard report for ${customerName ?? "your account"}.\n\nOpen the live dashboard: ${request.linkUrl}\n`,
+    html,
+    attachments: [{ filename: `dashboard.${extension}`, contentType: file.contentType, bytes: file.bytes, contentId: "dashboard" }],
+  };
+}
+
+/**
+ * An e-mail of a schedule or alert carries its recipient's unsubscribe link: the two header
+ * fields of RFC 8058 (a mail client's one-click button POSTs to it) and a footer link.
+ */
+export async function withUnsubscribe(env: Env, request: JobRequest, mail: Mail): Promise<Mail> {
+  if (!request.unsubscribe) return mail;
+  const url = unsubscribeUrl(request.unsubscribe.base, await unsubscribeToken(env, request.unsubscribe.scheduleId, mail.to));
+  const footer = `<p class="unsubscribe" style="font-size:12px;color:#64748b;margin:24px 0 0">You receive this e-mail because of a scheduled delivery. <a href="${escapeHtml(url)}" style="color:#64748b">Unsubscribe</a></p>`;
+  return {
+    ...mail,
+    headers: { ...mail.headers, "List-Unsubscribe": `<${url}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+    text: `${mail.text.trimEnd()}\n\n--\nUnsubscribe: ${url}\n`,
+    html: mail.html
+      ? mail.html.replace(/<\/div><\/body><\/html>$/, `${footer}\n</div></body></html>`)
+      : `<!doctype html><html><body style="font-family:Arial,Helvetica,sans-serif;color:#0f172a"><p>${escapeHtml(mail.text)}</p>${footer}</body></html>`,
+  };
+}

@@ -1,0 +1,184 @@
+import { and, eq, lt, lte, sql, type SQL } from "drizzle-orm";
+import { byId } from "../../customers/repository";
+import { loadedDashboard, panelTables, renderForCustomer, renderLoaded, type DashboardReadRows, type RenderRequest } from "../../dashboards/service";
+import type { Database } from "../../db/client";
+import { jobs } from "../../db/schema";
+import { sqlSecondsAgo } from "../../db/time";
+import type { Env } from "../../env";
+import { XLSX_CONTENT_TYPE } from "../../lib/xlsx";
+import { errorDetail, log } from "../../lib/log";
+import { stage } from "../../lib/stages";
+import { QueryCacheReport } from "../../query-cache/cache";
+import { goneReason, isGoneError } from "../gone";
+import { JobFailure, now, transition, type JobRow } from "../job-state";
+import { reportMail, screenshotMail, withUnsubscribe, type StoredFile } from "../mail/messages";
+import * as repo from "../repository";
+import type { JobRequest } from "../schemas";
+import { QUERY_CACHE_METADATA } from "../stored-file";
+import { CAPTURE_DEADLINE_SECONDS, FIRST_ATTEMPT_LIFETIME_SECONDS } from "./deadlines";
+import type { DeliveryEffects } from "./effects";
+import type { JobMessage, JobPage } from "./message";
+import { dashboardWorkbook } from "./spreadsheet";
+
+/** A job's first attempt, run by the call that created it: the job as born (claimed), its dashboard's rows already read. */
+export interface FirstAttempt {
+  job: JobRow;
+  dashboard: DashboardRead;
+}
+
+/** What the render of a job reads, read already: the request and the rows of `dashboardReads`. */
+export interface DashboardRead {
+  render: RenderRequest;
+  rows: DashboardReadRows;
+}
+
+/**
+ * What a backstop may claim: a first attempt that died (`rendering` with one attempt,
+ * untouched past the first attempt's lifetime). Anything else has another owner — a
+ * `queued` job waits for its retry message, whose loss the stuck-job sweep covers — or
+ * has ended.
+ */
+function backstopClaimable(): SQL {
+  return and(eq(jobs.status, "rendering"), lte(jobs.attempts, 1), lt(jobs.updatedAt, sqlSecondsAgo(FIRST_ATTEMPT_LIFETIME_SECONDS)))!;
+}
+
+/**
+ * Runs one attempt of a job. Returns the job when this attempt finished it (done), or
+ * nothing when there was nothing to do (already finished, or another delivery holds it);
+ * throws when the attempt failed (see `recordFailure`, run/outcome.ts).
+ *
+ * D1 round trips: start, render, finish — plus, for an e-mail, the mail's lookups and the
+ * claim; a first attempt has neither the start (its job was born claimed) nor the render's
+ * loading trip. Every status change is one guarded transition (src/delivery/job-state.ts).
+ */
+export async function runJob(
+  db: Database,
+  env: Env,
+  effects: DeliveryEffects,
+  { jobId, page, backstop }: JobMessage,
+  attempt: number,
+  firstAttempt?: FirstAttempt,
+): Promise<JobRow | undefined> {
+  const captureBy = Date.now() + CAPTURE_DEADLINE_SECONDS * 1000;
+  // Known from the message, the page renders while the claim runs: one D1 round trip
+  // fewer before the capture. Its outcome is used only if this attempt gets the job. A
+  // backstop mostly finds the job ended, so it renders only once it has the job. A first
+  // attempt has its job claimed at birth and its dashboard read: it starts at the panels.
+  const earlyReport = new QueryCacheReport();
+  // A spreadsheet is not a page: nothing to render early.
+  const earlyHtml = page && !backstop && page.request.exportType !== "xlsx" ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
+  earlyHtml?.catch(() => undefined);
+  const early = earlyHtml && { html: earlyHtml, cacheReport: earlyReport };
+  const [job] = firstAttempt
+    ? [firstAttempt.job]
+    : await transition(db, jobId, ["queued", "rendering"], "rendering", {
+        set: { attempts: sql`max(${jobs.attempts}, ${attempt})` },
+        error: null,
+        where: backstop ? backstopClaimable() : undefined,
+      });
+  if (!firstAttempt) stage("job_update");
+  if (!job) return undefined; // finished, being sent by another delivery, or gone
+  if (job.customerId === null) throw new JobFailure("customer_deleted", true);
+  const request = JSON.parse(job.request) as JobRequest;
+
+  // A retry after a failed send finds the file stored by the earlier attempt.
+  let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string };
+  if (job.fileKey) {
+    const object = await env.FILES.get(job.fileKey);
+    if (!object) throw new JobFailure("render_failed", false, "stored file missing");
+    file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey };
+  } else {
+    const cacheReport = early?.cacheReport ?? new QueryCacheReport();
+    const jobPage = { customerId: job.customerId, embedId: job.dashboardEmbedId, request };
+    let captured: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
+    if (request.exportType === "xlsx") {
+      captured = { bytes: await jobWorkbook(db, env, jobPage, cacheReport), contentType: XLSX_CONTENT_TYPE };
+      stage("render");
+    } else {
+      const html = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
+      stage("render");
+      const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
+      captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
+    }
+    const key = `jobs/${job.id}/${request.fileName}`;
+    // Where the captured panels' results came from, for the download's X-Query-Cache.
+    await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status } });
+    stage("r2");
+    file = { ...captured, key };
+  }
+  const fileColumns = { fileKey: file.key, contentType: file.contentType };
+
+  if (!request.email) {
+    const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
+    stage("job_update");
+    return done;
+  }
+
+  const mail = await withUnsubscribe(env, request, job.kind === "report" ? reportMail(request, file, await reportRecipient(db, job, request)) : screenshotMail(request, file));
+  // The claim: of all deliveries of this job, exactly one moves it to `sending`.
+  const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: { ...fileColumns, emailClaimedAt: now } });
+  if (!claimed) return undefined;
+  try {
+    await effects.send(mail, job.id);
+  } catch (error) {
+    // The send is known to have failed: the only way back from `sending`.
+    throw new JobFailure("send_failed", false, errorDetail(error));
+  }
+  // The e-mail left. Whatever happens now, this job never sends again: if the outcome
+  // cannot be recorded, the job stays `sending` until the sweep marks it outcome unknown.
+  for (let tries = 1; tries <= 2; tries++) {
+    try {
+      await effects.afterSend(job.id);
+      const [sent] = await transition(db, job.id, ["sending"], "done", { set: { sentAt: now }, error: null });
+      return sent;
+    } catch (error) {
+      log("error", "e-mail sent but not recorded", { job_id: job.id, try: tries, detail: errorDetail(error) });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The dashboard as the job asked for it, from rows `read` already when given; a customer or
+ * dashboard gone meanwhile is final.
+ */
+async function renderJobPage(db: Database, env: Env, { customerId, embedId, request }: JobPage, cacheReport: QueryCacheReport, read?: DashboardRead): Promise<string> {
+  const presentation = { width: request.width }; // charts drawn for the capture's width
+  try {
+    if (read) return await renderLoaded(env, await loadedDashboard(read.render, read.rows), presentation, { cacheReport });
+    return await renderForCustomer(db, env, {
+      embedId,
+      customer: byId(customerId),
+      versions: { tags: request.versionTags, fallBackToNewest: true },
+      variables: request.variables,
+      cacheReport,
+    }, presentation);
+  } catch (error) {
+    if (isGoneError(error)) throw new JobFailure(goneReason(error), true, error.message);
+    throw error;
+  }
+}
+
+/** The dashboard as a spreadsheet for the job's customer: a sheet per data panel (run/spreadsheet.ts). */
+async function jobWorkbook(db: Database, env: Env, { customerId, embedId, request }: JobPage, cacheReport: QueryCacheReport): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    const tables = await panelTables(db, env, {
+      embedId,
+      customer: byId(customerId),
+      versions: { tags: request.versionTags, fallBackToNewest: true },
+      variables: request.variables,
+      cacheReport,
+    });
+    return await dashboardWorkbook(tables);
+  } catch (error) {
+    if (isGoneError(error)) throw new JobFailure(goneReason(error), true, error.message);
+    throw error;
+  }
+}
+
+/** Who a report e-mail goes to: the customer's name, and the end user's own header and footer (two reads, one round trip). */
+async function reportRecipient(db: Database, job: JobRow, request: JobRequest) {
+  const customerId = job.customerId ?? 0;
+  const [[endUser], [customer]] = await db.batch([repo.endUserByEmail(db, customerId, request.email as string), repo.customerName(db, customerId)]);
+  return { attributes: endUser ? (JSON.parse(endUser.attributes) as Record<string, unknown>) : {}, customerName: customer?.name };
+}
