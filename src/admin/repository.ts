@@ -122,12 +122,12 @@ const dataSourceColumns = {
 
 export function insertDataSource(
   db: Database,
-  source: { name: string; binding: string; kind: "d1" | "postgres"; providedId: string | null; accessGroupIds: string | null },
+  source: { name: string; binding: string; kind: "d1" | "postgres"; providedId: string | null; accessGroupIds: number[] | null },
 ) {
   return db.insert(dataSources).values(source).onConflictDoNothing({ target: dataSources.providedId }).returning(dataSourceColumns);
 }
 
-export function setDataSourceAccessGroups(db: Database, id: number, accessGroupIds: string | null) {
+export function setDataSourceAccessGroups(db: Database, id: number, accessGroupIds: number[] | null) {
   return db.update(dataSources).set({ accessGroupIds }).where(eq(dataSources.id, id)).returning(dataSourceColumns);
 }
 

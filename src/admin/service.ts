@@ -1,8 +1,8 @@
+import { batchLists } from "../db/batch";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { isAbove } from "../customers/hierarchy";
 import { revokeTokenLeases } from "../http/auth";
-import { allowedGroups } from "../dashboards/sources/access";
 import { bindingProblem, type DataSourceKind } from "../dashboards/sources/kinds";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
@@ -86,7 +86,7 @@ export async function setLevels(db: Database, names: string[]): Promise<string[]
       return level ? repo.moveLevel(db, level.id, position) : repo.insertLevel(db, name, position);
     }),
   ];
-  await db.batch(writes as [(typeof writes)[number], ...(typeof writes)[number][]]);
+  await batchLists(db, [writes]);
   return names;
 }
 
@@ -113,16 +113,15 @@ export interface DataSourceInfo {
 type DataSourceRow = Awaited<ReturnType<typeof repo.listDataSources>>[number];
 
 function dataSourceInfo(row: DataSourceRow, groups: { id: number; name: string }[]): DataSourceInfo {
-  const { accessGroupIds: _stored, ...rest } = row;
-  const allowed = allowedGroups(row);
+  const { accessGroupIds: allowed, ...rest } = row;
   return { ...rest, access_groups: allowed === null ? null : groups.filter((g) => allowed.includes(g.id)).map((g) => g.name) };
 }
 
 /**
- * Access group names → the stored list (JSON array of ids, ordered, no duplicates); null stays
- * null (every access group). 404 access_group_not_found names the first unknown one.
+ * Access group names → the stored list (ids, ordered, no duplicates); null stays null (every
+ * access group). 404 access_group_not_found names the first unknown one.
  */
-function accessGroupList(names: string[] | null | undefined, found: { id: number; nameKey: string }[]): string | null {
+function accessGroupList(names: string[] | null | undefined, found: { id: number; nameKey: string }[]): number[] | null {
   if (names === null || names === undefined) return null;
   const byKey = new Map(found.map((g) => [g.nameKey, g.id]));
   const ids: number[] = [];
@@ -131,7 +130,7 @@ function accessGroupList(names: string[] | null | undefined, found: { id: number
     if (id === undefined) throw new ApiError("access_group_not_found", `Access group '${name}' does not exist.`, `access_groups.${index}`);
     if (!ids.includes(id)) ids.push(id);
   });
-  return JSON.stringify(ids.sort((a, b) => a - b));
+  return ids.sort((a, b) => a - b);
 }
 
 export async function createDataSource(

@@ -3,6 +3,7 @@ import type { Database } from "../db/client";
 import { visibleByProvidedId } from "../customers/repository";
 import { blueprints, customers } from "../db/schema";
 import { sqlNow } from "../db/time";
+import type { StoredTable } from "./schemas";
 
 /** Unexecuted queries for blueprints, reachable only through a visible customer. */
 
@@ -26,7 +27,7 @@ export function visibleBlueprint(db: Database, id: number, accessGroupId: number
     .where(and(eq(blueprints.id, id), eq(customers.accessGroupId, accessGroupId)));
 }
 
-export function replaceTables(db: Database, id: number, tables: string) {
+export function replaceTables(db: Database, id: number, tables: StoredTable[]) {
   return db.update(blueprints).set({ tables, updatedAt: sqlNow }).where(eq(blueprints.id, id));
 }
 

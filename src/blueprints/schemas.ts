@@ -83,3 +83,10 @@ export const BlueprintSchema = z
 
 export type TableInput = z.infer<typeof Table>;
 export type StoredTable = z.infer<typeof StoredTable>;
+
+declare module "../db/schema" {
+  interface JsonColumns {
+    /** The tables as stored, defaults filled in. */
+    "blueprints.tables": StoredTable[];
+  }
+}

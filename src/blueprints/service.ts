@@ -69,7 +69,7 @@ export async function createBlueprint(
     embedId: randomAlphanumeric(20),
     name: input.blueprint_name,
     customerId: customer[0].id,
-    tables: JSON.stringify(withDefaults(input.tables)),
+    tables: withDefaults(input.tables),
   });
   return created.id;
 }
@@ -84,7 +84,7 @@ export async function updateBlueprint(scope: BlueprintScope, input: { blueprint_
   if (blueprint.length === 0) throw blueprintNotFound(input.blueprint_id);
   checkSchemas(input.tables, schemas);
   checkQueries(input.tables);
-  await repo.replaceTables(db, input.blueprint_id, JSON.stringify(withDefaults(input.tables)));
+  await repo.replaceTables(db, input.blueprint_id, withDefaults(input.tables));
 }
 
 export async function listCustomerBlueprints(scope: BlueprintScope, providedId: string) {
@@ -100,5 +100,5 @@ export async function listCustomerBlueprints(scope: BlueprintScope, providedId: 
 export async function getBlueprint(scope: BlueprintScope, id: number) {
   const [row] = await repo.visibleBlueprint(scope.db, id, scope.accessGroupId);
   if (!row) throw blueprintNotFound(id);
-  return { id: row.id, embed_id: row.embedId, name: row.name, customer_id: row.customerProvidedId, tables: JSON.parse(row.tables) as StoredTable[] };
+  return { id: row.id, embed_id: row.embedId, name: row.name, customer_id: row.customerProvidedId, tables: row.tables };
 }

@@ -2,8 +2,10 @@ import { and, asc, count, eq, inArray, min, notExists, or, sql, type SQL } from 
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
 import { jsonList } from "../db/json-list";
+import { jsonOf, jsonText, parsedRows, sqliteFlag } from "../db/rows";
 import { sqlNow } from "../db/time";
 import { customerGroupTags, customers, dataSources, groupTags, hierarchyLevels, schemas } from "../db/schema";
+import { z } from "zod";
 
 /**
  * Data access for customers. Every function returns an unexecuted query so that services
@@ -15,17 +17,30 @@ export type CustomerRow = typeof customers.$inferSelect;
 /**
  * A customer as the chain and page queries return it: its columns under the schema's names
  * (raw rows are not mapped, so `isDemo` is SQLite's 0/1), with its level, access group and
- * tags (a JSON array; '[]' on an ancestor); `depth` 0 is the customer, 1 its parent, …
+ * tags ([] on an ancestor); `depth` 0 is the customer, 1 its parent, …
  */
-export type CustomerViewRow = Omit<CustomerRow, "isDemo" | "createdAt" | "updatedAt"> & {
-  isDemo: number;
-  depth: number;
-  hierarchyLevel: string;
-  levelPosition: number;
-  accessGroup: string | null;
-  groupTags: string;
-  inPage?: number;
-};
+const CustomerViewRow = z.object({
+  id: z.number(),
+  providedId: z.string(),
+  name: z.string(),
+  isDemo: sqliteFlag,
+  emails: jsonText(z.array(z.string())),
+  properties: jsonOf(customers.properties).nullable(),
+  mapping: jsonOf(customers.mapping).nullable(),
+  tokenNonce: z.string(),
+  tokenHash: z.string(),
+  cacheVersion: z.number(),
+  accessGroupId: z.number().nullable(),
+  parentId: z.number().nullable(),
+  hierarchyLevelId: z.number(),
+  hierarchyLevel: z.string(),
+  levelPosition: z.number(),
+  accessGroup: z.string().nullable(),
+  groupTags: jsonText(z.array(z.string())),
+  depth: z.number(),
+  inPage: z.number().optional(),
+});
+export type CustomerViewRow = z.infer<typeof CustomerViewRow>;
 
 /**
  * A customer's columns; its tags only where `shown` holds (the customer answered, not an
@@ -46,7 +61,9 @@ const viewJoins = sql.raw(
 /** The customer matched by `where` (a condition on `customers`) and all its ancestors, nearest first. */
 export function customerChain(db: Database, where: SQL) {
   // Raw: the builder has no recursive CTE.
-  return db.all<CustomerViewRow>(sql`
+  return parsedRows(
+    db,
+    sql`
     WITH RECURSIVE chain(id, depth) AS (
       SELECT id, 0 FROM customers WHERE ${where}
       UNION ALL
@@ -54,7 +71,9 @@ export function customerChain(db: Database, where: SQL) {
     )
     SELECT chain.depth AS depth, ${viewColumns("chain.depth = 0")}
       FROM chain JOIN customers c ON c.id = chain.id ${viewJoins}
-     ORDER BY chain.depth`);
+     ORDER BY chain.depth`,
+    CustomerViewRow,
+  );
 }
 
 // Which customer a chain starts from (and whose children childrenSummary counts).
@@ -94,7 +113,9 @@ function listWhere(db: Database, filter: ListFilter): SQL {
 export function customerPage(db: Database, filter: ListFilter, page?: { limit: number; offset: number }) {
   const limit = page ? sql`LIMIT ${page.limit} OFFSET ${page.offset}` : sql``;
   // Raw: the builder has no recursive CTE.
-  return db.all<CustomerViewRow>(sql`
+  return parsedRows(
+    db,
+    sql`
     WITH RECURSIVE page(id) AS (
       SELECT id FROM customers WHERE ${listWhere(db, filter)} ORDER BY id ${limit}
     ),
@@ -105,7 +126,9 @@ export function customerPage(db: Database, filter: ListFilter, page?: { limit: n
     )
     SELECT 0 AS depth, (c.id IN (SELECT id FROM page)) AS inPage, ${viewColumns("c.id IN (SELECT id FROM page)")}
       FROM chain JOIN customers c ON c.id = chain.id ${viewJoins}
-     ORDER BY c.id`);
+     ORDER BY c.id`,
+    CustomerViewRow,
+  );
 }
 
 export function customerCount(db: Database, filter: ListFilter) {
@@ -192,7 +215,7 @@ export function insertCustomer(db: Database, c: NewCustomer, paidLimit: number) 
     INSERT INTO customers (provided_id, name, access_group_id, hierarchy_level_id, parent_id, is_demo, emails,
                            properties, mapping, token_nonce, token_hash)
     SELECT ${c.providedId}, ${c.name}, ${c.accessGroupId}, ${c.hierarchyLevelId}, ${c.parentId}, ${c.isDemo ? 1 : 0},
-           ${JSON.stringify(c.emails)}, ${c.properties}, ${c.mapping}, ${c.tokenNonce}, ${c.tokenHash}
+           ${JSON.stringify(c.emails)}, ${sql.param(c.properties, customers.properties)}, ${sql.param(c.mapping, customers.mapping)}, ${c.tokenNonce}, ${c.tokenHash}
      WHERE ${c.isDemo ? 1 : 0} = 1 OR ${paidLimit} = 0
         OR (SELECT count(*) FROM customers WHERE is_demo = 0) < ${paidLimit}
     ON CONFLICT (provided_id) DO NOTHING`);

@@ -1,3 +1,4 @@
+import { batchLists } from "../db/batch";
 import type { Database } from "../db/client";
 import { usableSources } from "../dashboards/sources/access";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
@@ -78,7 +79,7 @@ function pageToCustomers(scope: CustomerScope, rows: CustomerViewRow[]): Promise
 interface ReferenceLookups {
   tags: { id: number; nameKey: string }[];
   schemas: { id: number }[];
-  dataSources: { id: number; providedId: string | null; accessGroupIds: string | null }[];
+  dataSources: { id: number; providedId: string | null; accessGroupIds: number[] | null }[];
 }
 
 function referenceQueries(db: Database, input: { group_tags?: string[]; mapping?: CustomerMapping | null }) {
@@ -178,8 +179,8 @@ export async function createCustomer(
         parentId: parent[0]?.id ?? null,
         isDemo,
         emails: normaliseEmails(input.emails ?? []),
-        properties: input.properties ? JSON.stringify(input.properties) : null,
-        mapping: mapping ? JSON.stringify(mapping) : null,
+        properties: input.properties ?? null,
+        mapping,
         tokenNonce: token.nonce,
         tokenHash: token.hash,
       },
@@ -286,8 +287,8 @@ function checkUpdate(scope: CustomerScope, input: UpdateCustomerInput, loaded: A
       parentId: input.parent_provided_id === null ? null : newParent !== undefined ? parent.id : undefined,
       isDemo: input.is_demo_group,
       emails: input.emails === undefined ? undefined : normaliseEmails(input.emails),
-      properties: input.properties === undefined ? undefined : input.properties === null ? null : JSON.stringify(input.properties),
-      mapping: mapping === undefined ? undefined : mapping === null ? null : JSON.stringify(mapping),
+      properties: input.properties,
+      mapping,
     },
   };
 }
@@ -299,9 +300,8 @@ async function writeUpdate(scope: CustomerScope, input: UpdateCustomerInput, pla
   const tagWrites = plan.tagIds ? repo.replaceCustomerTags(db, plan.id, plan.tagIds) : [];
   const readBack = repo.customerChain(db, repo.byId(plan.id));
   try {
-    const results = await parentMayVanish(input.parent_provided_id ?? undefined, db.batch([update, ...tagWrites, readBack] as unknown as [typeof update, typeof readBack]));
     // The read-back runs last, so it sees every write of the batch.
-    const updated = results[1 + tagWrites.length] as CustomerViewRow[];
+    const [, , [updated]] = await parentMayVanish(input.parent_provided_id ?? undefined, batchLists(db, [[update], tagWrites, [readBack]]));
     return { customer: await view(scope, updated), id: plan.id };
   } catch (error) {
     if (isUniqueViolation(error, "customers.provided_id")) {

@@ -3,10 +3,6 @@ import type { CustomerViewRow } from "./repository";
 
 type JsonObject = Record<string, unknown>;
 
-function parseObject(text: string | null): JsonObject | null {
-  return text === null ? null : (JSON.parse(text) as JsonObject);
-}
-
 /**
  * The API's view of a customer from its row and its ancestors (nearest first).
  * Computed fields merge shallowly from the root down, so the nearest definition wins.
@@ -18,14 +14,14 @@ export function toCustomer(chain: CustomerViewRow[], token: string): Customer {
     token,
     name: self.name,
     provided_id: self.providedId,
-    emails: JSON.parse(self.emails) as string[],
-    group_tags: JSON.parse(self.groupTags) as string[],
+    emails: self.emails,
+    group_tags: self.groupTags,
     hierarchy_level: self.hierarchyLevel,
     access_group: self.accessGroup,
     is_demo_group: self.isDemo === 1,
-    properties: parseObject(self.properties),
+    properties: self.properties,
     computed_properties: computedProperties,
-    parent_schema_datasource_mapping: parseObject(self.mapping) as Record<string, string> | null,
+    parent_schema_datasource_mapping: self.mapping,
     computed_parent_schema_datasource_mapping: computedMapping,
   };
 }
@@ -35,8 +31,8 @@ export function computedFields(chain: CustomerViewRow[]): { computedProperties: 
   const computedProperties: JsonObject = {};
   const computedMapping: Record<string, string> = {};
   for (let i = chain.length - 1; i >= 0; i--) {
-    Object.assign(computedProperties, parseObject(chain[i].properties) ?? {});
-    Object.assign(computedMapping, parseObject(chain[i].mapping) ?? {});
+    Object.assign(computedProperties, chain[i].properties ?? {});
+    Object.assign(computedMapping, chain[i].mapping ?? {});
   }
   return { computedProperties, computedMapping };
 }

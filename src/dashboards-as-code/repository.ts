@@ -1,15 +1,13 @@
 import { byId, byProvidedId, customerChain } from "../customers/repository";
 import * as dashboards from "../dashboards/repository";
-import type { Definition } from "../dashboards/definition";
+import { z } from "zod";
+import { DashboardDefinition } from "../dashboards/definition";
 import type { Database } from "../db/client";
 import { sha256Hex } from "../lib/crypto";
 
 /** An unsaved definition kept for its preview link, in KV until the link expires. */
-export interface StoredPreview {
-  embed_id: string;
-  name: string;
-  definition: Definition;
-}
+const StoredPreview = z.object({ embed_id: z.string(), name: z.string(), definition: DashboardDefinition });
+export type StoredPreview = z.infer<typeof StoredPreview>;
 
 /** KV keys hold only the hash of the preview id the signed token carries. */
 const previewKey = async (previewId: string) => `preview:${await sha256Hex(previewId)}`;
@@ -20,7 +18,7 @@ export async function storePreview(kv: KVNamespace, previewId: string, preview: 
 
 export async function storedPreview(kv: KVNamespace, previewId: string): Promise<StoredPreview | null> {
   const value = await kv.get(await previewKey(previewId));
-  return value === null ? null : (JSON.parse(value) as StoredPreview);
+  return value === null ? null : StoredPreview.parse(JSON.parse(value));
 }
 
 /** A customer of any access group by provided_id, with its ancestors (for computed fields). */

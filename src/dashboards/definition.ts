@@ -174,5 +174,12 @@ export const DashboardDefinition = z
   .openapi("DashboardDefinition");
 
 export type Definition = z.infer<typeof DashboardDefinition>;
+
+declare module "../db/schema" {
+  interface JsonColumns {
+    /** A definition the API validated before saving it. */
+    "dashboard_versions.definition": Definition;
+  }
+}
 export type PanelDefinition = Definition["panels"][number];
 export type VariableDefinition = Definition["variables"][number];

@@ -1,5 +1,7 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Database } from "../db/client";
+import { jsonOf, parsedRows, sqliteFlag } from "../db/rows";
 import { dashboards, dashboardTags, dashboardVersions, dataSources as dataSourcesTable } from "../db/schema";
 import { sqlNow } from "../db/time";
 
@@ -13,7 +15,10 @@ export function upsertDashboard(db: Database, embedId: string, name: string) {
     .returning({ embedId: dashboards.embedId, name: dashboards.name });
 }
 
-/** Every dashboard with its number of versions and its tags (a JSON object: tag → version number). */
+/** A dashboard's tags: tag → version number. */
+const TagVersions = z.record(z.string(), z.number());
+
+/** Every dashboard with its number of versions and its tags (tag → version number). */
 export function listDashboards(db: Database) {
   const tags = db
     .select({ tags: sql`json_group_object(${dashboardTags.tag}, ${dashboardVersions.versionNumber})` })
@@ -25,7 +30,8 @@ export function listDashboards(db: Database) {
       embedId: dashboards.embedId,
       name: dashboards.name,
       versions: db.$count(dashboardVersions, eq(dashboardVersions.dashboardId, dashboards.id)),
-      tags: sql<string | null>`${tags}`,
+      // The subquery is NULL for a dashboard without tags.
+      tags: sql`coalesce((${tags}), '{}')`.mapWith((text: string) => TagVersions.parse(JSON.parse(text))),
     })
     .from(dashboards)
     .orderBy(asc(dashboards.embedId));
@@ -59,36 +65,52 @@ export function versionSelected(db: Database, embedId: string, selector: { versi
 export { existingSchemas } from "../admin/repository";
 
 /** Next version number, taken inside the statement so concurrent saves cannot collide silently. */
-export function insertVersion(db: Database, embedId: string, definition: string, draft: boolean) {
+export function insertVersion(db: Database, embedId: string, definition: DashboardVersionRow["definition"], draft: boolean) {
   // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
   // Raw rows are not mapped: `draft` is 0/1.
-  return db.all<Pick<DashboardVersionRow, "versionNumber"> & { draft: number }>(sql`
+  return parsedRows(
+    db,
+    sql`
     INSERT INTO dashboard_versions (dashboard_id, version_number, definition, draft)
-    SELECT d.id, coalesce((SELECT max(version_number) FROM dashboard_versions WHERE dashboard_id = d.id), 0) + 1, ${definition}, ${draft ? 1 : 0}
+    SELECT d.id, coalesce((SELECT max(version_number) FROM dashboard_versions WHERE dashboard_id = d.id), 0) + 1,
+           ${sql.param(definition, dashboardVersions.definition)}, ${draft ? 1 : 0}
       FROM dashboards d WHERE d.embed_id = ${embedId}
-    RETURNING version_number AS versionNumber, draft`);
+    RETURNING version_number AS versionNumber, draft`,
+    z.object({ versionNumber: z.number(), draft: sqliteFlag }),
+  );
 }
 
 export function tagVersion(db: Database, embedId: string, tag: string, versionNumber: number) {
   // Raw: an INSERT … SELECT (as insertVersion).
-  return db.all<{ tag: string }>(sql`
+  return parsedRows(
+    db,
+    sql`
     INSERT INTO dashboard_tags (dashboard_id, tag, version_id)
     SELECT d.id, ${tag}, v.id FROM dashboards d JOIN dashboard_versions v ON v.dashboard_id = d.id
      WHERE d.embed_id = ${embedId} AND v.version_number = ${versionNumber}
     ON CONFLICT (dashboard_id, tag) DO UPDATE SET version_id = excluded.version_id, updated_at = ${sqlNow}
-    RETURNING tag`);
+    RETURNING tag`,
+    z.object({ tag: z.string() }),
+  );
 }
 
-/** What chooseVersion finds; the version's columns are null when there is nothing to render. */
-export interface VersionChoice {
-  dashboardName: string;
-  dashboardId: number;
+/**
+ * What chooseVersion finds; the version's columns are null when there is nothing to render.
+ * `definition` is the stored text (decode it with `storedDefinition`).
+ */
+const VersionChoice = z.object({
+  dashboardName: z.string(),
+  dashboardId: z.number(),
   /** The dashboard's invalidation version (query cache keys). */
-  cacheVersion: number;
-  versionNumber: number | null;
-  definition: string | null;
-  tagFound: number;
-}
+  cacheVersion: z.number(),
+  versionNumber: z.number().nullable(),
+  definition: z.string().nullable(),
+  tagFound: z.number(),
+});
+export type VersionChoice = z.infer<typeof VersionChoice>;
+
+/** A stored definition's text, decoded as the column decodes it. */
+export const storedDefinition = jsonOf(dashboardVersions.definition);
 
 /**
  * The dashboard and the version to render: the one `tags` names first (in order of
@@ -96,7 +118,9 @@ export interface VersionChoice {
  */
 export function chooseVersion(db: Database, embedId: string, tags: string[], fallBackToNewest: boolean) {
   // Raw: json_each ranks the wanted tags inside one statement, with one bound parameter for the list.
-  return db.all<VersionChoice>(sql`
+  return parsedRows(
+    db,
+    sql`
     WITH wanted AS (
       SELECT t.version_id AS id, p.key AS rank FROM dashboards d
         JOIN json_each(${JSON.stringify(tags)}) p
@@ -110,7 +134,9 @@ export function chooseVersion(db: Database, embedId: string, tags: string[], fal
         (SELECT id FROM wanted ORDER BY rank LIMIT 1),
         CASE WHEN ${fallBackToNewest ? 1 : 0} = 1
              THEN (SELECT id FROM dashboard_versions WHERE dashboard_id = d.id ORDER BY version_number DESC LIMIT 1) END)
-     WHERE d.embed_id = ${embedId}`);
+     WHERE d.embed_id = ${embedId}`,
+    VersionChoice,
+  );
 }
 
 /** Any version of the dashboard (a batch statement, or a condition inside `exists`). */

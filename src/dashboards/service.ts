@@ -24,7 +24,7 @@ export function createOrReplaceDashboard(db: Database, input: { embed_id?: strin
 }
 
 export async function listDashboards(db: Database) {
-  return (await repo.listDashboards(db)).map((d) => ({ embed_id: d.embedId, name: d.name, versions: d.versions, tags: JSON.parse(d.tags ?? "{}") }));
+  return (await repo.listDashboards(db)).map((d) => ({ embed_id: d.embedId, name: d.name, versions: d.versions, tags: d.tags }));
 }
 
 export function dashboardNotFound(embedId: string, field = "embed_id"): ApiError {
@@ -65,7 +65,7 @@ export async function saveVersion(db: Database, input: { embed_id: string; defin
   if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
   const [broken] = definitionRuleErrors(input.definition, schemas);
   if (broken) throw broken;
-  const [version] = await repo.insertVersion(db, input.embed_id, JSON.stringify(input.definition), input.draft ?? false);
+  const [version] = await repo.insertVersion(db, input.embed_id, input.definition, input.draft ?? false);
   return { version_number: version.versionNumber, draft: version.draft === 1 };
 }
 
@@ -90,7 +90,7 @@ export async function getVersion(db: Database, selector: VersionSelector) {
   const [version] = versions;
   return {
     dashboard: { embed_id: selector.embed_id, name: dashboard[0].name },
-    version: { version_number: version.versionNumber, draft: version.draft, definition: JSON.parse(version.definition) as Definition },
+    version: { version_number: version.versionNumber, draft: version.draft, definition: version.definition },
   };
 }
 
@@ -184,7 +184,7 @@ export async function loadedDashboard(request: RenderRequest, [chain, choice, so
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
   const version = versionToRender(choice, request.embedId, request.versions);
-  return definitionForCustomer(JSON.parse(version.definition) as Definition, version.dashboardName, chain, sources, request.variables, [...customerVersions(chain), dashboardVersion(version)]);
+  return definitionForCustomer(repo.storedDefinition.parse(version.definition), version.dashboardName, chain, sources, request.variables, [...customerVersions(chain), dashboardVersion(version)]);
 }
 
 /**

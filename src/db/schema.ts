@@ -8,6 +8,26 @@ import { sqlNow } from "./time";
 const timestamp = (name: string) => text(name).notNull().default(sql`(${sqlNow})`);
 const createdAt = () => timestamp("created_at");
 
+/**
+ * The shape of every JSON column, keyed `<table>.<column>`. A capability's own documents
+ * (a dashboard definition, a job's request, …) are declared next to their type by the
+ * capability, by declaration merging — `declare module "../db/schema" { interface
+ * JsonColumns { "dashboard_versions.definition": Definition } }` — so this floor imports
+ * no capability and every JSON column still reads back typed.
+ */
+export interface JsonColumns {
+  "customers.properties": Record<string, unknown>;
+  "customers.mapping": Record<string, string>;
+  /** The access groups that may use the data source. */
+  "data_sources.access_group_ids": number[];
+}
+
+/**
+ * A JSON column: drizzle writes `JSON.stringify(value)` and reads `JSON.parse(text)`, the
+ * same text the services wrote by hand before (no migration: the stored bytes are alike).
+ */
+const json = <K extends keyof JsonColumns>(key: K) => text(key.slice(key.indexOf(".") + 1), { mode: "json" }).$type<JsonColumns[K]>();
+
 export const accessGroups = sqliteTable(
   "access_groups",
   {
@@ -63,7 +83,7 @@ export const dataSources = sqliteTable(
     // d1: a D1 binding; postgres: a Hyperdrive binding in front of the vendor's PostgreSQL.
     kind: text("kind", { enum: ["d1", "postgres"] }).notNull().default("d1"),
     // JSON array of the access group ids that may use it; NULL = every access group.
-    accessGroupIds: text("access_group_ids"),
+    accessGroupIds: json("data_sources.access_group_ids"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("data_sources_provided_id").on(t.providedId)],
@@ -83,8 +103,8 @@ export const customers = sqliteTable(
     parentId: integer("parent_id").references((): any => customers.id, { onDelete: "restrict" }),
     isDemo: integer("is_demo", { mode: "boolean" }).notNull().default(false),
     emails: text("emails").notNull().default("[]"),
-    properties: text("properties"),
-    mapping: text("mapping"),
+    properties: json("customers.properties"),
+    mapping: json("customers.mapping"),
     // The customer token is HMAC(CUSTOMER_TOKEN_SECRET, token_nonce); only its SHA-256 is
     // stored for lookups, so the database alone never reveals a usable token.
     tokenNonce: text("token_nonce").notNull(),
@@ -139,7 +159,7 @@ export const blueprints = sqliteTable(
       .notNull()
       .references(() => customers.id, { onDelete: "cascade" }),
     // The tables as stored, defaults filled in; update_blueprint replaces them whole.
-    tables: text("tables").notNull(),
+    tables: json("blueprints.tables").notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
   },
@@ -186,7 +206,7 @@ export const dashboardVersions = sqliteTable(
       .notNull()
       .references(() => dashboards.id, { onDelete: "cascade" }),
     versionNumber: integer("version_number").notNull(),
-    definition: text("definition").notNull(),
+    definition: json("dashboard_versions.definition").notNull(),
     draft: integer("draft", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
   },
@@ -388,8 +408,8 @@ export const savedReports = sqliteTable(
       .references(() => customers.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     // The report query and chart as JSON text, as saved (validated against the blueprint then).
-    query: text("query").notNull(),
-    chart: text("chart").notNull(),
+    query: json("saved_reports.query").notNull(),
+    chart: json("saved_reports.chart").notNull(),
     createdBy: text("created_by"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),

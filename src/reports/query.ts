@@ -104,6 +104,13 @@ export const Chart = z
   .openapi("ReportChart");
 export type Chart = z.infer<typeof Chart>;
 
+declare module "../db/schema" {
+  interface JsonColumns {
+    "saved_reports.query": ReportQuery;
+    "saved_reports.chart": Chart;
+  }
+}
+
 export const ResultColumn = z
   .object({ name: z.string(), display_name: z.string(), type: z.enum(["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"]) })
   .openapi("ReportResultColumn");

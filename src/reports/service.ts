@@ -50,7 +50,7 @@ export async function mintBuilderToken(
   ]);
   if (customer.length === 0) throw customerNotFound(input.provided_id);
   if (blueprint.length === 0) throw new ApiError("blueprint_not_found", `Customer '${input.provided_id}' has no blueprint ${input.blueprint_id}.`, "blueprint_id");
-  checkLockedFilters(JSON.parse(blueprint[0].tables) as StoredTable[], input.filters ?? []);
+  checkLockedFilters(blueprint[0].tables, input.filters ?? []);
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + (input.expires_in ?? DEFAULT_TOKEN_SECONDS);
   const token = await signBuilderToken(env, {
@@ -162,7 +162,7 @@ function builderReads(request: BuilderRequest) {
  */
 async function opened(
   request: BuilderRequest,
-  [chain, blueprint, sources, counted]: readonly [CustomerViewRow[], { tables: string }[], Opened["sources"], { count: number }[], unknown],
+  [chain, blueprint, sources, counted]: readonly [CustomerViewRow[], { tables: StoredTable[] }[], Opened["sources"], { count: number }[], unknown],
 ): Promise<Opened> {
   if (chain.length === 0 || !constantTimeEqual(request.claims.ctv, await customerTokenFingerprint(chain[0].tokenHash))) {
     throw new ApiError("invalid_embed_token", "This report builder link is no longer valid.");
@@ -175,7 +175,7 @@ async function opened(
   const { computedProperties, computedMapping } = computedFields(chain);
   return {
     claims: request.claims,
-    tables: JSON.parse(blueprint[0].tables) as StoredTable[],
+    tables: blueprint[0].tables,
     context: { customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties }, variables: {} },
     mapping: computedMapping,
     // A data source the customer's access group may not use counts as no mapping.
@@ -264,8 +264,8 @@ export function reportView(row: repo.SavedReportRow): Report {
     id: row.id,
     blueprint_id: row.blueprintId,
     name: row.name,
-    query: JSON.parse(row.query) as ReportQuery,
-    chart: JSON.parse(row.chart) as Chart,
+    query: row.query,
+    chart: row.chart,
     created_by: row.createdBy,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
@@ -334,8 +334,8 @@ export async function saveReport(request: BuilderRequest, input: { name: string;
     blueprintId: request.claims.bid,
     customerId: request.claims.cid,
     name: input.name,
-    query: JSON.stringify(input.query),
-    chart: JSON.stringify(input.chart),
+    query: input.query,
+    chart: input.chart,
     createdBy: request.claims.uid ?? null,
   });
   return reportView(row);
@@ -350,8 +350,8 @@ export async function updateReport(request: BuilderRequest, id: string, input: {
   if (input.query !== undefined || input.chart !== undefined) checkSavable(builder.tables, input.query ?? current.query, input.chart ?? current.chart);
   const [row] = await repo.updateReport(db, id, claims.bid, claims.cid, {
     ...(input.name !== undefined ? { name: input.name } : {}),
-    ...(input.query !== undefined ? { query: JSON.stringify(input.query) } : {}),
-    ...(input.chart !== undefined ? { chart: JSON.stringify(input.chart) } : {}),
+    ...(input.query !== undefined ? { query: input.query } : {}),
+    ...(input.chart !== undefined ? { chart: input.chart } : {}),
   });
   if (!row) throw reportNotFound(id);
   return reportView(row);
@@ -384,7 +384,7 @@ export async function runSavedReport(
   if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
   const saved = reportView(report[0].report);
   const { computedProperties, computedMapping } = computedFields(chain);
-  const table = datasetOf(JSON.parse(report[0].tables) as StoredTable[], saved.query.dataset);
+  const table = datasetOf(report[0].tables, saved.query.dataset);
   const result = await runReport({
     env,
     table,

@@ -1,5 +1,7 @@
 import { eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Database } from "../db/client";
+import { parsedRows } from "../db/rows";
 import { webhookSecrets } from "../db/schema";
 
 /** Whether the access group has a secret, without reading it (a batch statement, or a condition inside `exists`). */
@@ -14,9 +16,13 @@ export function webhookSecret(db: Database, accessGroupId: number) {
 /** Creates or replaces the access group's secret (the old one stops working at once). */
 export function putWebhookSecret(db: Database, accessGroupName: string, secret: string) {
   // Raw: an INSERT … SELECT (the access group by name), and drizzle's insert-select must list every column of the table, defaults included.
-  return db.all<Pick<typeof webhookSecrets.$inferSelect, "createdAt">>(sql`
+  return parsedRows(
+    db,
+    sql`
     INSERT INTO webhook_secrets (access_group_id, secret)
     SELECT id, ${secret} FROM access_groups WHERE name_key = ${accessGroupName.toLowerCase()}
     ON CONFLICT (access_group_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
-    RETURNING created_at AS createdAt`);
+    RETURNING created_at AS createdAt`,
+    z.object({ createdAt: z.string() }),
+  );
 }

@@ -5,21 +5,14 @@
  * before a restriction sees exactly what a customer without a mapping sees.
  */
 
-/** A data source row as read: `accessGroupIds` is the stored JSON list, or null for every group. */
+/** A data source row as read: `accessGroupIds` is the stored list, or null for every group. */
 export interface RestrictedSource {
-  accessGroupIds: string | null;
-}
-
-/** The access group ids in the stored list; null = every access group. */
-export function allowedGroups(source: RestrictedSource): number[] | null {
-  if (source.accessGroupIds === null) return null;
-  const parsed = JSON.parse(source.accessGroupIds) as unknown;
-  return Array.isArray(parsed) ? parsed.filter((id): id is number => typeof id === "number") : [];
+  accessGroupIds: number[] | null;
 }
 
 /** Whether customers of that access group may query the data source (no group: unrestricted ones only). */
 export function mayUse(source: RestrictedSource, accessGroupId: number | null): boolean {
-  const groups = allowedGroups(source);
+  const groups = source.accessGroupIds;
   return groups === null || (accessGroupId !== null && groups.includes(accessGroupId));
 }
 
