@@ -4,12 +4,12 @@
 // job ends), median of 20 taking turns with the floor, PNG
 // and PDF of the demo dashboard — against the floor: the same HTML captured by a bare
 // script driving Chromium directly (puppeteer-core, warm browser and page).
-// Stage by stage (medians): API call; queue dispatch (API answer → consumer starts the job);
-// job updates (D1 transitions); render (dashboard HTML with its panel queries); browser
+// Stage by stage (medians): API call; queue dispatch (API answer → the job's attempt starts);
+// job updates (recording the attempt's end); render (dashboard HTML with its panel queries); browser
 // connect (the call to the capture station, connecting only when it has no warm tab);
 // page_load (the dashboard into the tab, until complete); capture (the screenshot/PDF);
-// R2 (store the file); download (job done → the file received). Stage timings come from the consumer's
-// stage clock (src/lib/stages.ts, read at /_dev/delivery-stages/<job>); Workers' clock only
+// R2 (store the file); download (job done → the file received). Stage timings come from the attempt's
+// stage clock (src/delivery/run/timing.ts, src/lib/stages.ts, read at /_dev/delivery-stages/<job>); Workers' clock only
 // advances across I/O, so computation counts towards the stage whose I/O follows it.
 // Then a throughput run: 40 screenshot requests at once, time until the last file is
 // downloadable, against the same 40 captures by bare Chromium in its warm tab (one at a time:

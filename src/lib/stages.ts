@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
- * Where a delivery job's time goes, stage by stage, for `npm run bench:delivery`. The
- * consumer runs each job inside `timeStages`; code on the way calls `stage(name)` when a
- * stage ends. Workers' clock advances only across I/O, so computation counts towards the
+ * Where a delivery job's time goes, stage by stage, for `npm run bench:delivery`. Each
+ * attempt runs inside `timeStages`, and `stage(name)` is called when a stage ends — by the
+ * attempt's edge (src/delivery/run/timing.ts), not by the job's own code. Workers' clock advances only across I/O, so computation counts towards the
  * stage whose I/O follows it. Outside `timeStages` (e.g. in tests) `stage` does nothing.
  * The last jobs' timings are kept in memory, read through a development-only route.
  */

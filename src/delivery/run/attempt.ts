@@ -1,11 +1,11 @@
 import { createDatabase, type Database } from "../../db/client";
 import type { Env } from "../../env";
 import { errorDetail, log } from "../../lib/log";
-import { timeStages } from "../../lib/stages";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { runJob, type FirstAttempt } from "./job";
 import type { DeliveryMessage, JobMessage, JobPage } from "./message";
 import { announceEnd, recordFailure } from "./outcome";
+import { timedAttempt } from "./timing";
 
 /** What an attempt left: nothing more to do, another attempt due, or the job failed for good. */
 export type AttemptOutcome = "finished" | "retry" | "failed";
@@ -31,7 +31,7 @@ export async function attemptJob(
   firstAttempt?: FirstAttempt,
 ): Promise<AttemptOutcome> {
   try {
-    const done = await timeStages(message.jobId, () => runJob(db, env, effects, message, attempt, firstAttempt));
+    const done = await timedAttempt(message.jobId, effects, (timed) => runJob(db, env, timed, message, attempt, firstAttempt));
     if (done) await announceEnd(env, done);
     return "finished";
   } catch (error) {

@@ -4,7 +4,6 @@ import puppeteer, { type Browser, type CDPSession, type Page } from "@cloudflare
 import { config } from "../../config";
 import type { Env } from "../../env";
 import { errorDetail } from "../../lib/log";
-import { stageParts } from "../../lib/stages";
 import { JobFailure, type FailureReason } from "../job-state";
 
 export interface CaptureOptions {
@@ -47,6 +46,8 @@ const OTHERS_LOOK_MS = 50;
 export interface Capture {
   bytes: Uint8Array<ArrayBuffer>;
   contentType: "image/png" | "image/jpeg" | "application/pdf";
+  /** Where the capture's time went inside the station (for the stage clock, run/timing.ts). */
+  timing?: StationTiming;
 }
 
 /** A station's tab, with a DevTools session of its own for the capture itself. */
@@ -62,8 +63,8 @@ type StationAnswer =
   | ({ ok: true; capture: Capture } & StationTiming)
   | ({ ok: false; reason: FailureReason; final: boolean; detail?: string } & StationTiming);
 
-/** Where a capture's time went inside the station (for the stage clock, src/lib/stages.ts). */
-interface StationTiming {
+/** Where a capture's time went inside the station. */
+export interface StationTiming {
   /** Loading the page and waiting for it to be complete. */
   loadMs: number;
   /** The screenshot or PDF itself. */
@@ -82,9 +83,8 @@ export async function capture(env: Env, html: string, options: CaptureOptions, k
   const deadline = options.deadline ?? Date.now() + CAPTURE_BUDGET_MS;
   // The call and the timer are this request's own: nothing here waits on another request.
   const answer = await beforeDeadline(station.capture(html, { ...options, deadline }) as Promise<StationAnswer>, deadline + ANSWER_GRACE_MS, "the capture station's answer");
-  stageParts({ page_load: answer.loadMs, capture: answer.shotMs }, "browser_connect");
   if (!answer.ok) throw new JobFailure(answer.reason, answer.final, answer.detail);
-  return answer.capture;
+  return { ...answer.capture, timing: { loadMs: answer.loadMs, shotMs: answer.shotMs } };
 }
 
 /** Thrown when a step of a capture is still running at its deadline. */

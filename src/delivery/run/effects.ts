@@ -4,13 +4,16 @@ import type { Mail } from "../mail/mime";
 import { sendMail } from "../mail/send";
 
 /**
- * What a job does to the world outside the database: capture a page, send an e-mail.
+ * What a job does to the world outside the database: capture a page, store the file, send
+ * an e-mail.
  * The job logic calls these and nothing else, so tests can inject faults here (outside
  * production) without the job logic knowing.
  */
 export interface DeliveryEffects {
   /** `jobId` spreads jobs over the capture stations. */
   capture(html: string, options: CaptureOptions, jobId: string): Promise<Capture>;
+  /** Stores the job's file in R2 (FILES). */
+  store(key: string, bytes: Uint8Array, options: R2PutOptions): Promise<void>;
   send(mail: Mail, jobId: string): Promise<void>;
   /** Runs right after a send succeeded, before it is recorded (a fault point only). */
   afterSend(jobId: string): Promise<void>;
@@ -19,6 +22,9 @@ export interface DeliveryEffects {
 export function deliveryEffects(env: Env): DeliveryEffects {
   const real: DeliveryEffects = {
     capture: (html, options, jobId) => capture(env, html, options, jobId),
+    store: async (key, bytes, options) => {
+      await env.FILES.put(key, bytes, options);
+    },
     send: (mail, jobId) => sendMail(env, mail, jobId),
     afterSend: async () => {},
   };
@@ -36,6 +42,7 @@ function withInjectedFaults(env: Env, real: DeliveryEffects): DeliveryEffects {
       await fault(env, "browser");
       return real.capture(html, options, jobId);
     },
+    store: (key, bytes, options) => real.store(key, bytes, options),
     send: async (mail, jobId) => {
       await fault(env, "send");
       return real.send(mail, jobId);

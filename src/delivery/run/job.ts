@@ -7,7 +7,6 @@ import { sqlSecondsAgo } from "../../db/time";
 import type { Env } from "../../env";
 import { XLSX_CONTENT_TYPE } from "../../lib/xlsx";
 import { errorDetail, log } from "../../lib/log";
-import { stage } from "../../lib/stages";
 import { QueryCacheReport } from "../../query-cache/cache";
 import { goneReason, isGoneError } from "../gone";
 import { JobFailure, now, transition, type JobRow } from "../job-state";
@@ -76,7 +75,6 @@ export async function runJob(
         error: null,
         where: backstop ? backstopClaimable() : undefined,
       });
-  if (!firstAttempt) stage("job_update");
   if (!job) return undefined; // finished, being sent by another delivery, or gone
   if (job.customerId === null) throw new JobFailure("customer_deleted", true);
   const request = JSON.parse(job.request) as JobRequest;
@@ -93,24 +91,20 @@ export async function runJob(
     let captured: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
     if (request.exportType === "xlsx") {
       captured = { bytes: await jobWorkbook(db, env, jobPage, cacheReport), contentType: XLSX_CONTENT_TYPE };
-      stage("render");
     } else {
       const html = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
-      stage("render");
       const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
       captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
     }
     const key = `jobs/${job.id}/${request.fileName}`;
     // Where the captured panels' results came from, for the download's X-Query-Cache.
-    await env.FILES.put(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status } });
-    stage("r2");
+    await effects.store(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status } });
     file = { ...captured, key };
   }
   const fileColumns = { fileKey: file.key, contentType: file.contentType };
 
   if (!request.email) {
     const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
-    stage("job_update");
     return done;
   }
 
