@@ -7,45 +7,11 @@
 // line, against the floor of an idle tick over the same 2,000 rules (nothing due), median
 // of 5, measured in the same run.
 // Usage: npm run bench:alerts
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { median, startSchedulerBench } from "./lib/scheduler.mjs";
 
-const port = 19889;
-const base = `http://127.0.0.1:${port}`;
-const ticks = [];
-const server = await startLocalServer({
-  port,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:debug"],
-  onOutput: (chunk) => {
-    for (const line of chunk.split("\n")) {
-      const at = line.indexOf('{"level":');
-      if (at >= 0 && line.includes('"message":"scheduler tick"')) ticks.push(JSON.parse(line.slice(at)));
-    }
-  },
-});
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const { server, api, fire, createMany } = await startSchedulerBench(19889);
 
 try {
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const api = async (path, body) => {
-    const res = await fetch(`${base}${path}`, { method: body === undefined ? "GET" : "POST", headers, body: body && JSON.stringify(body) });
-    const json = await res.json();
-    if (json.success !== 1) throw new Error(`${path}: ${JSON.stringify(json)}`);
-    return json;
-  };
-  const fire = async (time) => {
-    const before = ticks.length;
-    const started = performance.now();
-    await (await fetch(`${base}/cdn-cgi/local/scheduled?cron=*+*+*+*+*&time=${time}`)).text();
-    const wall = performance.now() - started;
-    for (let i = 0; i < 50 && ticks.length === before; i++) await sleep(20);
-    return { wall, log: ticks[before] };
-  };
-  const createMany = async (path, body) => {
-    const created = [];
-    for (let i = 0; i < 1000; i += 50) created.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => api(path, body(i + j))))));
-    return created;
-  };
   const common = { dashboard_embed_id: "sales-overview", provided_id: "acme-berlin" };
   const schedules = await createMany("/api/create_report_schedule/", (i) => ({ ...common, cron: i < 50 ? "0 3 * * *" : "30 4 1 1 *", recipients: [`s-${i}@bench.example`] }));
   const alerts = await createMany("/api/create_alert/", (i) => ({

@@ -7,42 +7,11 @@
 //     clock and the every-minute trigger of `npm start` — against the floor of the same 20
 //     reports requested at once through /api/dashboard/report.
 // Usage: npm run bench:schedules
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { median, sleep, startSchedulerBench } from "./lib/scheduler.mjs";
 
-const port = 19887;
-const base = `http://127.0.0.1:${port}`;
-const ticks = [];
-const server = await startLocalServer({
-  port,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:debug"],
-  onOutput: (chunk) => {
-    for (const line of chunk.split("\n")) {
-      const at = line.indexOf('{"level":');
-      if (at >= 0 && line.includes('"message":"scheduler tick"')) ticks.push(JSON.parse(line.slice(at)));
-    }
-  },
-});
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const { server, api, fire, createMany } = await startSchedulerBench(19887);
 
 try {
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const api = async (path, body) => {
-    const res = await fetch(`${base}${path}`, { method: body === undefined ? "GET" : "POST", headers, body: body && JSON.stringify(body) });
-    const json = await res.json();
-    if (json.success !== 1) throw new Error(`${path}: ${JSON.stringify(json)}`);
-    return json;
-  };
-  /** Fires the Worker's `scheduled` handler for `time` (what the Cron Trigger does each minute). */
-  const fire = async (time) => {
-    const before = ticks.length;
-    const started = performance.now();
-    const res = await fetch(`${base}/cdn-cgi/local/scheduled?cron=*+*+*+*+*&time=${time}`);
-    await res.text();
-    const wall = performance.now() - started;
-    for (let i = 0; i < 50 && ticks.length === before; i++) await sleep(20);
-    return { wall, log: ticks[before] };
-  };
   const waitForJobs = async (jobIds) => {
     const pending = new Set(jobIds);
     while (pending.size > 0) {
@@ -58,21 +27,12 @@ try {
 
   // ---- 1. 1,000 schedules, 50 due ----------------------------------------------------------
   const dueCron = "0 3 * * *";
-  const created = [];
-  for (let i = 0; i < 1000; i += 50) {
-    created.push(
-      ...(await Promise.all(
-        Array.from({ length: 50 }, (_, j) =>
-          api("/api/create_report_schedule/", {
-            dashboard_embed_id: "sales-overview",
-            provided_id: "globex",
-            cron: i + j < 50 ? dueCron : "30 4 1 1 *",
-            recipients: [`bench-${i + j}@globex.example`],
-          }),
-        ),
-      )),
-    );
-  }
+  const created = await createMany("/api/create_report_schedule/", (i) => ({
+    dashboard_embed_id: "sales-overview",
+    provided_id: "globex",
+    cron: i < 50 ? dueCron : "30 4 1 1 *",
+    recipients: [`bench-${i}@globex.example`],
+  }));
   const dueAt = Date.parse(created[0].schedule.next_run_at);
   const idle = [];
   for (let i = 0; i < 5; i++) idle.push(await fire(dueAt - (i + 1) * 60_000)); // the same 1,000 schedules, none due yet

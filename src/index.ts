@@ -3,7 +3,7 @@ import { consumeDeliveries } from "./delivery/run/consumer";
 import type { DeliveryMessage } from "./delivery/run/message";
 import { sweepStuckDeliveries } from "./delivery/sweep";
 import type { Env } from "./env";
-import { runDueSchedules } from "./schedules/service";
+import { runDueSchedules } from "./schedules/runner/tick";
 import { serveRequest } from "./http/request-state";
 
 export { ApiTokenGuard } from "./http/api-token-guard";

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ProvidedId } from "../customers/schemas";
 import { EmbedId, plainText } from "../http/fields";
-import { Cron, GroupTag, Recipients, RunSchema, Subject, Timezone, Variables } from "../schedules/schemas";
+import { Cron, oneTarget, Recipients, RuleFields, RunSchema, Subject } from "../schedules/schemas";
 
 const AlertId = z.string().min(1).max(64).openapi({ description: "The alert's id.", example: "alr_4f9k2m1x8q7w3e5r6t0y" });
 const PanelId = plainText(1, 64).openapi({ description: "A data panel (not `text`) of the dashboard.", example: "revenue" });
@@ -20,41 +19,28 @@ const Notify = z.enum(["on_change", "always"]).openapi({
   description: "`on_change` (default): only when the condition becomes true after being false or unknown; `always`: at every slot where it holds.",
 });
 
-/** Fields that create and update share; on update each given field replaces the stored one. */
+/** Fields that create and update share: a schedule's (RuleFields), the panel and condition it watches, and whom it notifies. */
 const fields = {
-  dashboard_embed_id: EmbedId,
+  ...RuleFields.shape,
   panel_id: PanelId,
   column: Column.nullable().optional(),
   condition: Condition,
-  provided_id: ProvidedId.optional().openapi({ description: "One customer. Exactly one of `provided_id` and `group_tag`." }),
-  group_tag: GroupTag.optional(),
-  cron: Cron,
-  timezone: Timezone.optional(),
   recipients: Recipients.optional().openapi({
     description: "Absent or empty: each customer's own `emails` — unless `callback_url` is given, then the webhook alone notifies.",
   }),
   callback_url: CallbackUrl.nullable().optional(),
   notify: Notify.optional(),
   subject: Subject.nullable().optional().openapi({ description: "The e-mail's subject; default: the sentence that says why (`Revenue is 312, below 500`)." }),
-  variables: Variables.nullable().optional(),
-  paused: z.boolean().optional(),
-};
-
-const oneTarget = (body: { provided_id?: string; group_tag?: string }, ctx: z.RefinementCtx, required: boolean) => {
-  const given = Number(body.provided_id !== undefined) + Number(body.group_tag !== undefined);
-  if (given > 1 || (required && given === 0)) {
-    ctx.addIssue({ code: "custom", path: ["provided_id"], message: "give exactly one of provided_id (one customer) and group_tag (every tagged customer)" });
-  }
 };
 
 export const CreateAlertBody = z
   .object(fields)
-  .superRefine((body, ctx) => oneTarget(body, ctx, true))
+  .superRefine(oneTarget(true))
   .openapi("CreateAlertRequest");
 
 export const UpdateAlertBody = z
   .object({ id: AlertId, ...fields, dashboard_embed_id: EmbedId.optional(), panel_id: PanelId.optional(), condition: Condition.optional(), cron: Cron.optional() })
-  .superRefine((body, ctx) => oneTarget(body, ctx, false))
+  .superRefine(oneTarget(false))
   .openapi("UpdateAlertRequest");
 
 export const AlertIdBody = z.object({ id: AlertId }).openapi("AlertIdRequest");

@@ -1,6 +1,8 @@
 import type { Env } from "../env";
 import { randomAlphanumeric } from "../lib/crypto";
-import { nextRunAt, resolveReferences, runNow, runView, type ScheduleScope } from "../schedules/service";
+import { runNow } from "../schedules/runner/run-now";
+import { runView } from "../schedules/runs";
+import { newRuleColumns, resolveReferences, updatedReferences, updatedTiming, type ScheduleScope } from "../schedules/service";
 import { checkCallbackUrl, webhookSecretMissing } from "../webhooks/service";
 import { alertNotFound } from "./not-found";
 import * as repo from "./repository";
@@ -56,31 +58,14 @@ async function checkCallback(scope: ScheduleScope, env: Env, callbackUrl: string
 }
 
 export async function createAlert(scope: ScheduleScope, env: Env, input: CreateAlertInput, linkBase: string, now = new Date()): Promise<Alert> {
-  const timezone = input.timezone ?? "UTC";
-  const paused = input.paused ?? false;
-  const nextRun = paused ? null : nextRunAt(input.cron, timezone, now);
-  const target = await resolveReferences(scope, {
-    embedId: input.dashboard_embed_id,
-    providedId: input.provided_id ?? null,
-    groupTag: input.group_tag ?? null,
-    panelId: input.panel_id,
-  });
+  const columns = await newRuleColumns(scope, input, linkBase, now, input.panel_id);
   await checkCallback(scope, env, input.callback_url);
   const id = `alr_${randomAlphanumeric(20)}`;
   const [, [row]] = await scope.db.batch([
     repo.insertAlert(scope.db, id, scope.accessGroupId, {
       kind: "alert",
-      dashboardEmbedId: input.dashboard_embed_id,
-      ...target,
-      cron: input.cron.trim(),
-      timezone,
-      recipients: JSON.stringify(input.recipients ?? []),
+      ...columns,
       format: "report",
-      subject: input.subject ?? null,
-      variables: input.variables ? JSON.stringify(input.variables) : null,
-      paused,
-      nextRunAt: nextRun,
-      linkBase,
       panelId: input.panel_id,
       alertColumn: input.column ?? null,
       conditionOp: input.condition.op,
@@ -122,21 +107,9 @@ export async function getAlert(scope: ScheduleScope, id: string): Promise<{ aler
 export async function updateAlert(scope: ScheduleScope, env: Env, input: UpdateAlertInput, linkBase: string, now = new Date()): Promise<Alert> {
   const [current] = await repo.visibleSchedule(scope.db, input.id, scope.accessGroupId, "alert");
   if (!current) throw alertNotFound(input.id);
-  const cron = input.cron?.trim() ?? current.cron;
-  const timezone = input.timezone ?? current.timezone;
-  const paused = input.paused ?? current.paused;
-  const timingChanged = cron !== current.cron || timezone !== current.timezone || paused !== current.paused;
-  const nextRun = paused ? null : timingChanged || current.nextRunAt === null ? nextRunAt(cron, timezone, now) : current.nextRunAt;
-
-  const retarget = input.provided_id !== undefined || input.group_tag !== undefined;
-  const embedId = input.dashboard_embed_id ?? current.dashboardEmbedId;
-  const panelId = input.panel_id ?? current.panelId ?? "";
-  const target = await resolveReferences(scope, {
-    embedId,
-    providedId: retarget ? (input.provided_id ?? null) : current.providedId,
-    groupTag: retarget ? (input.group_tag ?? null) : current.groupTag,
-    panelId,
-  });
+  const timing = updatedTiming(current, input, now);
+  const refs = { ...updatedReferences(current, input), panelId: input.panel_id ?? current.panelId ?? "" };
+  const target = await resolveReferences(scope, refs);
   const callbackUrl = input.callback_url !== undefined ? input.callback_url : current.callbackUrl;
   await checkCallback(scope, env, input.callback_url);
   const [updated, [row]] = await scope.db.batch([
@@ -145,18 +118,15 @@ export async function updateAlert(scope: ScheduleScope, env: Env, input: UpdateA
       input.id,
       scope.accessGroupId,
       {
-        dashboardEmbedId: embedId,
+        dashboardEmbedId: refs.embedId,
         ...target,
-        cron,
-        timezone,
+        ...timing,
         recipients: input.recipients !== undefined ? JSON.stringify(input.recipients) : current.recipients,
         format: "report",
         subject: input.subject !== undefined ? input.subject : current.subject,
         variables: input.variables !== undefined ? (input.variables === null ? null : JSON.stringify(input.variables)) : current.variables,
-        paused,
-        nextRunAt: nextRun,
         linkBase,
-        panelId,
+        panelId: refs.panelId,
         alertColumn: input.column !== undefined ? input.column : current.alertColumn,
         conditionOp: input.condition?.op ?? current.conditionOp,
         conditionValue: input.condition?.value ?? current.conditionValue,

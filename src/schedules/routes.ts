@@ -3,6 +3,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { adminOperation, apiOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../customers/scope";
 import { CreateScheduleBody, RunSchema, ScheduleIdBody, ScheduleSchema, UpdateScheduleBody } from "./schemas";
+import { runNow as runScheduleNow } from "./runner/run-now";
 import * as schedules from "./service";
 
 const tags = ["Scheduled reports"];
@@ -128,14 +129,14 @@ export function registerScheduleRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(runNow, async (c) => {
     const { db, accessGroupId } = accessScope(c);
-    const { run } = await schedules.runNow(db, c.env, { accessGroupId, id: c.req.valid("json").id });
+    const { run } = await runScheduleNow(db, c.env, { accessGroupId, id: c.req.valid("json").id });
     return c.json({ success: 1 as const, run }, 200);
   });
   app.openapi(adminList, async (c) => {
     return c.json({ success: 1 as const, schedules: await schedules.listAllSchedules(c.get("db")) }, 200);
   });
   app.openapi(adminRun, async (c) => {
-    const { run } = await schedules.runNow(c.get("db"), c.env, { accessGroupId: null, id: c.req.valid("json").id });
+    const { run } = await runScheduleNow(c.get("db"), c.env, { accessGroupId: null, id: c.req.valid("json").id });
     return c.json({ success: 1 as const, run }, 200);
   });
 }

@@ -28,35 +28,47 @@ const Format = z.enum(["report", "pdf", "image", "xlsx"]).openapi({
 export const Subject = plainText(1, 300);
 export const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Dashboard variables, as for reports." });
 
-/** Fields that create and update share; on update each given field replaces the stored one. */
-const fields = {
+/**
+ * What a report schedule and an alert (src/alerts/schemas.ts) both are: a dashboard sent to
+ * one customer or every customer with a tag, on a cron in a time zone. On update each given
+ * field replaces the stored one.
+ */
+export const RuleFields = z.object({
   dashboard_embed_id: EmbedId,
   provided_id: ProvidedId.optional().openapi({ description: "One customer. Exactly one of `provided_id` and `group_tag`." }),
   group_tag: GroupTag.optional(),
   cron: Cron,
   timezone: Timezone.optional(),
-  recipients: Recipients.optional(),
-  format: Format.optional(),
   subject: Subject.nullable().optional(),
   variables: Variables.nullable().optional(),
   paused: z.boolean().optional(),
-};
+});
 
-const oneTarget = (body: { provided_id?: string; group_tag?: string }, ctx: z.RefinementCtx, required: boolean) => {
-  const given = Number(body.provided_id !== undefined) + Number(body.group_tag !== undefined);
-  if (given > 1 || (required && given === 0)) {
-    ctx.addIssue({ code: "custom", path: ["provided_id"], message: "give exactly one of provided_id (one customer) and group_tag (every tagged customer)" });
-  }
+/** A rule targets one customer or one tag: exactly one of the two on create (`required`), at most one on update. */
+export function oneTarget(required: boolean) {
+  return (body: { provided_id?: string; group_tag?: string }, ctx: z.RefinementCtx) => {
+    const given = Number(body.provided_id !== undefined) + Number(body.group_tag !== undefined);
+    if (given > 1 || (required && given === 0)) {
+      ctx.addIssue({ code: "custom", path: ["provided_id"], message: "give exactly one of provided_id (one customer) and group_tag (every tagged customer)" });
+    }
+  };
+}
+
+/** Fields that create and update share. */
+const fields = {
+  ...RuleFields.shape,
+  recipients: Recipients.optional(),
+  format: Format.optional(),
 };
 
 export const CreateScheduleBody = z
   .object(fields)
-  .superRefine((body, ctx) => oneTarget(body, ctx, true))
+  .superRefine(oneTarget(true))
   .openapi("CreateReportScheduleRequest");
 
 export const UpdateScheduleBody = z
   .object({ id: ScheduleId, ...fields, dashboard_embed_id: EmbedId.optional(), cron: Cron.optional() })
-  .superRefine((body, ctx) => oneTarget(body, ctx, false))
+  .superRefine(oneTarget(false))
   .openapi("UpdateReportScheduleRequest");
 
 export const ScheduleIdBody = z.object({ id: ScheduleId }).openapi("ReportScheduleIdRequest");
@@ -94,3 +106,5 @@ export type CreateScheduleInput = z.infer<typeof CreateScheduleBody>;
 export type UpdateScheduleInput = z.infer<typeof UpdateScheduleBody>;
 export type Schedule = z.infer<typeof ScheduleSchema>;
 export type Run = z.infer<typeof RunSchema>;
+/** What creating a schedule or an alert shares (RuleFields, and its recipients). */
+export type RuleInput = z.infer<typeof RuleFields> & { recipients?: string[] };

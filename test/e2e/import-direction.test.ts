@@ -74,6 +74,7 @@ describe("the import direction of src/ (scripts/check-imports.mjs)", () => {
     ["app.ts", `import worker from "./index";\n`, "./index", "src/app.ts does not import src/index.ts"],
     ["env.ts", `import { t } from "./db/schema";\n`, "./db/schema", "src/env.ts and src/config.ts import only src/lib and each other"],
     ["delivery/run/start.ts", `import { create } from "../create/jobs";\n`, "../create/jobs", "delivery's running room never imports its creating room"],
+    ["schedules/service.ts", `import { tick } from "./runner/tick";\n`, "./runner/tick", "the schedules' CRUD service never imports their runner"],
     ["delivery/run/capture/station.ts", `export type { Scope } from "../../create";\n`, "../../create", "delivery's running room never imports its creating room"],
   ])("refuses %s importing %j, naming the file, the import and the rule", (file, text, specifier, rule) => {
     const run = check(tree({ ...sound, [file]: text + (sound[file as keyof typeof sound] ?? "") }));

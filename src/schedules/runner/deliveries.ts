@@ -1,6 +1,6 @@
-import type { Env } from "../env";
-import { requestReport, requestScreenshot } from "../delivery/create/jobs";
-import type { Database } from "../db/client";
+import type { Env } from "../../env";
+import { requestReport, requestScreenshot } from "../../delivery/create/jobs";
+import type { Database } from "../../db/client";
 
 /**
  * The one place where scheduled reports start delivery jobs: every e-mail of a run is an
