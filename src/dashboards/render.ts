@@ -24,9 +24,6 @@ import { interpolateText, type PlaceholderContext } from "./sql";
 /** A table panel shows at most this many rows (its CSV has them all). */
 const TABLE_ROWS = 200;
 
-// Re-exported until delivery's routes import it from ./layout (they change after delivery is split into rooms).
-export { pageWidth } from "./layout";
-
 /** What only the interactive embed page has: filter controls and CSV links. */
 export interface Interaction {
   /** `/embed/<id>`: where the filter form submits and the CSV links start. */

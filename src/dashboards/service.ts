@@ -169,7 +169,7 @@ export function versionToRender(choice: repo.VersionChoice[], embedId: string, v
 /**
  * What a render reads before its panels run — the customer chain, the version to show and
  * the data sources — as statements for one batch (which may carry others: starting a
- * delivery job reads them with its checks, see `loadedDashboard`).
+ * delivery job reads them with its checks, see `dashboardFromReads`).
  */
 export function dashboardReads(db: Database, request: Pick<RenderRequest, "customer" | "embedId" | "versions">) {
   return [customerChain(db, request.customer), repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest), repo.dataSources(db)] as const;
@@ -179,7 +179,7 @@ export function dashboardReads(db: Database, request: Pick<RenderRequest, "custo
 export type DashboardReadRows = readonly [CustomerViewRow[], repo.VersionChoice[], LoadedDashboard["sources"]];
 
 /** The dashboard to render from the rows of `dashboardReads`; a customer or version not found is an error. */
-export async function loadedDashboard(request: RenderRequest, [chain, choice, sources]: DashboardReadRows): Promise<LoadedDashboard> {
+export async function dashboardFromReads(request: RenderRequest, [chain, choice, sources]: DashboardReadRows): Promise<LoadedDashboard> {
   if (chain.length === 0 || (request.accept && !(await request.accept(chain[0])))) {
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
@@ -214,7 +214,7 @@ export function definitionForCustomer(
 
 /** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */
 async function readDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
-  return loadedDashboard(request, await db.batch(dashboardReads(db, request)));
+  return dashboardFromReads(request, await db.batch(dashboardReads(db, request)));
 }
 
 /**

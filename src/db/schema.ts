@@ -20,6 +20,8 @@ export interface JsonColumns {
   "customers.mapping": Record<string, string>;
   /** The access groups that may use the data source. */
   "data_sources.access_group_ids": number[];
+  /** A legacy end user's attributes (`header` and `footer` hold HTML for report e-mails). */
+  "end_users.attributes": Record<string, unknown>;
 }
 
 /**
@@ -176,7 +178,7 @@ export const endUsers = sqliteTable(
       .references(() => customers.id, { onDelete: "cascade" }),
     providedId: text("provided_id").notNull(),
     email: text("email").notNull(),
-    attributes: text("attributes").notNull().default("{}"),
+    attributes: json("end_users.attributes").notNull().default({}),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
   },
@@ -246,7 +248,7 @@ export const jobs = sqliteTable(
     // A saved report's job (dashboard_embed_id is then '').
     reportId: text("report_id"),
     // What was asked: recipient, file name, export type, subject, variables, width, link target.
-    request: text("request").notNull(),
+    request: json("jobs.request").notNull(),
     fileKey: text("file_key"),
     contentType: text("content_type"),
     // Set once the e-mail is being sent, so a redelivered message never sends it twice.

@@ -2,7 +2,7 @@ import { and, eq, inArray, type SQL } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
 import { jobs } from "../db/schema";
-import { sqlNow as now } from "../db/time";
+import { sqlNow } from "../db/time";
 import type { JobStatus } from "../db/job-vocabulary";
 
 /**
@@ -74,8 +74,6 @@ export class JobFailure extends Error {
 
 export type JobRow = typeof jobs.$inferSelect;
 
-export { now };
-
 export interface TransitionOptions {
   /** Other columns set in the same statement (status, updated_at and error are the transition's own). */
   set?: Omit<SQLiteUpdateSetSource<typeof jobs>, "id" | "status" | "updatedAt" | "error">;
@@ -99,7 +97,7 @@ export function transitionWhere(db: Database, where: SQL, from: readonly JobStat
   if (from.length === 0 || from.some((status) => !canTransition(status, to))) throw new TransitionNotAllowed(from, to);
   return db
     .update(jobs)
-    .set({ ...options.set, status: to, updatedAt: now, error: options.error })
+    .set({ ...options.set, status: to, updatedAt: sqlNow, error: options.error })
     .where(and(where, inArray(jobs.status, from), options.where))
     .returning();
 }

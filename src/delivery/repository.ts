@@ -1,5 +1,7 @@
 import { and, asc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { z } from "zod";
 import type { Database } from "../db/client";
+import { parsedRows } from "../db/rows";
 import { customers, endUsers, jobs } from "../db/schema";
 import type { JobRow } from "./job-state";
 
@@ -17,11 +19,16 @@ export function insertJobWhen(
   condition: SQL,
 ) {
   // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
-  return db.all<{ id: string }>(sql`
+  return parsedRows(
+    db,
+    sql`
     INSERT INTO jobs (id, kind, status, attempts, customer_id, access_group_id, dashboard_embed_id, request)
-    SELECT ${job.id}, ${job.kind}, ${job.status}, ${job.attempts}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId}, ${job.request}
+    SELECT ${job.id}, ${job.kind}, ${job.status}, ${job.attempts}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId},
+           ${sql.param(job.request, jobs.request)}
      WHERE (${customerId}) IS NOT NULL AND ${condition}
-    RETURNING id`);
+    RETURNING id`,
+    z.object({ id: z.string() }),
+  );
 }
 
 export function jobById(db: Database, id: string) {

@@ -1,11 +1,11 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { answeringNotFound, ApiError } from "../http/errors";
 import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../customers/scope";
 import { backgroundOf } from "../http/background";
 import { QueryCacheReport } from "../query-cache/cache";
-import { pageWidth } from "../dashboards/render";
+import { pageWidth } from "../dashboards/layout";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { DownloadQuery, JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
@@ -18,7 +18,7 @@ import { jobStatus as readJobStatus } from "./status";
 const tags = ["Dashboard delivery"];
 
 /** The completion webhook, as OpenAPI describes a callback (the contract: docs/delivery.md). */
-const jobEnded = {
+const jobEnded: RouteConfig["callbacks"] = {
   jobEnded: {
     "{$request.body#/callback_url}": {
       post: {
@@ -51,7 +51,7 @@ const jobEnded = {
       },
     },
   },
-} as const;
+};
 
 const screenshot = apiOperation({
   method: "post",
@@ -65,7 +65,7 @@ const screenshot = apiOperation({
   delivery: true,
   body: ScreenshotBody,
   response: successSchema({ job_id: z.string(), url: z.string().optional() }),
-  callbacks: jobEnded as never,
+  callbacks: jobEnded,
 });
 
 const report = apiOperation({
@@ -80,7 +80,7 @@ const report = apiOperation({
   delivery: true,
   body: ReportBody,
   response: successSchema({ job_id: z.string() }),
-  callbacks: jobEnded as never,
+  callbacks: jobEnded,
 });
 
 const jobStatus = apiOperation({
@@ -173,13 +173,13 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     c.header("Cache-Control", "no-store");
     if (state.state === "pending") {
       c.header("Retry-After", "2");
-      return c.json({ success: 1, status: state.status }, 202) as never;
+      return c.json({ success: 1 as const, status: state.status }, 202);
     }
     if (state.state === "failed") throw new ApiError("render_failed", `The export could not be produced: ${state.error}`);
     c.header("Content-Type", state.contentType);
     c.header("Content-Disposition", `attachment; filename="${state.fileName}"`);
     if (c.env.ENVIRONMENT !== "production" && state.queryCache) c.header("X-Query-Cache", state.queryCache);
-    return c.body(state.body, 200) as never;
+    return c.body(state.body, 200);
   });
 
   app.openapi(shareRoute, async (c) => {

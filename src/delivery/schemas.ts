@@ -98,5 +98,12 @@ export const JobRequestSchema = z.object({
 });
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
+declare module "../db/schema" {
+  interface JsonColumns {
+    /** What was asked: recipient, file name, export type, subject, variables, width, link target. */
+    "jobs.request": JobRequest;
+  }
+}
+
 /** What a schedule or alert adds to a delivery it starts (nothing a caller of the API can set). */
 export type JobExtras = Pick<JobRequest, "unsubscribe" | "headline">;

@@ -27,9 +27,9 @@ export function insertEndUser(db: Database, u: Pick<EndUserRow, "customerId" | "
 }
 
 /** Replaces the fields given (null = keep). */
-export function updateEndUser(db: Database, u: Pick<EndUserRow, "customerId" | "providedId"> & { email: string | null; attributes: string | null }) {
+export function updateEndUser(db: Database, u: Pick<EndUserRow, "customerId" | "providedId"> & { email: string | null; attributes: EndUserRow["attributes"] | null }) {
   return db
     .update(endUsers)
-    .set({ email: sql`coalesce(${u.email}, ${endUsers.email})`, attributes: sql`coalesce(${u.attributes}, ${endUsers.attributes})`, updatedAt: sqlNow })
+    .set({ email: sql`coalesce(${u.email}, ${endUsers.email})`, attributes: sql`coalesce(${sql.param(u.attributes, endUsers.attributes)}, ${endUsers.attributes})`, updatedAt: sqlNow })
     .where(byKey(u.customerId, u.providedId));
 }

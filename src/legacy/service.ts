@@ -65,7 +65,8 @@ export async function updateUserGroup(scope: CustomerScope, input: UserGroupInpu
 
 /** The API's view of an end user. */
 function endUserView(row: Pick<repo.EndUserRow, "providedId" | "email" | "attributes">) {
-  return { provided_id: row.providedId, email: row.email, attributes: row.attributes };
+  // The contract answers attributes as a JSON string: the text stored (JSON.stringify of the object).
+  return { provided_id: row.providedId, email: row.email, attributes: JSON.stringify(row.attributes) };
 }
 
 /** Get or create: an existing end user is returned unchanged. */
@@ -82,7 +83,7 @@ export async function createEndUser(scope: CustomerScope, input: CreateEndUserIn
       customerId: input.customer_id,
       providedId: input.provided_id,
       email: input.email,
-      attributes: JSON.stringify(input.attributes ?? {}),
+      attributes: input.attributes ?? {},
     }),
     repo.endUser(db, input.customer_id, input.provided_id),
   ]);
@@ -97,11 +98,11 @@ export async function updateEndUser(scope: CustomerScope, input: UpdateEndUserIn
     repo.endUser(db, input.customer_id, input.provided_id),
   ]);
   if (customer.length === 0) throw userGroupNotFound(input.customer_id);
-  const attributes = input.attributes === undefined ? null : JSON.stringify(input.attributes);
+  const attributes = input.attributes ?? null;
   if (existing.length === 0) {
     if (input.email === undefined) throw new ApiError("validation_error", "email is required to create a new end user.", "email");
     const [, created] = await db.batch([
-      repo.insertEndUser(db, { customerId: input.customer_id, providedId: input.provided_id, email: input.email, attributes: attributes ?? "{}" }),
+      repo.insertEndUser(db, { customerId: input.customer_id, providedId: input.provided_id, email: input.email, attributes: attributes ?? {} }),
       repo.endUser(db, input.customer_id, input.provided_id),
     ]);
     return endUserView(created[0]);

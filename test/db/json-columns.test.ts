@@ -60,4 +60,15 @@ describe("JSON columns keep the text written before they were typed", () => {
     const group = await DB.prepare("SELECT id FROM access_groups WHERE name = ?").bind(a.group).first<{ id: number }>();
     expect(await stored("data_sources", "access_group_ids", "id", res.body.data_source.id)).toEqual({ access_group_ids: JSON.stringify([group?.id]) });
   });
+
+  it("stores a legacy end user's attributes as JSON.stringify of them and answers that very text", async () => {
+    const { write } = await workspace();
+    const group = await call("POST", "/api/create_user_group/", { token: write, body: { user_group_id: unique("eu-group") } });
+    const attributes = { header: "<b>Hi</b>", nested: { list: [1, 2.5, "x"] }, "ü": null };
+    const res = await call("POST", "/api/create_end_user/", { token: write, body: { provided_id: "u", email: "u@x.example", customer_id: group.body.user_group.team_id, attributes } });
+    expect(res.status).toBe(200);
+    const row = await DB.prepare("SELECT attributes FROM end_users WHERE provided_id = 'u' AND email = 'u@x.example'").first<{ attributes: string }>();
+    expect(row?.attributes).toBe(JSON.stringify(attributes));
+    expect(res.body.end_user.attributes).toBe(JSON.stringify(attributes));
+  });
 });

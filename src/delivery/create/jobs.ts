@@ -75,7 +75,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
         attempts: born ? 1 : 0,
         accessGroupId,
         dashboardEmbedId: job.embedId,
-        request: JSON.stringify(job.request),
+        request: job.request,
       },
       visibleCustomerId(db, job.providedId, accessGroupId),
       renderable,

@@ -5,7 +5,6 @@ import { ApiError } from "../../http/errors";
 import { HEX_TOKEN } from "../../http/fields";
 import { sha256Hex } from "../../lib/crypto";
 import * as repo from "../repository";
-import type { JobRequest } from "../schemas";
 import { QUERY_CACHE_METADATA } from "../stored-file";
 
 /** Where a download token is kept (hashed): KV, answering the job's id until DOWNLOAD_TTL_SECONDS pass. */
@@ -50,7 +49,7 @@ export async function download(db: Database, env: Env, token: string, waitSecond
     if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
     if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
     if (job.status === "done" && job.fileKey) {
-      const request = JSON.parse(job.request) as JobRequest;
+      const request = job.request;
       const file = await env.FILES.get(job.fileKey);
       if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
       return { state: "ready", body: file.body, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream", queryCache: file.customMetadata?.[QUERY_CACHE_METADATA] };

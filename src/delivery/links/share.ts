@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { byId } from "../../customers/repository";
 import { customerTokenFingerprint } from "../../dashboards/embed-token";
 import type { Presentation } from "../../dashboards/render";
@@ -11,16 +12,17 @@ import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
 import { REPORT_VERSIONS } from "../report-defaults";
 
 /** What a report's share link shows, kept in KV under the link's hashed token. */
-export interface ShareLink {
-  customerId: number;
-  embedId: string;
-  variables: Record<string, unknown>;
+const ShareLink = z.object({
+  customerId: z.number(),
+  embedId: z.string(),
+  variables: z.record(z.string(), z.unknown()),
   /**
    * Fingerprint of the customer token the link was made under (as in signed embed tokens):
    * refresh_customer_token revokes the link. A link stored without one is not honoured.
    */
-  ctv?: string;
-}
+  ctv: z.string().optional(),
+});
+type ShareLink = z.infer<typeof ShareLink>;
 
 const shareKey = async (token: string) => `share:${await sha256Hex(token)}`;
 
@@ -37,7 +39,7 @@ export async function storeShareLink(env: Env, token: string, link: Omit<ShareLi
 export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation, run: RenderRun = {}): Promise<string> {
   const value = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(await shareKey(token)) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
-  const share = JSON.parse(value) as ShareLink;
+  const share = ShareLink.parse(JSON.parse(value));
   const made = share.ctv;
   const request = {
     embedId: share.embedId,

@@ -1,6 +1,6 @@
 import { and, eq, lt, lte, sql, type SQL } from "drizzle-orm";
 import { byId } from "../../customers/repository";
-import { loadedDashboard, panelTables, renderForCustomer, renderLoaded, type DashboardReadRows, type RenderRequest } from "../../dashboards/service";
+import { dashboardFromReads, panelTables, renderForCustomer, renderLoaded, type DashboardReadRows, type RenderRequest } from "../../dashboards/service";
 import type { Database } from "../../db/client";
 import { jobs } from "../../db/schema";
 import { sqlSecondsAgo } from "../../db/time";
@@ -9,7 +9,8 @@ import { XLSX_CONTENT_TYPE } from "../../lib/xlsx";
 import { errorDetail, log } from "../../lib/log";
 import { QueryCacheReport } from "../../query-cache/cache";
 import { goneReason, isGoneError } from "../gone";
-import { JobFailure, now, transition, type JobRow } from "../job-state";
+import { sqlNow } from "../../db/time";
+import { JobFailure, transition, type JobRow } from "../job-state";
 import { reportMail, screenshotMail, withUnsubscribe, type StoredFile } from "../mail/messages";
 import * as repo from "../repository";
 import type { JobRequest } from "../schemas";
@@ -77,7 +78,7 @@ export async function runJob(
       });
   if (!job) return undefined; // finished, being sent by another delivery, or gone
   if (job.customerId === null) throw new JobFailure("customer_deleted", true);
-  const request = JSON.parse(job.request) as JobRequest;
+  const request = job.request;
 
   // A retry after a failed send finds the file stored by the earlier attempt.
   let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string };
@@ -110,7 +111,7 @@ export async function runJob(
 
   const mail = await withUnsubscribe(env, request, job.kind === "report" ? reportMail(request, file, await reportRecipient(db, job, request)) : screenshotMail(request, file));
   // The claim: of all deliveries of this job, exactly one moves it to `sending`.
-  const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: { ...fileColumns, emailClaimedAt: now } });
+  const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: { ...fileColumns, emailClaimedAt: sqlNow } });
   if (!claimed) return undefined;
   try {
     await effects.send(mail, job.id);
@@ -123,7 +124,7 @@ export async function runJob(
   for (let tries = 1; tries <= 2; tries++) {
     try {
       await effects.afterSend(job.id);
-      const [sent] = await transition(db, job.id, ["sending"], "done", { set: { sentAt: now }, error: null });
+      const [sent] = await transition(db, job.id, ["sending"], "done", { set: { sentAt: sqlNow }, error: null });
       return sent;
     } catch (error) {
       log("error", "e-mail sent but not recorded", { job_id: job.id, try: tries, detail: errorDetail(error) });
@@ -139,7 +140,7 @@ export async function runJob(
 async function renderJobPage(db: Database, env: Env, { customerId, embedId, request }: JobPage, cacheReport: QueryCacheReport, read?: DashboardRead): Promise<string> {
   const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
-    if (read) return await renderLoaded(env, await loadedDashboard(read.render, read.rows), presentation, { cacheReport });
+    if (read) return await renderLoaded(env, await dashboardFromReads(read.render, read.rows), presentation, { cacheReport });
     return await renderForCustomer(db, env, {
       embedId,
       customer: byId(customerId),
@@ -174,5 +175,5 @@ async function jobWorkbook(db: Database, env: Env, { customerId, embedId, reques
 async function reportRecipient(db: Database, job: JobRow, request: JobRequest) {
   const customerId = job.customerId ?? 0;
   const [[endUser], [customer]] = await db.batch([repo.endUserByEmail(db, customerId, request.email as string), repo.customerName(db, customerId)]);
-  return { attributes: endUser ? (JSON.parse(endUser.attributes) as Record<string, unknown>) : {}, customerName: customer?.name };
+  return { attributes: endUser ? endUser.attributes : {}, customerName: customer?.name };
 }

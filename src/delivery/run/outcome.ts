@@ -2,7 +2,6 @@ import type { Database } from "../../db/client";
 import type { Env } from "../../env";
 import { errorDetail, log } from "../../lib/log";
 import { FAILURE_REASONS, JobFailure, transition, type JobRow } from "../job-state";
-import type { JobRequest } from "../schemas";
 import type { DeliveryMessage } from "./message";
 
 /** Attempts per job: the third failed attempt fails the job for good. */
@@ -39,7 +38,7 @@ export async function recordFailure(db: Database, jobId: string, attempt: number
 
 /** Enqueues the completion webhook of a job that just ended, if it asked for one; never throws. */
 export async function announceEnd(env: Env, job: JobRow): Promise<void> {
-  const request = JSON.parse(job.request) as JobRequest;
+  const request = job.request;
   if (!request.callbackUrl) return;
   try {
     await env.DELIVERY_QUEUE.send({ webhook: job.id, attempt: 1 } satisfies DeliveryMessage);

@@ -2,14 +2,13 @@ import type { Database } from "../../db/client";
 import type { Env } from "../../env";
 import { deliverWebhook, retryDelaySeconds, type AlertWebhookMessage, type WebhookBody, type WebhookMessage } from "../../webhooks/service";
 import * as repo from "../repository";
-import type { JobRequest } from "../schemas";
 import type { DeliveryMessage } from "./message";
 
 /** One attempt of a job's webhook: `{job_id, status, error, url?}` to its callback URL. */
 export async function sendJobWebhook(db: Database, message: WebhookMessage): Promise<"delivered" | "retry" | "gave_up"> {
   const [job] = await repo.jobById(db, message.webhook);
   if (!job || (job.status !== "done" && job.status !== "failed")) return "gave_up";
-  const request = JSON.parse(job.request) as JobRequest;
+  const request = job.request;
   if (!request.callbackUrl) return "gave_up";
   const body: WebhookBody = { job_id: job.id, status: job.status, error: job.error, ...(job.status === "done" && request.downloadUrl ? { url: request.downloadUrl } : {}) };
   return deliverWebhook(db, { url: request.callbackUrl, accessGroupId: job.accessGroupId, body }, message.attempt);
