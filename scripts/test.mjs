@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: local Chromium for Browser Rendering (scripts/ensure-chrome.mjs), type check,
+// `npm test`: local Chromium for Browser Rendering (scripts/ensure-chrome.mjs), the generated
+// binding types checked current (wrangler types --check), type check,
 // import direction (scripts/check-imports.mjs),
 // the local PostgreSQL (scripts/lib/local-postgres.mjs), then every vitest project, on a Node
 // that runs wrangler (scripts/lib/node-runtime.mjs).
@@ -18,6 +19,21 @@ await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
 spawnSync(process.execPath, [join(root, "scripts", "docs-assets.mjs")], { stdio: "inherit" });
+
+// The binding types (worker-configuration.d.ts, from wrangler.toml) must be current: a binding
+// or var added without `npm run types` fails here, offline, before the type check trusts them.
+// Same flags as `npm run types` (no secrets from .dev.vars, runtime types from
+// @cloudflare/workers-types), so the file is the same on every machine.
+const bindingTypes = spawnSync(
+  process.execPath,
+  [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "types", "--check", "--env-file=/dev/null", "--include-runtime=false", "--strict-vars=false"],
+  { cwd: root, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+);
+if (bindingTypes.status !== 0) {
+  console.error(`${bindingTypes.stdout}${bindingTypes.stderr}\nworker-configuration.d.ts is not what wrangler.toml declares: run \`npm run types\` and commit it.`);
+  console.log("Summary: 0 passed, 1 failed, 0 skipped");
+  process.exit(1);
+}
 
 // Types first: a type error fails the run before any test starts.
 const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit"], { cwd: root, stdio: "inherit" });

@@ -19,6 +19,7 @@ import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
 import { registerDevFloorRoutes } from "./http/dev-floor";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
+import { DEV_ROUTES_PATH, devOnly } from "./http/dev-only";
 
 const openApiInfo = {
   openapi: "3.1.0",
@@ -35,6 +36,8 @@ const openApiInfo = {
 export function createApp() {
   const app = newApp();
   app.use("*", requestContext);
+  // Ahead of every route: the /_dev/ ones exist only with DEV_ROUTES on.
+  app.use(DEV_ROUTES_PATH, devOnly);
   app.onError(handleError);
   app.notFound(routeNotFound(app));
 

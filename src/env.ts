@@ -1,42 +1,19 @@
-/** Bindings and vars of wrangler.toml, plus the secrets kept in .dev.vars locally. */
-export interface Env {
-  DB: D1Database;
-  DEMO_DATA: D1Database;
-  DOWNLOADS: KVNamespace;
-  FILES: R2Bucket;
-  DELIVERY_QUEUE: Queue;
+import { config } from "./config";
+
+/**
+ * The Worker's bindings and vars as `wrangler types` generates them from wrangler.toml
+ * (worker-configuration.d.ts: `npm run types` writes it, `npm test` refuses a stale one),
+ * plus what wrangler.toml does not declare: the secrets (.dev.vars locally, `wrangler
+ * secret put` deployed) and LOG_LEVEL. Vars are read through src/config.ts (parsed, with
+ * their defaults), not straight from here.
+ */
+export interface Env extends Omit<Cloudflare.Env, "BROWSER"> {
+  /** Generated as `BrowserRun`; @cloudflare/puppeteer takes the same binding as a Fetcher. */
   BROWSER: Fetcher;
-  EMAIL: SendEmail;
-  /** The ApiTokenGuard Durable Object; http/auth.ts is the one place that talks to it. */
-  API_TOKEN_GUARD: DurableObjectNamespace;
-  /** Capture stations (delivery/run/browser.ts): Durable Objects that keep a warm browser tab. */
-  CAPTURE_STATION: DurableObjectNamespace;
-  /** PostgreSQL through Hyperdrive, for `postgres` data sources. */
-  WAREHOUSE?: Hyperdrive;
-
-  ENVIRONMENT: string;
-  PAID_CUSTOMER_LIMIT?: string;
-  RATE_LIMIT_PER_MINUTE?: string;
-  DELIVERY_LIMIT_PER_MINUTE?: string;
-  DOWNLOAD_TTL_SECONDS?: string;
-  SHARE_TTL_SECONDS?: string;
-  MAIL_FROM?: string;
-  REPORT_IMAGE_FORMAT?: string;
-  FRAME_ANCESTORS?: string;
-  /** "true": the embed page refuses `customer_token` and takes signed embed tokens only. */
-  EMBED_REQUIRE_SIGNED?: string;
-  LOG_LEVEL?: string;
-  /** PostgreSQL data sources: statement timeout and rows kept per panel. */
-  QUERY_TIMEOUT_MS?: string;
-  QUERY_ROW_LIMIT?: string;
-  /** Report-builder requests per customer per minute (default 300). */
-  BUILDER_REQUESTS_PER_MINUTE?: string;
-  /** How many capture stations (each one browser) share the delivery jobs; default 1. */
-  CAPTURE_STATIONS?: string;
-
   ADMIN_TOKEN?: string;
   CUSTOMER_TOKEN_SECRET?: string;
   EMBED_TOKEN_SECRET?: string;
+  LOG_LEVEL?: string;
 }
 
 export const MISSING_EMBED_SECRET =
@@ -46,7 +23,7 @@ export const MISSING_EMBED_SECRET =
  * Secrets this environment lacks. Only development may run on known stand-ins (the local
  * embed secret); anywhere else their features answer 500 naming the secret instead.
  */
-export function missingSecrets(env: Pick<Env, "ENVIRONMENT" | "EMBED_TOKEN_SECRET">): string[] {
-  if (env.ENVIRONMENT === "development") return [];
+export function missingSecrets(env: Pick<Env, "EMBED_TOKEN_SECRET">): string[] {
+  if (config(env).ENVIRONMENT === "development") return [];
   return env.EMBED_TOKEN_SECRET ? [] : [MISSING_EMBED_SECRET];
 }

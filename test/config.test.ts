@@ -35,4 +35,36 @@ describe("the Worker's vars (src/config.ts)", () => {
     expect(config({ SHARE_TTL_SECONDS: "60", CAPTURE_STATIONS: "4" })).toMatchObject({ SHARE_TTL_SECONDS: 60, CAPTURE_STATIONS: 4, DOWNLOAD_TTL_SECONDS: 900 });
     expect(() => config({ RATE_LIMIT_PER_MINUTE: "0", QUERY_ROW_LIMIT: "1.5" })).toThrow(/RATE_LIMIT_PER_MINUTE is "0": .*; QUERY_ROW_LIMIT is "1\.5": /);
   });
+
+  it("parses switches and enums with their defaults: DIAGNOSTICS and FAULT_INJECTION on outside production, DEV_ROUTES in development", () => {
+    expect(config({ ENVIRONMENT: "development" })).toMatchObject({ DIAGNOSTICS: true, FAULT_INJECTION: true, DEV_ROUTES: true, EMBED_REQUIRE_SIGNED: false, REPORT_IMAGE_FORMAT: "png", LOG_LEVEL: "info", FRAME_ANCESTORS: "'none'" });
+    expect(config({ ENVIRONMENT: "staging" })).toMatchObject({ DIAGNOSTICS: true, FAULT_INJECTION: true, DEV_ROUTES: false });
+    expect(config({ ENVIRONMENT: "production" })).toMatchObject({ DIAGNOSTICS: false, FAULT_INJECTION: false, DEV_ROUTES: false });
+    // No ENVIRONMENT at all is the safe side: production.
+    expect(config({})).toMatchObject({ ENVIRONMENT: "production", DIAGNOSTICS: false, DEV_ROUTES: false });
+    // Set explicitly, a switch wins over the name (TOML booleans arrive as booleans).
+    expect(config({ ENVIRONMENT: "production", DIAGNOSTICS: "true", FAULT_INJECTION: true })).toMatchObject({ DIAGNOSTICS: true, FAULT_INJECTION: true });
+    expect(config({ ENVIRONMENT: "development", DEV_ROUTES: "false", DIAGNOSTICS: false })).toMatchObject({ DEV_ROUTES: false, DIAGNOSTICS: false });
+    expect(config({ EMBED_REQUIRE_SIGNED: "true", REPORT_IMAGE_FORMAT: "jpeg", LOG_LEVEL: "debug", FRAME_ANCESTORS: " https://a.example " })).toMatchObject({ EMBED_REQUIRE_SIGNED: true, REPORT_IMAGE_FORMAT: "jpeg", LOG_LEVEL: "debug", FRAME_ANCESTORS: "https://a.example" });
+  });
+
+  it("refuses a switch, an enum or an environment it does not know, naming the var", () => {
+    expect(() => config({ DIAGNOSTICS: "yes" })).toThrow(/^Invalid configuration: DIAGNOSTICS is "yes": must be "true" or "false"\.$/);
+    expect(() => config({ FAULT_INJECTION: "1" })).toThrow(/FAULT_INJECTION is "1": /);
+    expect(() => config({ DEV_ROUTES: "on" })).toThrow(/DEV_ROUTES is "on": /);
+    expect(() => config({ EMBED_REQUIRE_SIGNED: "TRUE" })).toThrow(/EMBED_REQUIRE_SIGNED is "TRUE": /);
+    expect(() => config({ ENVIRONMENT: "prod" })).toThrow(/ENVIRONMENT is "prod": /);
+    expect(() => config({ REPORT_IMAGE_FORMAT: "gif" })).toThrow(/REPORT_IMAGE_FORMAT is "gif": /);
+    expect(() => config({ LOG_LEVEL: "verbose" })).toThrow(/LOG_LEVEL is "verbose": /);
+    // The controls: the same vars with good values.
+    expect(config({ FAULT_INJECTION: "false", DEV_ROUTES: "true", ENVIRONMENT: "staging", REPORT_IMAGE_FORMAT: "png", LOG_LEVEL: "warn" })).toMatchObject({ FAULT_INJECTION: false, DEV_ROUTES: true });
+  });
+
+  it("answers a request with a bad switch with 500 naming it; the request with a good one is served (control)", async () => {
+    const bad = await callWithEnv({ LOG_LEVEL: "loud" }, "GET", "/health");
+    expect(bad.status).toBe(500);
+    expect(bad.body.error.message).toMatch(/^Invalid configuration: LOG_LEVEL is "loud": /);
+    const good = await callWithEnv({ LOG_LEVEL: "error" }, "GET", "/health");
+    expect(good.status).toBe(200);
+  });
 });

@@ -1,6 +1,7 @@
 import type { Env } from "../env";
 import { hmacSha256Hex, importHmacKey, randomHex, sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
+import { config } from "../config";
 
 /**
  * Customer tokens are HMAC-SHA256(CUSTOMER_TOKEN_SECRET, nonce): 64 lowercase hex
@@ -17,7 +18,7 @@ let warned = false;
 export async function customerTokenHmacKey(env: Env): Promise<CryptoKey> {
   let secret = env.CUSTOMER_TOKEN_SECRET;
   if (!secret) {
-    if (env.ENVIRONMENT !== "development") throw new Error("CUSTOMER_TOKEN_SECRET is not configured");
+    if (config(env).ENVIRONMENT !== "development") throw new Error("CUSTOMER_TOKEN_SECRET is not configured");
     if (!warned) log("warn", "CUSTOMER_TOKEN_SECRET is not set; using the local development secret");
     warned = true;
     secret = DEVELOPMENT_SECRET;

@@ -12,6 +12,7 @@ import { adminOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { DASHBOARD_SCHEMA_PATH, dashboardJsonSchema } from "./file-schema";
 import { checkFile, createPreview, loadPreview } from "./service";
+import { config } from "../config";
 
 const tags = ["Administration: dashboards as code"];
 
@@ -158,7 +159,7 @@ export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
     }
     const dataRoundTrips = new DataRoundTrips();
     const page = await renderLoaded(c.env, loaded, { ...pageWidth(query.width), interaction: { path: `/preview/${encodeURIComponent(embedId)}`, query, locked: [] } }, { dataRoundTrips });
-    if (c.env.ENVIRONMENT !== "production") c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
+    if (config(c.env).DIAGNOSTICS) c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
     return c.html(page, 200);
   });
 

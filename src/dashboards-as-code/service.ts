@@ -131,7 +131,7 @@ export async function createPreview(db: Database, env: Env, baseUrl: string, inp
   const embedId = input.embed_id ?? UNSAVED_EMBED_ID;
   const seconds = input.expires_in ?? DEFAULT_PREVIEW_SECONDS;
   const previewId = randomHex(16);
-  await repo.storePreview(env.DOWNLOADS, previewId, { embed_id: embedId, name: input.name ?? input.definition.title ?? embedId, definition: input.definition }, seconds);
+  await repo.storePreview(env.LINKS, previewId, { embed_id: embedId, name: input.name ?? input.definition.title ?? embedId, definition: input.definition }, seconds);
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + seconds;
   const token = await signPreviewToken(env, { pvw: previewId, cid: chain[0].id, ctv: await customerTokenFingerprint(chain[0].tokenHash), iat, exp });
@@ -149,7 +149,7 @@ export async function createPreview(db: Database, env: Env, baseUrl: string, inp
  */
 export async function loadPreview(db: Database, env: Env, embedId: string, token: string, variables: Record<string, unknown>): Promise<LoadedDashboard> {
   const claims = await verifyPreviewToken(env, token);
-  const preview = claims ? await repo.storedPreview(env.DOWNLOADS, claims.pvw) : null;
+  const preview = claims ? await repo.storedPreview(env.LINKS, claims.pvw) : null;
   if (!claims || !preview) throw new ApiError("invalid_embed_token", "This preview link is not valid or has expired.");
   if (preview.embed_id !== embedId) throw new ApiError("invalid_embed_token", "This preview link was issued for another dashboard.");
   const [chain, sources] = await db.batch([repo.chainById(db, claims.cid), repo.dataSources(db)]);

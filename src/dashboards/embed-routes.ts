@@ -16,6 +16,7 @@ import { embedScript } from "./embed-script";
 import { pageWidth } from "./layout";
 import { mintEmbedToken, panelRows, renderForCustomer } from "./service";
 import { isRefusal, resolveViewer } from "./viewer";
+import { config } from "../config";
 
 // The public embedding routes: minting signed embed tokens, the embed page, its panels' CSV
 // and embed.js. Who may look is decided in ./viewer.ts.
@@ -184,11 +185,10 @@ const panelCsv = createRoute({
 });
 
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
-  // Local development only: forget the charts drawn in this isolate, so `npm run
+  // DEV_ROUTES only (http/dev-only.ts): forget the charts drawn in this isolate, so `npm run
   // bench:delivery` can measure a first drawing next to a repeated one. Here, not with
   // src/http's development routes, because src/http imports no capability.
   app.post("/_dev/charts/forget", (c) => {
-    if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", "No route POST /_dev/charts/forget.");
     return c.json({ success: 1, forgotten: forgetDrawnCharts() });
   });
   app.openapi(generateEmbedToken, async (c) => {
@@ -220,7 +220,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         { embedId, ...viewer, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) },
         { ...pageWidth(query.width), interaction: { path: `/embed/${encodeURIComponent(embedId)}`, query, locked: viewer.locked } },
       );
-      if (c.env.ENVIRONMENT !== "production") {
+      if (config(c.env).DIAGNOSTICS) {
         c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
         // Per data source (`<id>=<trips>`) and the PostgreSQL connections opened.
         c.header("X-Data-Round-Trips-By-Source", dataRoundTrips.describe());
@@ -254,7 +254,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
       if (error instanceof ApiError && error.code === "customer_not_found") throw new ApiError("invalid_embed_token", "This link is no longer valid.");
       throw error;
     }
-    if (c.env.ENVIRONMENT !== "production") {
+    if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
       c.header("X-Query-Cache", cacheReport.status);
     }

@@ -4,6 +4,7 @@ import { constantTimeEqual, sha256Hex } from "../lib/crypto";
 import { MISSING_EMBED_SECRET, type Env } from "../env";
 import { ApiError } from "../http/errors";
 import { log } from "../lib/log";
+import { config } from "../config";
 
 /**
  * Signed embed tokens (docs/embedding.md): a compact JWS, HS256 with EMBED_TOKEN_SECRET,
@@ -41,7 +42,7 @@ let warned = false;
 function embedSecret(env: Env): string {
   const secret = env.EMBED_TOKEN_SECRET;
   if (secret) return secret;
-  if (env.ENVIRONMENT !== "development") throw new ApiError("internal_error", MISSING_EMBED_SECRET);
+  if (config(env).ENVIRONMENT !== "development") throw new ApiError("internal_error", MISSING_EMBED_SECRET);
   if (!warned) log("warn", "EMBED_TOKEN_SECRET is not set; using the local development secret");
   warned = true;
   return DEVELOPMENT_SECRET;

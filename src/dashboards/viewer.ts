@@ -5,6 +5,7 @@ import type { Env } from "../env";
 import { HEX_TOKEN } from "../http/fields";
 import { fingerprintMatches, verifyEmbedToken } from "./embed-token";
 import { newest, type VersionPolicy } from "./service";
+import { config } from "../config";
 
 // Who views an embed page (or its CSV): a signed embed token or (legacy) a customer token.
 
@@ -71,7 +72,7 @@ export async function resolveViewer(env: Env, embedId: string, query: Record<str
       userEmail: claims.eml,
     };
   }
-  if (env.EMBED_REQUIRE_SIGNED === "true") {
+  if (config(env).EMBED_REQUIRE_SIGNED) {
     return { refused: "Customer tokens are not accepted here: open dashboards with a signed embed token (POST /api/generate_embed_token/)." };
   }
   const customerToken = query.customer_token ?? "";

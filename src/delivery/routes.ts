@@ -14,6 +14,7 @@ import { isGoneError } from "./gone";
 import { download } from "./links/download";
 import { renderShare } from "./links/share";
 import { jobStatus as readJobStatus } from "./status";
+import { config } from "../config";
 
 const tags = ["Dashboard delivery"];
 
@@ -178,7 +179,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     if (state.state === "failed") throw new ApiError("render_failed", `The export could not be produced: ${state.error}`);
     c.header("Content-Type", state.contentType);
     c.header("Content-Disposition", `attachment; filename="${state.fileName}"`);
-    if (c.env.ENVIRONMENT !== "production" && state.queryCache) c.header("X-Query-Cache", state.queryCache);
+    if (config(c.env).DIAGNOSTICS && state.queryCache) c.header("X-Query-Cache", state.queryCache);
     return c.body(state.body, 200);
   });
 
@@ -187,7 +188,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     const cacheReport = new QueryCacheReport();
     try {
       const page = await renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width), { cacheReport, waitUntil: backgroundOf(c) });
-      if (c.env.ENVIRONMENT !== "production") c.header("X-Query-Cache", cacheReport.status);
+      if (config(c.env).DIAGNOSTICS) c.header("X-Query-Cache", cacheReport.status);
       return c.html(page, 200);
     } catch (error) {
       if (isGoneError(error)) {
@@ -198,10 +199,9 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     }
   });
 
-  // Local development only: every e-mail the service sent, as the recipient gets it,
+  // DEV_ROUTES only (http/dev-only.ts): every e-mail the service sent, as the recipient gets it,
   // newest first, OUTBOX_PAGE_SIZE per page (`?cursor=` from the "Older" link).
   app.get("/_dev/outbox", async (c) => {
-    if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", "No route GET /_dev/outbox.");
     const cursor = c.req.query("cursor") || undefined;
     const listed = await c.env.FILES.list({ prefix: "outbox/", include: ["customMetadata"], limit: OUTBOX_PAGE_SIZE, cursor }).catch(() => {
       throw new ApiError("validation_error", "cursor is not a cursor of this outbox.", "cursor");
@@ -214,7 +214,6 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
 <table cellpadding="6"><tr><th align="left">Sent</th><th align="left">To</th><th align="left">Subject</th></tr>${rows || '<tr><td colspan="3">No e-mail sent yet.</td></tr>'}</table>${older}</body>`);
   });
   app.get("/_dev/outbox/:name", async (c) => {
-    if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", "No route.");
     const object = await c.env.FILES.get(`outbox/${c.req.param("name")}`);
     if (!object) throw new ApiError("route_not_found", "No such message.");
     c.header("Content-Type", "text/plain; charset=utf-8");

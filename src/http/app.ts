@@ -9,7 +9,7 @@ import { answeringNotFound, ApiError, errorBody } from "./errors";
 import { currentRequest, RequestState } from "./request-state";
 import { validationHook } from "./validation";
 import { withoutTrailingSlash } from "./route-path";
-import { ConfigError } from "../config";
+import { config, ConfigError } from "../config";
 
 const callerRequestId = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -26,7 +26,9 @@ export function newApp(): OpenAPIHono<AppEnv> {
 
 /** Request id, per-request database handle with a round-trip counter, one JSON log line. */
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
-  setLogLevel(c.env.LOG_LEVEL);
+  // Every var is parsed before anything else: a bad one answers 500 naming it (handleError).
+  const settings = config(c.env);
+  setLogLevel(settings.LOG_LEVEL);
   if (!configurationLogged) {
     const problems = missingSecrets(c.env);
     for (const problem of problems) log("error", "configuration", { problem });
@@ -51,7 +53,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res.headers.set("X-Request-Id", requestId);
   const latest = state.session.latestBookmark();
   if (latest) c.res.headers.set("X-D1-Bookmark", latest);
-  if (c.env.ENVIRONMENT !== "production") {
+  if (settings.DIAGNOSTICS) {
     c.res.headers.set("X-D1-Round-Trips", String(roundTrips.count));
     c.res.headers.set("X-D1-Primary-Round-Trips", String(roundTrips.primary));
     c.res.headers.set("X-DO-Round-Trips", String(state.doTrips));

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { newerBookmark } from "../db/client";
 import type { Env } from "../env";
 import { constantTimeEqual, sha256Hex } from "../lib/crypto";
-import type { ApiTokenGuard, LimitBucket } from "./api-token-guard";
+import type { LimitBucket } from "./api-token-guard";
 import type { AppContext, AppEnv } from "./context";
 import { ApiError } from "./errors";
 import { currentRequest } from "./request-state";
@@ -71,9 +71,9 @@ export function apiAccess(options: { write: boolean; delivery?: boolean }): Midd
   };
 }
 
-/** The token's guard. Env leaves the namespace untyped so that it need not import the class. */
+/** The token's guard (the generated Env types the namespace with its class). */
 function guardOf(env: Env, tokenHash: string) {
-  const namespace = env.API_TOKEN_GUARD as unknown as DurableObjectNamespace<ApiTokenGuard>;
+  const namespace = env.API_TOKEN_GUARD;
   return namespace.get(namespace.idFromName(tokenHash));
 }
 

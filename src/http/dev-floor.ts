@@ -1,5 +1,4 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import type { AppEnv } from "./context";
@@ -8,18 +7,12 @@ import { stageTimings } from "../lib/stages";
 import { jsonBody } from "./json-body";
 
 /**
- * Benchmark routes (development only, not part of the API). Floors: what a request costs
+ * Benchmark routes (DEV_ROUTES only, see dev-only.ts; not part of the API). Floors: what a request costs
  * with nothing but one trivial D1 query, nothing but the JSON body rules, or both —
  * `get_customer` is compared with them in the same run. Delivery stages: where a job's time
  * went, for `npm run bench:delivery`.
  */
 export function registerDevFloorRoutes(app: OpenAPIHono<AppEnv>): void {
-  const developmentOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-    if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", `No route ${c.req.method} ${c.req.path}.`);
-    await next();
-  };
-  app.use("/_dev/floor/*", developmentOnly);
-  app.use("/_dev/delivery-stages/*", developmentOnly);
   app.get("/_dev/delivery-stages/:jobId", (c) => {
     const timing = stageTimings(c.req.param("jobId"));
     if (!timing) throw new ApiError("job_not_found", "No stage timings for this job in this isolate.");

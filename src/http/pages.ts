@@ -1,5 +1,6 @@
 import { escapeHtml } from "../lib/html";
 import type { AppContext } from "./context";
+import { config } from "../config";
 
 /**
  * HTML pages the service serves to browsers (embed, share, their error pages): one set of
@@ -72,7 +73,7 @@ export const frameScriptTag = `<script>${FRAME_SCRIPT}</script>`;
  * call this service (`connect-src 'self'`) but submit no form.
  */
 export async function pageSecurityHeaders(c: AppContext, frameAncestors?: string, script?: { src: string } | { hash: string }): Promise<void> {
-  const ancestors = (frameAncestors ?? c.env.FRAME_ANCESTORS ?? "'none'").trim() || "'none'";
+  const ancestors = frameAncestors?.trim() || config(c.env).FRAME_ANCESTORS;
   // A live embed page's own control (Subscribe) runs one more inline script, by its hash, and calls this service.
   const scripts =
     script && "src" in script

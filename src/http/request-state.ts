@@ -2,13 +2,14 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { RoundTripCounter, RequestSession } from "../db/client";
 import type { Env } from "../env";
 import type { Principal } from "./context";
+import { config, ConfigError } from "../config";
 
 /** What one incoming request has cost and how it reads D1, reachable from any layer. */
 export class RequestState {
   readonly d1 = new RoundTripCounter();
   /** Durable Object calls on the request's critical path (background lease renewals excluded). */
   doTrips = 0;
-  /** Calls to the other bindings, counted outside production for the latency model. */
+  /** Calls to the other bindings, counted with DIAGNOSTICS on for the latency model. */
   readonly bindingTrips = { kv: 0, r2: 0, queue: 0 };
   session: RequestSession;
   /** This is the second attempt, on the primary. */
@@ -61,7 +62,7 @@ export async function serveRequest(
   handle: (request: Request, env: Env) => Response | Promise<Response>,
 ): Promise<Response> {
   const state = new RequestState(env);
-  const served = env.ENVIRONMENT === "production" ? env : countingBindings(env);
+  const served = diagnosticsOn(env) ? countingBindings(env) : env;
   const first = await runInRequest(state, () => handle(request, served));
   if (!state.notFound || state.session.primary || state.d1.count === 0 || first.status < 400) return first;
   // The body was read once by the JSON body rules; a route that never read it gets it untouched.
@@ -80,8 +81,7 @@ export async function serveRequest(
 const countedViews = new WeakMap<Env, Env>();
 
 /**
- * Env with KV, R2 and queue calls counted for the request making them (never in
- * production). Built once per env, not per request: each call finds its request's counters.
+ * Env with KV, R2 and queue calls counted for the request making them (DIAGNOSTICS on). Built once per env, not per request: each call finds its request's counters.
  */
 function countingBindings(env: Env): Env {
   let view = countedViews.get(env);
@@ -100,11 +100,21 @@ function countingBindings(env: Env): Env {
     return wrapper as T;
   };
   view = Object.create(env) as Env;
-  view.DOWNLOADS = counted(env.DOWNLOADS, ["get", "getWithMetadata", "put", "delete", "list"], "kv");
+  view.LINKS = counted(env.LINKS, ["get", "getWithMetadata", "put", "delete", "list"], "kv");
   view.FILES = counted(env.FILES, ["get", "head", "put", "delete", "list", "createMultipartUpload"], "r2");
   view.DELIVERY_QUEUE = counted(env.DELIVERY_QUEUE, ["send", "sendBatch"], "queue");
   countedViews.set(env, view);
   return view;
+}
+
+/** A var that does not parse is answered by the app (500 naming it); nothing is counted then. */
+function diagnosticsOn(env: Env): boolean {
+  try {
+    return config(env).DIAGNOSTICS;
+  } catch (error) {
+    if (error instanceof ConfigError) return false;
+    throw error;
+  }
 }
 
 /** Notes that the current request produced a `*_not_found` answer. */

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import pg from "pg";
-import type { AppContext, AppEnv } from "../http/context";
+import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { jsonBody } from "../http/json-body";
 import { bindingOfKind, type DataSourceKind } from "../dashboards/sources/kinds";
@@ -11,18 +11,13 @@ import { ReportQuery } from "./query";
 import { compiledFor } from "./service";
 
 /**
- * Development-only routes for `npm run bench:builder` (not part of the API): the statement a
+ * Development routes (DEV_ROUTES only: http/dev-only.ts) for `npm run bench:builder` (not part of the API): the statement a
  * builder query compiles to for its customer, and that statement run straight through the
  * data source's binding — the floor the builder's query route is measured against in the
  * same run. Here, not in src/http, because src/http imports no capability.
  */
 export function registerReportDevRoutes(app: OpenAPIHono<AppEnv>): void {
-  const developmentOnly = (c: AppContext) => {
-    if (c.env.ENVIRONMENT !== "development") throw new ApiError("route_not_found", `No route ${c.req.method} ${c.req.path}.`);
-  };
-
   app.post("/_dev/report-sql/:embedId", jsonBody, async (c) => {
-    developmentOnly(c);
     const claims = await verifyBuilderToken(c.env, (c.req.header("Authorization") ?? "").replace(/^Bearer\s+/, ""));
     if (!claims || claims.bpe !== c.req.param("embedId")) throw new ApiError("invalid_embed_token", "A builder token for this blueprint is needed.");
     const query = ReportQuery.parse(JSON.parse(await c.req.text()));
@@ -31,7 +26,6 @@ export function registerReportDevRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.post("/_dev/floor/report-sql", jsonBody, async (c) => {
-    developmentOnly(c);
     const { binding, kind, sql, params } = JSON.parse(await c.req.text()) as { binding: string; kind: DataSourceKind; sql: string; params: unknown[] };
     // Even here only a read, and only on a data source's database (never the service's own).
     const target = bindingOfKind(c.env, kind, binding);

@@ -11,6 +11,7 @@ import { BUILDER_SCRIPT } from "./page-script";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import { builderRequest, builderRoute } from "./routes";
 import * as reports from "./service";
+import { config } from "../config";
 
 /**
  * What the builder page itself needs from the server (docs/report-builder.md): the page,
@@ -113,7 +114,7 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
     const cacheReport = new QueryCacheReport();
     const body = c.req.valid("json") as z.infer<typeof ViewBody>;
     const result = await reports.runQuery(builderRequest(c, trips, cacheReport), body.query as ReportQuery);
-    if (c.env.ENVIRONMENT !== "production") {
+    if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(trips.count));
       c.header("X-Query-Cache", cacheReport.status);
     }

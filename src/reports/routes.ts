@@ -13,6 +13,7 @@ import { verifyBuilderToken, type BuilderClaims } from "./builder-token";
 import { registerReportDevRoutes } from "./dev-floor";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import * as reports from "./service";
+import { config } from "../config";
 
 /**
  * The report builder's JSON API (docs/report-builder.md): `/report-builder/<blueprint
@@ -242,9 +243,9 @@ const deleteCustomerReportRoute = apiOperation({
   response: successSchema({}),
 });
 
-/** Outside production: what the query cost at the data source and whether it came from the query cache (as on embed pages). */
+/** With DIAGNOSTICS on: what the query cost at the data source and whether it came from the query cache (as on embed pages). */
 function reportTrips(c: AppContext, trips: DataRoundTrips, cacheReport: QueryCacheReport): void {
-  if (c.env.ENVIRONMENT === "production") return;
+  if (!config(c.env).DIAGNOSTICS) return;
   c.header("X-Data-Round-Trips", String(trips.count));
   c.header("X-Query-Cache", cacheReport.status);
 }

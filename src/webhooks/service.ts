@@ -4,6 +4,7 @@ import { ApiError } from "../http/errors";
 import { hmacSha256Hex, importHmacKey, randomHex } from "../lib/crypto";
 import { log } from "../lib/log";
 import * as repo from "./repository";
+import { config } from "../config";
 
 /** Attempts per webhook, and the first retry delay (doubled each time: 5, 10, 20, 40 s). */
 const WEBHOOK_MAX_ATTEMPTS = 5;
@@ -66,7 +67,7 @@ export function checkCallbackUrl(env: Env, callbackUrl: string): void {
   const url = new URL(callbackUrl);
   if (url.protocol === "https:") return;
   const local = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.protocol === "http:" && local && env.ENVIRONMENT === "development") return;
+  if (url.protocol === "http:" && local && config(env).ENVIRONMENT === "development") return;
   throw new ApiError("validation_error", "callback_url must be https (http only on localhost in development).", "callback_url");
 }
 

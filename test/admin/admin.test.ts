@@ -128,7 +128,7 @@ describe("admin: schemas and data sources", () => {
   });
 
   it("refuses a binding that is not a D1 database of this Worker (400)", async () => {
-    for (const binding of ["NOPE", "DOWNLOADS"]) {
+    for (const binding of ["NOPE", "LINKS"]) {
       const res = await admin("POST", "/admin/data_sources/", { name: "x", binding });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: "validation_error", field: "binding" });

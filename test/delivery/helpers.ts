@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { admin, call, callWithEnv, createCustomer, sha256, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 
-export const bindings = env as unknown as { DB: D1Database; DOWNLOADS: KVNamespace; FILES: R2Bucket; BROWSER: Fetcher };
+export const bindings = env as unknown as { DB: D1Database; LINKS: KVNamespace; FILES: R2Bucket; BROWSER: Fetcher };
 
 /** A workspace with a customer mapped to the demo data and a dashboard with a chart. */
 export async function deliverySetup() {

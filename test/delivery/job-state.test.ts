@@ -84,7 +84,7 @@ describe("at most one e-mail per job, never silently lost", () => {
 
   it("retries a send that is known to have failed, then sends once", async () => {
     const id = await job("retry-send@alpha.example");
-    await bindings.DOWNLOADS.put("fault:send", "1");
+    await bindings.LINKS.put("fault:send", "1");
     const first = await deliverByHand(id, 1);
     expect(first.retryMessages).toHaveLength(1);
     expect(await jobRow(id)).toMatchObject({ status: "queued", error: FAILURE_REASONS.send_failed });
@@ -96,7 +96,7 @@ describe("at most one e-mail per job, never silently lost", () => {
 
   it("records a send once the recording works again on the second try", async () => {
     const id = await job("record-later@alpha.example");
-    await bindings.DOWNLOADS.put("fault:after_send", "1");
+    await bindings.LINKS.put("fault:after_send", "1");
     await deliverByHand(id, 1);
     expect((await jobRow(id))!.status).toBe("done");
     expect(await sentMails(id)).toHaveLength(1);
@@ -104,7 +104,7 @@ describe("at most one e-mail per job, never silently lost", () => {
 
   it("never sends a second e-mail when recording the send fails; the sweep reports the outcome as unknown", async () => {
     const id = await job("unrecorded@alpha.example");
-    await bindings.DOWNLOADS.put("fault:after_send", "2");
+    await bindings.LINKS.put("fault:after_send", "2");
     const first = await deliverByHand(id, 1);
     expect(first.explicitAcks).toHaveLength(1);
     expect((await jobRow(id))!.status).toBe("sending");
@@ -242,7 +242,7 @@ describe("no blank or error capture is delivered", () => {
   it("gives clients a short stable reason and logs the details with the job id", async () => {
     const warn = vi.spyOn(console, "warn");
     const id = await job(null);
-    await bindings.DOWNLOADS.put("fault:browser", "1");
+    await bindings.LINKS.put("fault:browser", "1");
     await deliverByHand(id, 1);
     const status = await call("POST", "/api/dashboard/job_status/", { token: ctx.read, body: { job_id: id } });
     expect(status.body.job.error).toBe("The dashboard could not be captured.");

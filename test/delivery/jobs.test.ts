@@ -11,7 +11,7 @@ const unqueuedJob = (email: string | null) => newJob(ctx.customer.provided_id, c
 
 describe("delivery jobs", () => {
   it("retries after a browser failure and then succeeds (real queue)", async () => {
-    await bindings.DOWNLOADS.put("fault:browser", "1");
+    await bindings.LINKS.put("fault:browser", "1");
     const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
     const failedOnce = await waitForJob(ctx.read, res.body.job_id, (s) => s === "queued" || s === "done", 30_000);
     const done = failedOnce.status === "done" ? failedOnce : await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed", 60_000);
@@ -20,7 +20,7 @@ describe("delivery jobs", () => {
 
   it("records the reason and fails for good on the third failed attempt; the message goes on to the dead-letter queue", async () => {
     const jobId = await unqueuedJob(null);
-    await bindings.DOWNLOADS.put("fault:browser", "3");
+    await bindings.LINKS.put("fault:browser", "3");
     for (const attempt of [1, 2]) {
       const result = await deliverByHand(jobId, attempt);
       expect(result.retryMessages).toHaveLength(1);
@@ -36,14 +36,14 @@ describe("delivery jobs", () => {
     // A download link of a failed job answers 500 render_failed.
     const token = "c".repeat(64);
     const digest = await sha256(token);
-    await bindings.DOWNLOADS.put(`download:${digest}`, jobId);
+    await bindings.LINKS.put(`download:${digest}`, jobId);
     const download = await call("GET", `/api/downloads/${token}`);
     expect(download.status).toBe(500);
     expect(download.body.error.code).toBe("render_failed");
   });
 
   it("sends the e-mail once when the same message is delivered twice", async () => {
-    await bindings.DOWNLOADS.delete("fault:browser");
+    await bindings.LINKS.delete("fault:browser");
     const jobId = await unqueuedJob("twice@alpha.example");
     const first = await deliverByHand(jobId, 1, 2);
     expect(first.explicitAcks).toHaveLength(2);

@@ -34,7 +34,7 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
     // Expired (the KV entry is gone) or unknown: 404.
     const token = res.body.url.split("/").pop();
     const digest = await sha256(token);
-    await bindings.DOWNLOADS.delete(`download:${digest}`);
+    await bindings.LINKS.delete(`download:${digest}`);
     expect((await fetchDownload(res.body.url)).status).toBe(404);
     expect((await fetchDownload(`http://api.test/api/downloads/${"0".repeat(64)}`)).status).toBe(404);
   });
@@ -79,7 +79,7 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
   async function linkToUnqueuedJob() {
     const jobId = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, null);
     const token = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
-    await bindings.DOWNLOADS.put(`download:${await sha256(token)}`, jobId);
+    await bindings.LINKS.put(`download:${await sha256(token)}`, jobId);
     return { jobId, url: `http://api.test/api/downloads/${token}` };
   }
 

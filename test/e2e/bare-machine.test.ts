@@ -88,7 +88,8 @@ describe("a bare machine (Node 20, no Chromium, no PostgreSQL)", () => {
 
     const started = Date.now();
     let output = "";
-    child = spawn("sh", ["-c", "npm install --no-audit --no-fund && npm start"], { cwd: clone, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    // (worker-configuration.d.ts types process.env as the Worker sees it; this is a plain Node child.)
+    child = spawn("sh", ["-c", "npm install --no-audit --no-fund && npm start"], { cwd: clone, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (output += chunk));
 

@@ -54,7 +54,7 @@ describe("X-Query-Cache on captures", () => {
     const token = (await sha256(unique("share"))).slice(0, 64);
     // A share link names the customer token it was made under (a refresh ends it).
     const ctv = (await sha256(`embed-token:${row!.token_hash}`)).slice(0, 32);
-    await (env as unknown as { DOWNLOADS: KVNamespace }).DOWNLOADS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: row!.id, embedId, variables: {}, ctv }));
+    await (env as unknown as { LINKS: KVNamespace }).LINKS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: row!.id, embedId, variables: {}, ctv }));
     const share = () => callWithEnv({}, "GET", `/share/${token}`);
     const first = await share();
     expect(first.status).toBe(200);

@@ -13,6 +13,7 @@ import { REPORT_VERSIONS, REPORT_WIDTH } from "../report-defaults";
 import * as repo from "../repository";
 import { failUnstarted, startJob, type NewJob, type StartScope } from "../run/start";
 import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "../schemas";
+import { config } from "../../config";
 
 /** Where jobs are made: the access group they belong to, and where their links point. */
 export interface DeliveryScope extends StartScope {
@@ -130,7 +131,7 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
   const shareToken = input.custom_url ? undefined : randomHex(32);
   const request: JobRequest = {
     email: input.email,
-    fileName: `dashboard_report.${scope.env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpg" : "png"}`,
+    fileName: `dashboard_report.${config(scope.env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpg" : "png"}`,
     exportType: "image",
     subject: input.subject ?? "Dashboard Email Report",
     variables: input.variables ?? {},

@@ -12,7 +12,7 @@ const downloadKey = async (token: string) => `download:${await sha256Hex(token)}
 
 /** Stores a download link's token (hashed) for the job it downloads. */
 export async function storeDownloadLink(env: Env, token: string, jobId: string): Promise<void> {
-  await env.DOWNLOADS.put(await downloadKey(token), jobId, { expirationTtl: config(env).DOWNLOAD_TTL_SECONDS });
+  await env.LINKS.put(await downloadKey(token), jobId, { expirationTtl: config(env).DOWNLOAD_TTL_SECONDS });
 }
 
 export type DownloadState =
@@ -40,7 +40,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * and timers, never the attempt itself (Workers run no request's code on behalf of another).
  */
 export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
-  const jobId = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(await downloadKey(token)) : null;
+  const jobId = HEX_TOKEN.test(token) ? await env.LINKS.get(await downloadKey(token)) : null;
   if (!jobId) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
   const started = Date.now();
   const until = started + waitSeconds * 1000;

@@ -29,7 +29,7 @@ const shareKey = async (token: string) => `share:${await sha256Hex(token)}`;
 /** Stores a share link for `token` (hashed) until SHARE_TTL_SECONDS pass, made under the customer token whose hash is given. */
 export async function storeShareLink(env: Env, token: string, link: Omit<ShareLink, "ctv">, customerTokenHash: string): Promise<void> {
   const share: ShareLink = { ...link, ctv: await customerTokenFingerprint(customerTokenHash) };
-  await env.DOWNLOADS.put(await shareKey(token), JSON.stringify(share), { expirationTtl: config(env).SHARE_TTL_SECONDS });
+  await env.LINKS.put(await shareKey(token), JSON.stringify(share), { expirationTtl: config(env).SHARE_TTL_SECONDS });
 }
 
 /**
@@ -37,7 +37,7 @@ export async function storeShareLink(env: Env, token: string, link: Omit<ShareLi
  * exists and still has the token the link was made under (deleted or refreshed: not found).
  */
 export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation, run: RenderRun = {}): Promise<string> {
-  const value = HEX_TOKEN.test(token) ? await env.DOWNLOADS.get(await shareKey(token)) : null;
+  const value = HEX_TOKEN.test(token) ? await env.LINKS.get(await shareKey(token)) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
   const share = ShareLink.parse(JSON.parse(value));
   const made = share.ctv;

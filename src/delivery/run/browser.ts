@@ -78,7 +78,7 @@ export interface StationTiming {
  */
 export async function capture(env: Env, html: string, options: CaptureOptions, key = ""): Promise<Capture> {
   const stations = config(env).CAPTURE_STATIONS;
-  const namespace = env.CAPTURE_STATION as unknown as DurableObjectNamespace<CaptureStation>;
+  const namespace = env.CAPTURE_STATION;
   const station = namespace.get(namespace.idFromName(`station-${stationIndex(key, stations)}`));
   const deadline = options.deadline ?? Date.now() + CAPTURE_BUDGET_MS;
   // The call and the timer are this request's own: nothing here waits on another request.

@@ -2,12 +2,13 @@ import type { Env } from "../../env";
 import { capture, type Capture, type CaptureOptions } from "./browser";
 import type { Mail } from "../mail/mime";
 import { sendMail } from "../mail/send";
+import { config } from "../../config";
 
 /**
  * What a job does to the world outside the database: capture a page, store the file, send
  * an e-mail.
- * The job logic calls these and nothing else, so tests can inject faults here (outside
- * production) without the job logic knowing.
+ * The job logic calls these and nothing else, so tests can inject faults here (with
+ * FAULT_INJECTION on) without the job logic knowing.
  */
 export interface DeliveryEffects {
   /** `jobId` spreads jobs over the capture stations. */
@@ -28,11 +29,11 @@ export function deliveryEffects(env: Env): DeliveryEffects {
     send: (mail, jobId) => sendMail(env, mail, jobId),
     afterSend: async () => {},
   };
-  return env.ENVIRONMENT === "production" ? real : withInjectedFaults(env, real);
+  return config(env).FAULT_INJECTION ? withInjectedFaults(env, real) : real;
 }
 
 /**
- * Test hook outside production: KV `fault:<point>` holding a number makes that many calls
+ * Test hook (FAULT_INJECTION): KV `fault:<point>` holding a number makes that many calls
  * at that point fail (`browser`: the capture, `send`: the e-mail, `after_send`: the step
  * between a successful send and recording it).
  */
@@ -55,9 +56,9 @@ function withInjectedFaults(env: Env, real: DeliveryEffects): DeliveryEffects {
 }
 
 async function fault(env: Env, point: string): Promise<void> {
-  const remaining = Number((await env.DOWNLOADS.get(`fault:${point}`)) ?? "0");
+  const remaining = Number((await env.LINKS.get(`fault:${point}`)) ?? "0");
   if (remaining > 0) {
-    await env.DOWNLOADS.put(`fault:${point}`, String(remaining - 1));
+    await env.LINKS.put(`fault:${point}`, String(remaining - 1));
     throw new Error(`injected ${point} failure`);
   }
 }

@@ -19,6 +19,7 @@ import { CAPTURE_DEADLINE_SECONDS, FIRST_ATTEMPT_LIFETIME_SECONDS } from "./dead
 import type { DeliveryEffects } from "./effects";
 import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
+import { config } from "../../config";
 
 /** A job's first attempt, run by the call that created it: the job as born (claimed), its dashboard's rows already read. */
 export interface FirstAttempt {
@@ -94,7 +95,7 @@ export async function runJob(
       captured = { bytes: await jobWorkbook(db, env, jobPage, cacheReport), contentType: XLSX_CONTENT_TYPE };
     } else {
       const html = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
-      const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && env.REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
+      const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
       captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
     }
     const key = `jobs/${job.id}/${request.fileName}`;

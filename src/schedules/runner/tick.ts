@@ -4,6 +4,7 @@ import { log, setLogLevel } from "../../lib/log";
 import { CronSchedule, minuteOf, slotString } from "../cron";
 import * as repo from "../repository";
 import { fanOut, loadedRun, recordRun, RUN_READS, runReads, type ClaimedRun } from "./fan-out";
+import { config } from "../../config";
 
 /** Schedules started by one tick; more wait for the next minute's tick. */
 const MAX_RUNS_PER_TICK = 200;
@@ -25,7 +26,7 @@ export interface TickSummary {
  * or repeated ticks claim each slot once; only the tick that claimed a slot starts its jobs.
  */
 export async function runDueSchedules(env: Env, scheduledTime: number): Promise<TickSummary> {
-  setLogLevel(env.LOG_LEVEL);
+  setLogLevel(config(env).LOG_LEVEL);
   const started = Date.now();
   const counter = new RoundTripCounter();
   const db = createDatabase(env.DB, counter);

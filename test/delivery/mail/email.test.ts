@@ -79,7 +79,7 @@ describe("report e-mail", () => {
 
   it("answers a share link whose customer is gone with its 404 page, after one look at the primary", async () => {
     const token = "b".repeat(64);
-    await bindings.DOWNLOADS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: 987_654_321, embedId: ctx.embedId, variables: {} }));
+    await bindings.LINKS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: 987_654_321, embedId: ctx.embedId, variables: {} }));
     const gone = await fetchDownload(`http://api.test/share/${token}`);
     expect(gone.status).toBe(404);
     expect(new TextDecoder().decode(gone.bytes)).toContain("This share link is unknown or has expired.");

@@ -56,7 +56,7 @@ function d1RefusingJobUpdates(db: D1Database): D1Database {
 describe("a job whose start or first attempt meets an outage is not lost", () => {
   it("fails a report at once when its share link cannot be stored: 500, job failed 'could not be started', no e-mail", async () => {
     const email = `${unique("share-outage")}@alpha.example`;
-    const res = await callWithEnv({ DOWNLOADS: kvRefusingShareLinks(bindings.DOWNLOADS) }, "POST", "/api/dashboard/report", {
+    const res = await callWithEnv({ LINKS: kvRefusingShareLinks(bindings.LINKS) }, "POST", "/api/dashboard/report", {
       token: ctx.write,
       body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email },
     });
@@ -71,7 +71,7 @@ describe("a job whose start or first attempt meets an outage is not lost", () =>
   });
 
   it("leaves a first attempt whose failure cannot be recorded to the backstop, which completes it as attempt 2", async () => {
-    await bindings.DOWNLOADS.put("fault:browser", "1");
+    await bindings.LINKS.put("fault:browser", "1");
     const res = await callWithEnv({ DB: d1RefusingJobUpdates(bindings.DB) }, "POST", "/api/dashboard/screenshot", {
       token: ctx.write,
       body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
@@ -79,7 +79,7 @@ describe("a job whose start or first attempt meets an outage is not lost", () =>
     expect(res.status).toBe(200);
     const jobId = res.body.job_id;
     // The capture failed and the database refused to record it: the job is left as a dead attempt leaves it.
-    expect(await bindings.DOWNLOADS.get("fault:browser")).toBe("0");
+    expect(await bindings.LINKS.get("fault:browser")).toBe("0");
     expect(await jobRow(jobId)).toMatchObject({ status: "rendering", attempts: 1, error: null });
     await age(jobId, FIRST_ATTEMPT_LIFETIME_SECONDS + 1);
     const result = await backstop(jobId);
@@ -93,7 +93,7 @@ const backstop = (jobId: string) => deliverByHand(jobId, 1, 1, { jobId, after: 1
 
 describe("a failed attempt is recorded at once and retried on the backoff", () => {
   it("records a first attempt whose capture throws as failed (queued, with its reason) at once, and retries it 5 s later (real queue)", async () => {
-    await bindings.DOWNLOADS.put("fault:browser", "1");
+    await bindings.LINKS.put("fault:browser", "1");
     const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
     expect(res.status).toBe(200);
     const jobId = res.body.job_id;
@@ -155,7 +155,7 @@ describe("the backstop runs a job only when its first attempt died", () => {
 
   it("queues its own failed attempt's retry as a plain message, which then claims the job (a backstop message would not)", async () => {
     const id = await jobLeftAt("rendering", 1, FIRST_ATTEMPT_LIFETIME_SECONDS + 1);
-    await bindings.DOWNLOADS.put("fault:browser", "1");
+    await bindings.LINKS.put("fault:browser", "1");
     const failed = await backstop(id);
     expect(failed.explicitAcks).toHaveLength(1);
     expect(failed.retryMessages).toHaveLength(0);

@@ -106,7 +106,7 @@ describe("completion webhooks", () => {
     const name = unique("failed");
     const doomed = await createCustomer(ctx.write, { provided_id: unique("doomed"), mapping: { [ctx.schema]: ctx.demo } });
     // The first capture fails (retried 5 s later), so the deletion surely lands before the job can finish.
-    const kv = (env as unknown as { DOWNLOADS: KVNamespace }).DOWNLOADS;
+    const kv = (env as unknown as { LINKS: KVNamespace }).LINKS;
     await kv.put("fault:browser", "1");
     const res = await call("POST", "/api/dashboard/report", {
       token: ctx.write,
