@@ -39,6 +39,7 @@ const get = apiOperation({
   tags,
   summary: "An alert with the last 20 evaluations of each customer and its last 20 runs, newest first",
   write: false,
+  retryNotFoundOnPrimary: true,
   body: AlertIdBody,
   response: successSchema({ alert: AlertSchema, unsubscribed: Unsubscribed, evaluations: z.array(EvaluationSchema), runs: z.array(RunSchema) }),
 });

@@ -44,6 +44,7 @@ const listForCustomer = apiOperation({
   tags,
   summary: "List a customer's blueprints",
   write: false,
+  retryNotFoundOnPrimary: true,
   body: CustomerBlueprintsBody,
   response: successSchema({ blueprints: z.array(BlueprintSummary) }),
 });
@@ -55,6 +56,7 @@ const get = apiOperation({
   tags,
   summary: "Get a blueprint with its tables (defaults filled in)",
   write: false,
+  retryNotFoundOnPrimary: true,
   body: BlueprintIdBody,
   response: successSchema({ blueprint: BlueprintSchema }),
 });

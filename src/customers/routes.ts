@@ -35,6 +35,7 @@ const getCustomer = apiOperation({
   tags,
   summary: "Get a customer",
   write: false,
+  retryNotFoundOnPrimary: true,
   body: ProvidedIdBody,
   response: successSchema({ customer: CustomerSchema }),
 });

@@ -43,6 +43,7 @@ const getVersion = adminOperation({
   method: "get",
   path: "/admin/dashboard_versions/",
   operationId: "adminGetDashboardVersion",
+  retryNotFoundOnPrimary: true,
   tags,
   summary: "Read one version back as stored: by number, by tag, or the newest (what `dashboards pull` writes to a file)",
   query: z

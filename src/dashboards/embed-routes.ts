@@ -17,6 +17,7 @@ import { pageWidth } from "./layout";
 import { mintEmbedToken, panelRows, renderForCustomer } from "./service";
 import { isRefusal, resolveViewer } from "./viewer";
 import { config } from "../config";
+import { retryNotFoundOnPrimary } from "../http/replica-retry";
 
 // The public embedding routes: minting signed embed tokens, the embed page, its panels' CSV
 // and embed.js. Who may look is decided in ./viewer.ts.
@@ -98,6 +99,7 @@ const generateEmbedToken = apiOperation({
     "or one blueprint's report builder (`blueprint_id`) for one customer until `expires_at`; refreshing the customer token or deleting the customer revokes it. " +
     "Read tokens may mint.",
   write: false,
+  retryNotFoundOnPrimary: true,
   body: EmbedTokenBody,
   response: successSchema({
     token: z.string().openapi({ description: "A compact JWS (HS256)." }),
@@ -123,6 +125,7 @@ const embedPage = createRoute({
   method: "get",
   path: "/embed/{embedId}",
   operationId: "embedPage",
+  middleware: [retryNotFoundOnPrimary],
   tags,
   summary: "The embedded dashboard (an HTML page for an iframe)",
   description:
@@ -163,6 +166,7 @@ const panelCsv = createRoute({
   method: "get",
   path: "/embed/{embedId}/panels/{panelFile}",
   operationId: "embedPanelCsv",
+  middleware: [retryNotFoundOnPrimary],
   tags,
   summary: "A data panel's rows as CSV",
   description:

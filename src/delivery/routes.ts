@@ -15,6 +15,7 @@ import { download } from "./links/download";
 import { renderShare } from "./links/share";
 import { jobStatus as readJobStatus } from "./status";
 import { config } from "../config";
+import { retryNotFoundOnPrimary } from "../http/replica-retry";
 
 const tags = ["Dashboard delivery"];
 
@@ -91,6 +92,7 @@ const jobStatus = apiOperation({
   tags,
   summary: "The status of a screenshot or report job",
   write: false,
+  retryNotFoundOnPrimary: true,
   body: JobStatusBody,
   response: successSchema({ job: JobSchema }),
 });
@@ -99,6 +101,7 @@ const downloadOperation = publicOperation({
   method: "get",
   path: "/api/downloads/{token}",
   operationId: "download",
+  retryNotFoundOnPrimary: true,
   tags,
   summary: "Download a screenshot (capability URL; no API token)",
   description:
@@ -123,6 +126,7 @@ const shareRoute = createRoute({
   method: "get",
   path: "/share/{token}",
   operationId: "sharePage",
+  middleware: [retryNotFoundOnPrimary],
   tags,
   summary: "A report's share link (capability URL; no API token)",
   description: "Renders the reported dashboard for that customer until the link expires (SHARE_TTL_SECONDS).",

@@ -4,6 +4,7 @@ import { apiAccess, adminAccess } from "./auth";
 import type { AppEnv } from "./context";
 import { errorStatus } from "./errors";
 import { jsonBody } from "./json-body";
+import { retryNotFoundOnPrimary } from "./replica-retry";
 import { withoutTrailingSlash } from "./route-path";
 
 export const ErrorSchema = z
@@ -42,6 +43,12 @@ interface OperationOptions<Body extends z.ZodType | undefined, Query extends z.Z
   response: Response;
   /** Requests the service makes back to the caller (e.g. a completion webhook). */
   callbacks?: RouteConfig["callbacks"];
+  /**
+   * A `*_not_found` answer read on a D1 replica is served once more from the primary
+   * (http/replica-retry.ts). Only for operations that read on a replica (GETs, and API
+   * operations with `write: false`); elsewhere it could never fire and is refused.
+   */
+  retryNotFoundOnPrimary?: boolean;
 }
 
 /**
@@ -62,6 +69,7 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
 ) {
   const path = withoutTrailingSlash(options.path);
   writtenPaths.set(path, options.path);
+  if (options.retryNotFoundOnPrimary) middleware = [retryNotFoundOnPrimary, ...[middleware ?? []].flat()];
   return createRoute({
     method: options.method,
     path,
@@ -90,7 +98,7 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
  * JSON body conventions, then the zod schemas (which are also the OpenAPI document).
  */
 export function apiOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
-  options: OperationOptions<B, Q, R> & { write: boolean; delivery?: boolean; successor?: string },
+  options: OperationOptions<B, Q, R> & { delivery?: boolean; successor?: string } & ({ write: false } | { write: true; retryNotFoundOnPrimary?: false }),
 ) {
   const access = apiAccess({ write: options.write, delivery: options.delivery });
   const chain = options.method === "get" ? [access] : [access, jsonBody];
@@ -111,6 +119,7 @@ function deprecation(successor: string): MiddlewareHandler<AppEnv> {
 export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
   options: OperationOptions<B, Q, R>,
 ) {
+  refuseRetryOnPrimary(options);
   return route(options, options.method === "get" ? [adminAccess] : [adminAccess, jsonBody], [{ AdminToken: [] }]);
 }
 
@@ -118,7 +127,15 @@ export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodO
 export function publicOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
   options: OperationOptions<B, Q, R>,
 ) {
+  refuseRetryOnPrimary(options);
   return route(options, options.method === "get" ? [] : [jsonBody], []);
+}
+
+/** Admin and public operations other than GETs read the primary already: a declared retry there is a mistake. */
+function refuseRetryOnPrimary(options: { method: string; operationId: string; retryNotFoundOnPrimary?: boolean }): void {
+  if (options.retryNotFoundOnPrimary && options.method !== "get") {
+    throw new Error(`${options.operationId}: retryNotFoundOnPrimary is for operations that read on a replica (GET); a ${options.method.toUpperCase()} reads the primary.`);
+  }
 }
 
 /** `{ success: 1, ...fields }` */

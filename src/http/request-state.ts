@@ -18,6 +18,8 @@ export class RequestState {
   answered = false;
   /** A `*_not_found` answer was produced while handling the request. */
   notFound = false;
+  /** The operation declares that a replica's not-found is served again from the primary (http/replica-retry.ts). */
+  retryNotFoundOnPrimary = false;
   /** Authentication result kept for the retry on the primary, so it is not counted twice. */
   auth: { principal: Principal; headers: Record<string, string> } | undefined;
   /** The request body as the JSON body rules read it. */
@@ -49,12 +51,13 @@ export function runInRequest<T>(state: RequestState, fn: () => T): T {
 }
 
 /**
- * Serves one request; a read served by a replica whose answer is a "not found" (any
+ * Serves one request. An operation declared with `retryNotFoundOnPrimary` (see
+ * http/replica-retry.ts) whose answer, read on a replica, is a "not found" (any
  * `*_not_found` but `route_not_found`, marked where the answer is made:
  * errors/answeringNotFound; e.g. a customer created a moment ago elsewhere) is served once
  * more from the primary, so nothing is missing right after its creation. The retry reuses
  * the authentication and the counters, so the call counts once and its headers report
- * every hop of both attempts.
+ * every hop of both attempts. Undeclared operations answer what they found.
  */
 export async function serveRequest(
   request: Request,
@@ -64,7 +67,7 @@ export async function serveRequest(
   const state = new RequestState(env);
   const served = diagnosticsOn(env) ? countingBindings(env) : env;
   const first = await runInRequest(state, () => handle(request, served));
-  if (!state.notFound || state.session.primary || state.d1.count === 0 || first.status < 400) return first;
+  if (!state.retryNotFoundOnPrimary || !state.notFound || state.session.primary || state.d1.count === 0 || first.status < 400) return first;
   // The body was read once by the JSON body rules; a route that never read it gets it untouched.
   const replay =
     state.body !== undefined && request.method !== "GET" && request.method !== "HEAD"

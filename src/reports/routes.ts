@@ -14,6 +14,7 @@ import { registerReportDevRoutes } from "./dev-floor";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import * as reports from "./service";
 import { config } from "../config";
+import { retryNotFoundOnPrimary } from "../http/replica-retry";
 
 /**
  * The report builder's JSON API (docs/report-builder.md): `/report-builder/<blueprint
@@ -101,8 +102,12 @@ export function builderRoute<B extends z.ZodType | undefined>(options: {
   withReport?: boolean;
   response: z.ZodType;
   file?: boolean;
+  /** See http/replica-retry.ts: only GETs read on a replica. */
+  retryNotFoundOnPrimary?: true;
 }) {
   const access = builderAccess({ save: options.save });
+  if (options.retryNotFoundOnPrimary && options.method !== "get") throw new Error(`${options.operationId}: retryNotFoundOnPrimary is for GETs (they read on a replica).`);
+  const retry = options.retryNotFoundOnPrimary ? [retryNotFoundOnPrimary] : [];
   return createRoute({
     method: options.method,
     path: options.path,
@@ -111,7 +116,7 @@ export function builderRoute<B extends z.ZodType | undefined>(options: {
     summary: options.summary,
     description: options.description,
     security: [{ BuilderToken: [] }],
-    middleware: options.method === "post" ? [access, jsonBody] : [access],
+    middleware: [...retry, access, ...(options.method === "post" ? [jsonBody] : [])],
     request: {
       params: options.withReport
         ? z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }), reportId: z.string() })
@@ -138,6 +143,7 @@ const datasetsRoute = builderRoute({
   method: "get",
   path: "/report-builder/{embedId}/datasets",
   operationId: "builderDatasets",
+  retryNotFoundOnPrimary: true,
   summary: "The blueprint's datasets and their columns",
   response: successSchema({ datasets: z.array(Dataset) }),
 });
@@ -177,6 +183,7 @@ const listRoute = builderRoute({
   method: "get",
   path: "/report-builder/{embedId}/reports",
   operationId: "builderListReports",
+  retryNotFoundOnPrimary: true,
   summary: "This blueprint's saved reports, newest change first",
   response: successSchema({ reports: z.array(SavedReport) }),
 });
@@ -228,6 +235,7 @@ const customerReportsRoute = apiOperation({
   tags,
   summary: "Every saved report of a customer's blueprints",
   write: false,
+  retryNotFoundOnPrimary: true,
   body: z.object({ customer_id: ProvidedId.openapi({ description: "The customer's provided_id." }) }).openapi("CustomerReportsRequest"),
   response: successSchema({ reports: z.array(SavedReport) }),
 });

@@ -39,6 +39,7 @@ const get = apiOperation({
   tags,
   summary: "A report schedule with its last 20 runs, newest first",
   write: false,
+  retryNotFoundOnPrimary: true,
   body: ScheduleIdBody,
   response: successSchema({
     schedule: ScheduleSchema,

@@ -3,6 +3,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { answeringNotFound } from "../http/errors";
 import { confirmationPage, donePage, unknownLinkPage } from "./page";
 import * as unsubscribe from "./service";
+import { retryNotFoundOnPrimary } from "../http/replica-retry";
 
 const tags = ["Unsubscribe"];
 const params = z.object({ token: z.string().openapi({ description: "The capability token of the e-mail's link." }) });
@@ -12,6 +13,7 @@ const confirm = createRoute({
   method: "get",
   path: "/unsubscribe/{token}",
   operationId: "unsubscribePage",
+  middleware: [retryNotFoundOnPrimary],
   tags,
   summary: "An e-mail's unsubscribe link: a page that asks to confirm (changes nothing)",
   request: { params },
