@@ -4,8 +4,8 @@
 //   src/env.ts, src/config.ts import only src/lib and each other (the Worker's bindings and vars)
 //   src/db                   imports only src/db, src/lib, src/env.ts, src/config.ts
 //   src/http                 imports only src/http and the floors below it — no capability folder
-//   capability folders       import anything except src/app.ts and src/index.ts
-//   src/app.ts               imports anything except src/index.ts (it wires the routes)
+//   capability folders       import anything except src/assemble-app.ts and src/index.ts
+//   src/assemble-app.ts      imports anything except src/index.ts (it wires the routes)
 //   src/index.ts             the Worker's entry: imports anything
 // and, inside a capability, between its rooms (ROOMS below):
 //   src/delivery/run         never imports src/delivery/create (creating a job starts it
@@ -29,8 +29,8 @@ const rules = {
   env: { may: GROUND, text: "src/env.ts and src/config.ts import only src/lib and each other" },
   db: { may: ["db", ...GROUND], text: "src/db imports only src/db, src/lib, src/env.ts and src/config.ts" },
   http: { may: ["http", "db", ...GROUND], text: "src/http imports no capability folder" },
-  capability: { mayNot: ["app.ts", "index.ts"], text: "a capability imports neither src/app.ts nor src/index.ts" },
-  app: { mayNot: ["index.ts"], text: "src/app.ts does not import src/index.ts" },
+  capability: { mayNot: ["assemble-app.ts", "index.ts"], text: "a capability imports neither src/assemble-app.ts nor src/index.ts" },
+  app: { mayNot: ["index.ts"], text: "src/assemble-app.ts does not import src/index.ts" },
   index: { mayNot: [], text: "" },
 };
 
@@ -47,7 +47,7 @@ const inside = (rel, folder) => rel === folder || rel.startsWith(`${folder}/`);
 function floorOf(top) {
   if (top === "lib" || top === "db" || top === "http") return top;
   if (top === "env.ts" || top === "config.ts") return "env";
-  if (top === "app.ts") return "app";
+  if (top === "assemble-app.ts") return "app";
   if (top === "index.ts") return "index";
   return "capability";
 }
@@ -70,12 +70,12 @@ function targetPath(file, specifier) {
   return rel.startsWith("..") ? null : rel.split(sep).join("/");
 }
 
-/** The first segment under src/ of a relative import ("delivery", "lib", "app.ts"), or null for packages and paths outside src/. */
+/** The first segment under src/ of a relative import ("delivery", "lib", "assemble-app.ts"), or null for packages and paths outside src/. */
 function targetTop(file, specifier) {
   const rel = targetPath(file, specifier);
   if (rel === null) return null;
   const [top, ...rest] = rel.split("/");
-  // "../app" and "../app.ts" both mean the file src/app.ts.
+  // "../assemble-app" and "../assemble-app.ts" both mean the file src/assemble-app.ts.
   return rest.length === 0 && !/\.[mc]?[jt]sx?$/.test(top) ? `${top}.ts` : top;
 }
 

@@ -1,4 +1,4 @@
-import { createApp } from "./app";
+import { createApp } from "./assemble-app";
 import { consumeDeliveries } from "./delivery/run/consumer";
 import type { DeliveryMessage } from "./delivery/run/message";
 import { sweepStuckDeliveries } from "./delivery/sweep";

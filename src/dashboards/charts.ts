@@ -24,7 +24,7 @@ function toNumber(value: unknown): number | null {
  * Charts drawn lately in this isolate, by what they were drawn from (kind, columns, the
  * values shown and the size): the same chart is drawn once — every viewer of a customer's
  * dashboard, a share link opened again, a capture of a page just viewed. Drawing is most
- * of a render's CPU (about 1 ms per chart); a look-up is a string key. Bounded in entries
+ * of a render's CPU; a look-up is a string key. Bounded in entries
  * and characters, oldest out first.
  */
 const drawn = new Map<string, string>();

@@ -7,7 +7,7 @@ import { ApiError } from "./errors";
 export const DEV_ROUTES_PATH = "/_dev/*";
 
 /**
- * Owns every `/_dev/` route (src/app.ts puts it ahead of all of them): they exist only with
+ * Owns every `/_dev/` route (src/assemble-app.ts puts it ahead of all of them): they exist only with
  * the DEV_ROUTES switch on; otherwise the path answers 404 `route_not_found` like any
  * unknown one, so no route needs its own check and none can forget it.
  */

@@ -4,7 +4,7 @@ import writeXlsxFile, { type Cell, type Row } from "write-excel-file/universal";
  * Spreadsheets (.xlsx) with typed cells, written by `write-excel-file` (its `universal`
  * build: plain JavaScript over fflate's zip, no Node.js API, so it runs in a Worker).
  * Chosen over SheetJS (not on the npm registry any more) and ExcelJS (Node streams and
- * ~10× the bundle) — docs/report-builder.md has its measured bundle cost.
+ * a far larger bundle) — docs/report-builder.md has the measured bundle cost.
  *
  * Numbers are number cells, booleans boolean cells, DATE/DATETIME/TIMESTAMP values real
  * date cells (UTC wall-clock time, as the API answers them), everything else text.

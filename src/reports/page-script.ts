@@ -3,10 +3,10 @@
  * `/report-builder.js` and allowed by the page's CSP by its exact URL.
  *
  * Vanilla JS, written by hand: the page is one form and one result area, rebuilt from a
- * small state object; a UI library (Preact ≈ 4.5 kB gzipped, lit ≈ 6 kB) would add more
- * bytes than the rendering code it replaces. Charts are not drawn here: `/view` answers the
- * result together with the server's chart markup (the dashboards' SVG), so each change is one
- * round trip, and a change made while one is in flight aborts it (AbortController).
+ * small state object; a UI library would add more bytes than the rendering code it
+ * replaces. Charts are not drawn here: `/view` answers the result together with the
+ * server's chart markup (the dashboards' SVG), so each change is one round trip, and a
+ * change made while one is in flight aborts it (AbortController).
  *
  * Talks to its parent (`<report-builder>` in embed.js) with `{source: "report-builder", type}`
  * messages: `ready` / `height` (with `status` and `height`), `error` (`status`), `saved`

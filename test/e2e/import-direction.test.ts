@@ -39,8 +39,8 @@ const sound = {
   "delivery/run/start.ts": `import { e } from "../../http/errors";\nexport const start = e;\n`,
   "delivery/create/jobs.ts": `import { start } from "../run/start";\nexport const create = start;\n`,
   "delivery/routes.ts": `import {\n  s,\n} from "../customers/service";\nimport { create } from "./create/jobs";\nexport const r = [s, create];\n`,
-  "app.ts": `import { r } from "./delivery/routes";\nexport const createApp = () => r;\n`,
-  "index.ts": `import { createApp } from "./app";\nexport default createApp;\n`,
+  "assemble-app.ts": `import { r } from "./delivery/routes";\nexport const createApp = () => r;\n`,
+  "index.ts": `import { createApp } from "./assemble-app";\nexport default createApp;\n`,
 };
 
 afterEach(() => {
@@ -69,9 +69,9 @@ describe("the import direction of src/ (scripts/check-imports.mjs)", () => {
     ["lib/stages.ts", `export { config } from "../config";\n`, "../config", "src/lib imports only src/lib"],
     ["http/auth.ts", `import {\n  s,\n} from "../customers/service";\n`, "../customers/service", "src/http imports no capability folder"],
     ["http/dev.ts", `const m = await import("../delivery/routes");\n`, "../delivery/routes", "src/http imports no capability folder"],
-    ["reports/page.ts", `import { createApp } from "../app";\n`, "../app", "a capability imports neither src/app.ts nor src/index.ts"],
-    ["dashboards/sources/d1.ts", `import worker from "../../index";\n`, "../../index", "a capability imports neither src/app.ts nor src/index.ts"],
-    ["app.ts", `import worker from "./index";\n`, "./index", "src/app.ts does not import src/index.ts"],
+    ["reports/page.ts", `import { createApp } from "../assemble-app";\n`, "../assemble-app", "a capability imports neither src/assemble-app.ts nor src/index.ts"],
+    ["dashboards/sources/d1.ts", `import worker from "../../index";\n`, "../../index", "a capability imports neither src/assemble-app.ts nor src/index.ts"],
+    ["assemble-app.ts", `import worker from "./index";\n`, "./index", "src/assemble-app.ts does not import src/index.ts"],
     ["env.ts", `import { t } from "./db/schema";\n`, "./db/schema", "src/env.ts and src/config.ts import only src/lib and each other"],
     ["delivery/run/start.ts", `import { create } from "../create/jobs";\n`, "../create/jobs", "delivery's running room never imports its creating room"],
     ["schedules/service.ts", `import { tick } from "./runner/tick";\n`, "./runner/tick", "the schedules' CRUD service never imports their runner"],

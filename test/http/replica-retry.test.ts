@@ -6,7 +6,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { handleError, newApp, requestContext } from "../../src/http/app";
+import { handleError, newApp, requestContext } from "../../src/http/request-pipeline";
 import { ApiError } from "../../src/http/errors";
 import { adminOperation, publicOperation, successSchema } from "../../src/http/openapi";
 import { serveRequest } from "../../src/http/request-state";

@@ -121,9 +121,9 @@ function stationIndex(key: string, stations: number): number {
 /**
  * A capture station: a Durable Object that keeps one Browser Rendering connection and one
  * warm tab across jobs. A Worker may not reuse a WebSocket across requests, a Durable
- * Object may, so this saves every job the connect and the tab set-up (about a third of a
- * warm capture's overhead, measured by `npm run bench:delivery`). Captures run one after
- * the other: the tab is shared, and one browser composites one screenshot at a time anyway.
+ * Object may, so this saves every job the connect and the tab set-up (`npm run
+ * bench:delivery` shows the stages). Captures run one after the other: the tab is shared,
+ * and one browser composites one screenshot at a time anyway.
  *
  * Every call awaits only what it creates itself: it takes a number and watches, on its own
  * timer, for its turn (plain fields of the station, no promise of another call), and every
@@ -316,7 +316,7 @@ async function captureOn(tab: Tab, html: string, options: CaptureOptions, deadli
   return { bytes: fromBase64(data), contentType: options.format === "jpeg" ? "image/jpeg" : "image/png" };
 }
 
-/** DevTools sends files as base64; Buffer decodes natively (a byte-by-byte loop costs ms per file). */
+/** DevTools sends files as base64; Buffer decodes natively, where a byte-by-byte loop in JavaScript would spend CPU on every byte. */
 function fromBase64(data: string): Uint8Array<ArrayBuffer> {
   const bytes = Buffer.from(data, "base64");
   return new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);

@@ -11,6 +11,12 @@ import { validationHook } from "./validation";
 import { withoutTrailingSlash } from "./route-path";
 import { config, ConfigError } from "../config";
 
+/**
+ * What every request passes through: the app itself (its validation hook), the request
+ * context middleware, the error handler and the 404/405 answer. The capabilities' routes
+ * are added by src/assemble-app.ts.
+ */
+
 const callerRequestId = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**

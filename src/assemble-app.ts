@@ -15,7 +15,7 @@ import { registerScheduleRoutes } from "./schedules/routes";
 import { registerSubscriptionRoutes } from "./subscriptions/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
-import { handleError, newApp, requestContext, routeNotFound } from "./http/app";
+import { handleError, newApp, requestContext, routeNotFound } from "./http/request-pipeline";
 import { registerDevFloorRoutes } from "./http/dev-floor";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
