@@ -1,9 +1,10 @@
 // src/config.ts: the Worker's vars parsed once per isolate with zod. A var that does not parse
 // is refused with a message naming it (500 internal_error on the request that needs it, nothing
 // created); a good value of the same var is used (control).
-import { env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { config, ConfigError } from "../src/config";
+import worker from "../src/index";
 import { callWithEnv, getCustomer, unique, workspace } from "./helpers/api";
 
 describe("the Worker's vars (src/config.ts)", () => {
@@ -66,5 +67,17 @@ describe("the Worker's vars (src/config.ts)", () => {
     expect(bad.body.error.message).toMatch(/^Invalid configuration: LOG_LEVEL is "loud": /);
     const good = await callWithEnv({ LOG_LEVEL: "error" }, "GET", "/health");
     expect(good.status).toBe(200);
+  });
+
+  it("fails a cron run and a queue batch with a bad var before any work, naming it; with good vars both run (control)", async () => {
+    const controller = createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" });
+    await expect(worker.scheduled(controller, { ...env, DIAGNOSTICS: "maybe" } as never)).rejects.toThrow(/DIAGNOSTICS is "maybe": /);
+    await expect(worker.scheduled(controller, env as never)).resolves.toBeUndefined();
+
+    const batch = () => createMessageBatch("customer-dashboard-delivery", [{ id: unique("message"), timestamp: new Date(), attempts: 1, body: { jobId: "job_nobody" } }]);
+    const ctx = createExecutionContext();
+    await expect((async () => worker.queue(batch() as never, { ...env, LOG_LEVEL: "loud" } as never, ctx))()).rejects.toThrow(/LOG_LEVEL is "loud": /);
+    await expect(worker.queue(batch() as never, env as never, ctx)).resolves.toBeUndefined();
+    await waitOnExecutionContext(ctx);
   });
 });

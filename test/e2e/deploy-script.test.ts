@@ -22,6 +22,8 @@ describe("npm run deploy", () => {
       const output = `${run.stdout}\n${run.stderr}`;
       expect(run.status, output).toBe(0);
       expect(output).toMatch(/env\.ENVIRONMENT \("production"\)/);
+      // Production switches everything off that only tests and development use.
+      for (const name of ["DIAGNOSTICS", "FAULT_INJECTION", "DEV_ROUTES"]) expect(output).toMatch(new RegExp(`env\\.${name} \\("false"\\)`));
       expect(output).not.toMatch(/"development"/);
       expect(output).toMatch(/customer-dashboard-production/);
     } finally {
