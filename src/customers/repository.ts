@@ -245,10 +245,9 @@ export type CustomerChanges = Partial<Pick<CustomerRow, "providedId" | "name" | 
 
 /** Sets the fields given (undefined = keep). */
 export function updateCustomer(db: Database, customerId: number, changes: CustomerChanges) {
-  const { emails, ...columns } = changes;
   return db
     .update(customers)
-    .set({ ...columns, emails: emails && JSON.stringify(emails), updatedAt: sqlNow })
+    .set({ ...changes, updatedAt: sqlNow })
     .where(eq(customers.id, customerId));
 }
 

@@ -94,23 +94,17 @@ export function tagVersion(db: Database, embedId: string, tag: string, versionNu
   );
 }
 
-/**
- * What chooseVersion finds; the version's columns are null when there is nothing to render.
- * `definition` is the stored text (decode it with `storedDefinition`).
- */
+/** What chooseVersion finds; the version's columns are null when there is nothing to render. */
 const VersionChoice = z.object({
   dashboardName: z.string(),
   dashboardId: z.number(),
   /** The dashboard's invalidation version (query cache keys). */
   cacheVersion: z.number(),
   versionNumber: z.number().nullable(),
-  definition: z.string().nullable(),
+  definition: jsonOf(dashboardVersions.definition).nullable(),
   tagFound: z.number(),
 });
 export type VersionChoice = z.infer<typeof VersionChoice>;
-
-/** A stored definition's text, decoded as the column decodes it. */
-export const storedDefinition = jsonOf(dashboardVersions.definition);
 
 /**
  * The dashboard and the version to render: the one `tags` names first (in order of

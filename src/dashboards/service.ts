@@ -156,7 +156,7 @@ function queryRun(loaded: LoadedDashboard, run: RenderRun): QueryRun {
  * The version `chooseVersion` found, or the error that says why there is none to render:
  * no such dashboard (404), no such environment (404), no version at all (422).
  */
-export function versionToRender(choice: repo.VersionChoice[], embedId: string, versions: VersionPolicy): repo.VersionChoice & { definition: string } {
+export function versionToRender(choice: repo.VersionChoice[], embedId: string, versions: VersionPolicy): repo.VersionChoice & { definition: Definition } {
   if (choice.length === 0) throw dashboardNotFound(embedId, "dashboard_embed_id");
   const [version] = choice;
   if (version.definition !== null) return { ...version, definition: version.definition };
@@ -184,7 +184,7 @@ export async function dashboardFromReads(request: RenderRequest, [chain, choice,
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
   const version = versionToRender(choice, request.embedId, request.versions);
-  return definitionForCustomer(repo.storedDefinition.parse(version.definition), version.dashboardName, chain, sources, request.variables, [...customerVersions(chain), dashboardVersion(version)]);
+  return definitionForCustomer(version.definition, version.dashboardName, chain, sources, request.variables, [...customerVersions(chain), dashboardVersion(version)]);
 }
 
 /**

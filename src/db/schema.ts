@@ -16,12 +16,18 @@ const createdAt = () => timestamp("created_at");
  * no capability and every JSON column still reads back typed.
  */
 export interface JsonColumns {
+  "customers.emails": string[];
   "customers.properties": Record<string, unknown>;
   "customers.mapping": Record<string, string>;
   /** The access groups that may use the data source. */
   "data_sources.access_group_ids": number[];
   /** A legacy end user's attributes (`header` and `footer` hold HTML for report e-mails). */
   "end_users.attributes": Record<string, unknown>;
+  /** A schedule's (or alert's) fixed recipients, and the variables its deliveries render with. */
+  "report_schedules.recipients": string[];
+  "report_schedules.variables": Record<string, unknown>;
+  /** The jobs a run started. */
+  "report_schedule_runs.job_ids": string[];
 }
 
 /**
@@ -104,7 +110,7 @@ export const customers = sqliteTable(
     // RESTRICT: a customer with children cannot be deleted (docs/api-contract.md, "Hierarchy"), enforced by D1 too.
     parentId: integer("parent_id").references((): any => customers.id, { onDelete: "restrict" }),
     isDemo: integer("is_demo", { mode: "boolean" }).notNull().default(false),
-    emails: text("emails").notNull().default("[]"),
+    emails: json("customers.emails").notNull().default([]),
     properties: json("customers.properties"),
     mapping: json("customers.mapping"),
     // The customer token is HMAC(CUSTOMER_TOKEN_SECRET, token_nonce); only its SHA-256 is
@@ -286,10 +292,10 @@ export const reportSchedules = sqliteTable(
     groupTagId: integer("group_tag_id").references(() => groupTags.id, { onDelete: "cascade" }),
     cron: text("cron").notNull(),
     timezone: text("timezone").notNull(),
-    recipients: text("recipients").notNull().default("[]"),
+    recipients: json("report_schedules.recipients").notNull().default([]),
     format: text("format", { enum: ["report", "pdf", "image", "xlsx"] }).notNull().default("report"),
     subject: text("subject"),
-    variables: text("variables"),
+    variables: json("report_schedules.variables"),
     paused: integer("paused", { mode: "boolean" }).notNull().default(false),
     nextRunAt: text("next_run_at"),
     // Origin of the API call that last saved the schedule: where its e-mails' links point.
@@ -331,7 +337,7 @@ export const reportScheduleRuns = sqliteTable(
       .references(() => reportSchedules.id, { onDelete: "cascade" }),
     slot: text("slot").notNull(),
     trigger: text("trigger", { enum: ["schedule", "manual"] }).notNull(),
-    jobIds: text("job_ids").notNull().default("[]"),
+    jobIds: json("report_schedule_runs.job_ids").notNull().default([]),
     skipped: integer("skipped").notNull().default(0),
     // Deliveries that could not even be started (e.g. the dashboard is gone): count as failed.
     notStarted: integer("not_started").notNull().default(0),

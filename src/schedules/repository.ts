@@ -1,5 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, lte, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
 import type { Database } from "../db/client";
+import { parsedRows, sqliteFlag } from "../db/rows";
 import { alertEvaluations, customerGroupTags, customers, groupTags, reportScheduleRuns, reportSchedules, scheduleUnsubscribes } from "../db/schema";
 import { sqlNow } from "../db/time";
 
@@ -20,11 +22,21 @@ export type RunRow = typeof reportScheduleRuns.$inferSelect;
 export type TargetRow = Pick<typeof customers.$inferSelect, "providedId" | "emails"> & { scheduleId: string; customerId: number };
 
 /** Job statuses of a run's jobs, counted: `{ runId, status, n }`. */
-export interface RunJobCount {
-  runId: number;
-  status: string;
-  n: number;
-}
+const RunJobCount = z.object({ runId: z.number(), status: z.string(), n: z.number() });
+export type RunJobCount = z.infer<typeof RunJobCount>;
+
+/** A run as the raw inserts below answer it. */
+const ClaimedRunRow = z.object({ id: z.number(), scheduleId: z.string(), slot: z.string() });
+
+/** An alert's evaluation of one customer, as the raw reads below answer it (`fired` is SQLite's 0/1). */
+const EvaluationRow = z.object({
+  providedId: z.string(),
+  slot: z.string(),
+  trigger: z.string(),
+  value: z.number().nullable(),
+  holds: z.number().nullable(),
+  fired: sqliteFlag,
+});
 
 function schedules(db: Database, where?: SQL) {
   return db
@@ -101,10 +113,14 @@ export function dueSchedules(db: Database, until: string, limit: number) {
 export function claimSlot(db: Database, scheduleId: string, slot: string, dueAt: string) {
   // Only while the schedule is still due as read (not paused or changed in the meantime).
   // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
-  return db.all<Pick<RunRow, "id" | "scheduleId" | "slot">>(sql`
+  return parsedRows(
+    db,
+    sql`
     INSERT INTO report_schedule_runs (schedule_id, slot, "trigger")
     SELECT id, ${slot}, 'schedule' FROM report_schedules WHERE id = ${scheduleId} AND next_run_at = ${dueAt}
-    ON CONFLICT DO NOTHING RETURNING id, schedule_id AS scheduleId, slot`);
+    ON CONFLICT DO NOTHING RETURNING id, schedule_id AS scheduleId, slot`,
+    ClaimedRunRow,
+  );
 }
 
 /** Moves the schedule on, unless another tick already did (or someone changed it meanwhile). */
@@ -122,10 +138,14 @@ export function advance(db: Database, scheduleId: string, from: string, to: stri
 export function insertManualRun(db: Database, scheduleId: string, accessGroupId: number | null, slot: string, kind: RuleKind = "schedule") {
   const visible = accessGroupId === null ? sql`` : sql` AND access_group_id = ${accessGroupId}`;
   // Raw: an INSERT … SELECT, as claimSlot.
-  return db.all<Pick<RunRow, "id" | "scheduleId" | "slot">>(sql`
+  return parsedRows(
+    db,
+    sql`
     INSERT INTO report_schedule_runs (schedule_id, slot, "trigger")
     SELECT id, ${slot}, 'manual' FROM report_schedules WHERE id = ${scheduleId} AND kind = ${kind}${visible}
-    RETURNING id, schedule_id AS scheduleId, slot`);
+    RETURNING id, schedule_id AS scheduleId, slot`,
+    ClaimedRunRow,
+  );
 }
 
 /** What a run started: its jobs, the customers skipped (no recipient), the deliveries not started. */
@@ -143,10 +163,14 @@ export function unsubscribed(db: Database, scheduleId: string) {
 /** An alert's on_change state: the newest evaluation of each customer (`holds`). */
 export function alertStates(db: Database, alertId: string) {
   // Raw: the newest row per customer by a correlated max(id), served by (alert_id, customer_id, id).
-  return db.all<{ customerId: number; holds: number | null }>(sql`
+  return parsedRows(
+    db,
+    sql`
     SELECT e.customer_id AS customerId, e.holds AS holds FROM alert_evaluations e
      WHERE e.alert_id = ${alertId}
-       AND e.id = (SELECT max(id) FROM alert_evaluations l WHERE l.alert_id = e.alert_id AND l.customer_id = e.customer_id)`);
+       AND e.id = (SELECT max(id) FROM alert_evaluations l WHERE l.alert_id = e.alert_id AND l.customer_id = e.customer_id)`,
+    z.object({ customerId: z.number(), holds: z.number().nullable() }),
+  );
 }
 
 export type EvaluationValues = Pick<typeof alertEvaluations.$inferInsert, "alertId" | "runId" | "customerId" | "slot" | "value" | "holds" | "fired">;
@@ -158,28 +182,36 @@ export function insertEvaluations(db: Database, rows: EvaluationValues[]) {
 /** The newest `perCustomer` evaluations of each customer of an alert, newest first. */
 export function recentEvaluations(db: Database, alertId: string, perCustomer: number) {
   // Raw: a window function numbers each customer's evaluations, newest first.
-  return db.all<{ providedId: string; slot: string; trigger: string; value: number | null; holds: number | null; fired: number }>(sql`
+  return parsedRows(
+    db,
+    sql`
     SELECT c.provided_id AS providedId, e.slot AS slot, r."trigger" AS "trigger", e.value AS value, e.holds AS holds, e.fired AS fired
       FROM (SELECT *, row_number() OVER (PARTITION BY customer_id ORDER BY id DESC) AS n FROM alert_evaluations WHERE alert_id = ${alertId}) e
       JOIN customers c ON c.id = e.customer_id
       JOIN report_schedule_runs r ON r.id = e.run_id
      WHERE e.n <= ${perCustomer}
-     ORDER BY e.id DESC`);
+     ORDER BY e.id DESC`,
+    EvaluationRow,
+  );
 }
 
 /** The evaluations of one run, per customer. */
 export function runEvaluations(db: Database, runId: number) {
-  return db.all<{ providedId: string; slot: string; trigger: string; value: number | null; holds: number | null; fired: number }>(sql`
+  return parsedRows(
+    db,
+    sql`
     SELECT c.provided_id AS providedId, e.slot AS slot, r."trigger" AS "trigger", e.value AS value, e.holds AS holds, e.fired AS fired
       FROM alert_evaluations e JOIN customers c ON c.id = e.customer_id JOIN report_schedule_runs r ON r.id = e.run_id
      WHERE e.run_id = ${runId}
-     ORDER BY c.provided_id`);
+     ORDER BY c.provided_id`,
+    EvaluationRow,
+  );
 }
 
 export function finishFanOut(db: Database, runId: number, tally: FanOutTally) {
   return db
     .update(reportScheduleRuns)
-    .set({ jobIds: JSON.stringify(tally.jobIds), skipped: tally.skipped, notStarted: tally.notStarted, fannedOutAt: sqlNow })
+    .set({ jobIds: tally.jobIds, skipped: tally.skipped, notStarted: tally.notStarted, fannedOutAt: sqlNow })
     .where(eq(reportScheduleRuns.id, runId));
 }
 
@@ -215,18 +247,26 @@ export function runById(db: Database, runId: number) {
 /** Job statuses of the newest `limit` runs of a schedule, counted per run. */
 export function recentRunJobCounts(db: Database, scheduleId: string, limit: number) {
   // Raw: json_each unpacks each run's job ids (a JSON array column) to join them with the jobs.
-  return db.all<RunJobCount>(sql`
+  return parsedRows(
+    db,
+    sql`
     SELECT r.id AS runId, j.status AS status, count(*) AS n
       FROM (SELECT id, job_ids FROM report_schedule_runs WHERE schedule_id = ${scheduleId} ORDER BY id DESC LIMIT ${limit}) r,
            json_each(r.job_ids) je JOIN jobs j ON j.id = je.value
-     GROUP BY r.id, j.status`);
+     GROUP BY r.id, j.status`,
+    RunJobCount,
+  );
 }
 
 export function runJobCounts(db: Database, runId: number) {
   // Raw: json_each, as recentRunJobCounts.
-  return db.all<RunJobCount>(sql`
+  return parsedRows(
+    db,
+    sql`
     SELECT r.id AS runId, j.status AS status, count(*) AS n
       FROM report_schedule_runs r, json_each(r.job_ids) je JOIN jobs j ON j.id = je.value
      WHERE r.id = ${runId}
-     GROUP BY r.id, j.status`);
+     GROUP BY r.id, j.status`,
+    RunJobCount,
+  );
 }

@@ -30,7 +30,7 @@ export function runView(run: repo.RunRow, counts: repo.RunJobCount[]): Run {
     slot: run.slot,
     trigger: run.trigger,
     status: runStatus(run, counts),
-    job_ids: JSON.parse(run.jobIds) as string[],
+    job_ids: run.jobIds,
     skipped: run.skipped,
   };
 }

@@ -31,10 +31,10 @@ export function view(row: repo.ScheduleRow): Schedule {
     group_tag: row.groupTag,
     cron: row.cron,
     timezone: row.timezone,
-    recipients: JSON.parse(row.recipients) as string[],
+    recipients: row.recipients,
     format: row.format,
     subject: row.subject,
-    variables: row.variables === null ? null : (JSON.parse(row.variables) as Record<string, unknown>),
+    variables: row.variables,
     paused: row.paused,
     next_run_at: row.nextRunAt,
     source: row.source,
@@ -71,8 +71,7 @@ export async function resolveReferences(
   }
   if (dashboard.length === 0) throw dashboardNotFound(refs.embedId, "dashboard_embed_id");
   if (refs.panelId !== undefined) {
-    const definition = version[0]?.definition;
-    const panels = definition ? (JSON.parse(definition) as { panels: { id: string; type: string }[] }).panels : [];
+    const panels = version[0]?.definition?.panels ?? [];
     if (!panels.some((p) => p.id === refs.panelId && p.type !== "text")) {
       throw new ApiError("panel_not_found", `Dashboard '${refs.embedId}' has no data panel '${refs.panelId}'.`, "panel_id");
     }
@@ -100,9 +99,9 @@ export async function newRuleColumns(scope: ScheduleScope, input: RuleInput, lin
     ...target,
     cron: input.cron.trim(),
     timezone,
-    recipients: JSON.stringify(input.recipients ?? []),
+    recipients: input.recipients ?? [],
     subject: input.subject ?? null,
-    variables: input.variables ? JSON.stringify(input.variables) : null,
+    variables: input.variables ?? null,
     paused,
     nextRunAt: nextRun,
     linkBase,
@@ -186,10 +185,10 @@ export async function updateSchedule(scope: ScheduleScope, input: UpdateSchedule
       dashboardEmbedId: refs.embedId,
       ...target,
       ...timing,
-      recipients: input.recipients !== undefined ? JSON.stringify(input.recipients) : current.recipients,
+      recipients: input.recipients !== undefined ? input.recipients : current.recipients,
       format: input.format ?? current.format,
       subject: input.subject !== undefined ? input.subject : current.subject,
-      variables: input.variables !== undefined ? (input.variables === null ? null : JSON.stringify(input.variables)) : current.variables,
+      variables: input.variables !== undefined ? input.variables : current.variables,
       linkBase,
     }),
     repo.scheduleById(scope.db, input.id),

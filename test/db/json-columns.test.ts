@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { dashboard, kpi, sources } from "../dashboards/helpers";
 import { admin, call, createCustomer, getCustomer, schemaAndSource, unique, workspace } from "../helpers/api";
 
 // JSON columns are typed in src/db/schema.ts (drizzle's json mode): what they store must stay
@@ -70,5 +71,21 @@ describe("JSON columns keep the text written before they were typed", () => {
     const row = await DB.prepare("SELECT attributes FROM end_users WHERE provided_id = 'u' AND email = 'u@x.example'").first<{ attributes: string }>();
     expect(row?.attributes).toBe(JSON.stringify(attributes));
     expect(res.body.end_user.attributes).toBe(JSON.stringify(attributes));
+  });
+
+  it("stores a schedule's recipients and variables as JSON.stringify of them; no variables as NULL", async () => {
+    const { write } = await workspace();
+    const { schema } = await sources();
+    const customer = await createCustomer(write, { provided_id: unique("sched") });
+    const embedId = await dashboard({ panels: [kpi("total", schema, "SELECT 1 AS value")] }, ["production"]);
+    const recipients = ["a@example.com", "B@example.com"];
+    const variables = { region: "EU", since: { from: "2026-01-01" } };
+    const base = { dashboard_embed_id: embedId, provided_id: customer.provided_id, cron: "0 9 * * 1-5" };
+    const res = await call("POST", "/api/create_report_schedule/", { token: write, body: { ...base, recipients, variables } });
+    expect(res.status).toBe(200);
+    const id = res.body.schedule.id;
+    expect(await stored("report_schedules", "recipients, variables", "id", id)).toEqual({ recipients: JSON.stringify(recipients), variables: JSON.stringify(variables) });
+    const bare = await call("POST", "/api/create_report_schedule/", { token: write, body: base });
+    expect(await stored("report_schedules", "recipients, variables", "id", bare.body.schedule.id)).toEqual({ recipients: "[]", variables: null });
   });
 });

@@ -1,4 +1,5 @@
 import { normaliseEmails } from "../../customers/view";
+import { batchLists, type Results } from "../../db/batch";
 import type { Database } from "../../db/client";
 import type { Env } from "../../env";
 import { ApiError } from "../../http/errors";
@@ -32,10 +33,9 @@ export interface LoadedRun {
 /** The reads a run's fan-out needs, to go in a batch. */
 export const runReads = (db: Database, scheduleId: string) =>
   [repo.scheduleById(db, scheduleId), repo.targets(db, scheduleId), repo.unsubscribed(db, scheduleId), repo.alertStates(db, scheduleId)] as const;
-export const RUN_READS = 4;
 
-export function loadedRun(run: ClaimedRun, rows: unknown[]): LoadedRun {
-  const [schedule, targets, unsubscribed, states] = rows as [repo.ScheduleRow[], repo.TargetRow[], { email: string }[], LoadedRun["states"]];
+/** A run with the rows `runReads` answered for it. */
+export function loadedRun(run: ClaimedRun, [schedule, targets, unsubscribed, states]: Results<ReturnType<typeof runReads>>): LoadedRun {
   return { run, schedule: schedule[0], targets, unsubscribed, states };
 }
 
@@ -59,7 +59,7 @@ function alertRule(row: repo.ScheduleRow): AlertRule {
     op: row.conditionOp ?? "gt",
     threshold: row.conditionValue ?? 0,
     notify: row.notify ?? "on_change",
-    variables: row.variables === null ? null : (JSON.parse(row.variables) as Record<string, unknown>),
+    variables: row.variables,
   };
 }
 
@@ -85,7 +85,7 @@ async function evaluateAlerts(db: Database, env: Env, runs: LoadedRun[]): Promis
 function recipientsOf(schedule: repo.ScheduleRow, fixed: string[], target: repo.TargetRow): string[] {
   if (fixed.length > 0) return fixed;
   if (schedule.kind === "alert" && schedule.callbackUrl) return [];
-  return JSON.parse(target.emails) as string[];
+  return target.emails;
 }
 
 /** What a run started, and for an alert what each customer's evaluation found. */
@@ -108,9 +108,9 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
   const hooks: { run: number; customerId: number; message: AlertWebhookMessage }[] = [];
   runs.forEach(({ run, schedule, targets, unsubscribed }, i) => {
     if (!schedule) return; // deleted meanwhile
-    const fixed = JSON.parse(schedule.recipients) as string[];
+    const fixed = schedule.recipients;
     const left = new Set(unsubscribed.map((u) => u.email));
-    const variables = schedule.variables === null ? null : (JSON.parse(schedule.variables) as Record<string, unknown>);
+    const variables = schedule.variables;
     for (const target of targets) {
       const verdict = verdicts[i]?.get(target.customerId);
       if (verdict && !verdict.notify) continue;
@@ -187,9 +187,9 @@ async function storeUnsubscribeLinks(db: Database, env: Env, deliveries: Deliver
   }
   const all = [...rows.values()];
   // D1 binds at most 100 values per statement: 3 per row.
-  const statements = [];
+  const statements: ReturnType<typeof unsubscribeRepo.insertTokens>[] = [];
   for (let at = 0; at < all.length; at += 33) statements.push(unsubscribeRepo.insertTokens(db, all.slice(at, at + 33)));
-  await db.batch(statements as never);
+  await batchLists(db, [statements]);
 }
 
 /** The statements that record a run's tallies (and an alert's evaluations). */

@@ -1,4 +1,5 @@
 import { alertNotFound } from "../../alerts/not-found";
+import { batchLists } from "../../db/batch";
 import type { Database } from "../../db/client";
 import type { Env } from "../../env";
 import { minuteOf, slotString } from "../cron";
@@ -6,7 +7,7 @@ import * as repo from "../repository";
 import { runView } from "../runs";
 import type { Run } from "../schemas";
 import { scheduleNotFound } from "../service";
-import { fanOut, loadedRun, recordRun, runReads, type ClaimedRun, type RunTally } from "./fan-out";
+import { fanOut, loadedRun, recordRun, runReads, type RunTally } from "./fan-out";
 
 /**
  * `run now`: a separate run with trigger `manual` in the current minute, never a claimed
@@ -21,17 +22,14 @@ export async function runNow(
   now = new Date(),
 ): Promise<{ run: Run; evaluations: RunTally["evaluations"]; runId: number }> {
   const kind = scope.kind ?? "schedule";
-  const [inserted, ...reads] = (await db.batch([
-    repo.insertManualRun(db, scope.id, scope.accessGroupId, slotString(minuteOf(now)), kind),
-    ...runReads(db, scope.id),
-  ] as never)) as unknown[][];
-  const [run] = inserted as ClaimedRun[];
+  const [[inserted], reads] = await batchLists(db, [
+    [repo.insertManualRun(db, scope.id, scope.accessGroupId, slotString(minuteOf(now)), kind)],
+    runReads(db, scope.id),
+  ]);
+  const [run] = inserted;
   if (!run) throw kind === "alert" ? alertNotFound(scope.id) : scheduleNotFound(scope.id);
   const [tally] = await fanOut(db, env, [loadedRun(run, reads)]);
-  const recorded = (await db.batch([...recordRun(db, run, tally), repo.runById(db, run.id), repo.runJobCounts(db, run.id)] as never)) as unknown[];
-  const [stored, counts] = recorded.slice(-2) as [
-    repo.RunRow[],
-    repo.RunJobCount[],
-  ];
+  // Read back after the writes, in the same batch.
+  const [, [stored, counts]] = await batchLists(db, [recordRun(db, run, tally), [repo.runById(db, run.id), repo.runJobCounts(db, run.id)]]);
   return { run: runView(stored[0], counts), evaluations: tally.evaluations, runId: run.id };
 }

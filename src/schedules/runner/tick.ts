@@ -1,9 +1,10 @@
+import { batchLists } from "../../db/batch";
 import { createDatabase, RoundTripCounter } from "../../db/client";
 import type { Env } from "../../env";
 import { log, setLogLevel } from "../../lib/log";
 import { CronSchedule, minuteOf, slotString } from "../cron";
 import * as repo from "../repository";
-import { fanOut, loadedRun, recordRun, RUN_READS, runReads, type ClaimedRun } from "./fan-out";
+import { fanOut, loadedRun, recordRun, runReads } from "./fan-out";
 import { config } from "../../config";
 
 /** Schedules started by one tick; more wait for the next minute's tick. */
@@ -44,14 +45,15 @@ export async function runDueSchedules(env: Env, scheduledTime: number): Promise<
     moves.push(repo.advance(db, schedule.id, from, next ? slotString(next) : null));
   }
   // Claims first: each is checked against the schedule as it still is, then it moves on.
-  const results = due.length > 0 ? ((await db.batch([...claims, ...moves] as never)) as unknown[]) : [];
-  const claimed = (results.slice(0, claims.length) as ClaimedRun[][]).flat();
+  // Nothing due: no statement, no round trip.
+  const [claimResults] = await batchLists(db, [claims, moves]);
+  const claimed = claimResults.flat();
   let deliveries = 0;
   if (claimed.length > 0) {
-    const loaded = (await db.batch(claimed.flatMap((run) => runReads(db, run.scheduleId)) as never)) as unknown[][];
-    const runs = claimed.map((run, i) => loadedRun(run, loaded.slice(RUN_READS * i, RUN_READS * (i + 1))));
+    const loaded = await batchLists(db, claimed.map((run) => runReads(db, run.scheduleId)));
+    const runs = claimed.map((run, i) => loadedRun(run, loaded[i]));
     const tallies = await fanOut(db, env, runs);
-    await db.batch(claimed.flatMap((run, i) => recordRun(db, run, tallies[i])) as never);
+    await batchLists(db, claimed.map((run, i) => recordRun(db, run, tallies[i])));
     deliveries = tallies.reduce((sum, t) => sum + t.jobIds.length + t.notStarted, 0);
   }
 
