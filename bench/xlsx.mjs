@@ -3,6 +3,9 @@
 // time from POST /api/dashboard/screenshot {export_type: "xlsx"} to the downloaded file, and
 // its size — against the floor of the same dashboard's embed page (the same panel queries,
 // rendered as HTML instead), median of 7 interleaved rounds, in the same run.
+// Then a saved report of the report builder (every order of acme-berlin, on the demo
+// blueprint "Sales data") as XLSX and as CSV through the same endpoint (`report_id`), against
+// the floor of the builder's own query call for that report's query (same rows, as JSON).
 // Usage: npm run bench:xlsx
 import { startLocalServer } from "../scripts/lib/local-server.mjs";
 
@@ -38,6 +41,42 @@ try {
       page.push(pageMs);
     }
   }
+  // A saved report, made as a customer's user makes it: builder token, then save.
+  const { blueprints } = await api("/api/get_customer_blueprints/", { customer_id: "acme-berlin" });
+  const blueprint = blueprints.find((b) => b.name === "Sales data");
+  if (!blueprint) throw new Error("the demo blueprint 'Sales data' is missing");
+  const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: blueprint.id });
+  const builder = async (path, body) =>
+    (await fetch(`${base}/report-builder/${blueprint.embed_id}${path}`, { method: "POST", headers: { Authorization: `Bearer ${minted.token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) })).json();
+  const query = { dataset: "orders", columns: ["id", "day", "month", "product", "amount"], limit: 1000 };
+  const saved = await builder("/reports", { name: "Every order", query, chart: { type: "table" } });
+  if (!saved.report) throw new Error(`report not saved: ${JSON.stringify(saved)}`);
+  const reportRuns = { xlsx: [], csv: [], query: [] };
+  const reportSizes = {};
+  let rowCount = 0;
+  for (let round = 0; round < 8; round++) {
+    for (const format of ["xlsx", "csv"]) {
+      const started = performance.now();
+      const job = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", report_id: saved.report.id, export_type: format });
+      const file = await fetch(`${job.url}?wait=30`);
+      if (file.status !== 200) throw new Error(`report ${format} download answered ${file.status}: ${await file.text()}`);
+      reportSizes[format] = (await file.arrayBuffer()).byteLength;
+      if (round > 0) reportRuns[format].push(performance.now() - started);
+    }
+    const started = performance.now();
+    const result = await builder("/query", query);
+    if (!Array.isArray(result.rows)) throw new Error(`builder query failed: ${JSON.stringify(result)}`);
+    rowCount = result.rows.length;
+    if (round > 0) reportRuns.query.push(performance.now() - started);
+  }
+
+  console.log(`
+Saved report "Every order" (acme-berlin, ${rowCount} rows × 5 columns), local runtime (npm start), median of ${reportRuns.xlsx.length}
+  request → downloaded XLSX: ${median(reportRuns.xlsx).toFixed(0)} ms, ${reportSizes.xlsx} bytes (${(reportSizes.xlsx / 1024).toFixed(1)} KiB)
+  request → downloaded CSV:  ${median(reportRuns.csv).toFixed(0)} ms, ${reportSizes.csv} bytes (${(reportSizes.csv / 1024).toFixed(1)} KiB)
+  Floor: the builder's query call for the same query (same rows, JSON): ${median(reportRuns.query).toFixed(0)} ms
+  ratios XLSX ${(median(reportRuns.xlsx) / median(reportRuns.query)).toFixed(2)}×, CSV ${(median(reportRuns.csv) / median(reportRuns.query)).toFixed(2)}×`);
+
   console.log(`
 Demo dashboard as XLSX (sales-overview, acme-berlin), local runtime (npm start), median of ${xlsx.length}
   request → downloaded workbook: ${median(xlsx).toFixed(0)} ms, ${size} bytes (${(size / 1024).toFixed(1)} KiB), ~${sheets} sheets

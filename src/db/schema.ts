@@ -293,7 +293,8 @@ export const reportSchedules = sqliteTable(
     cron: text("cron").notNull(),
     timezone: text("timezone").notNull(),
     recipients: json("report_schedules.recipients").notNull().default([]),
-    format: text("format", { enum: ["report", "pdf", "image", "xlsx"] }).notNull().default("report"),
+    // `csv` only with report_id (a saved report's rows).
+    format: text("format", { enum: ["report", "pdf", "image", "xlsx", "csv"] }).notNull().default("report"),
     subject: text("subject"),
     variables: json("report_schedules.variables"),
     paused: integer("paused", { mode: "boolean" }).notNull().default(false),

@@ -10,6 +10,7 @@ const permanentRenderErrors: Partial<Record<string, FailureReason>> = {
   dashboard_not_found: "dashboard_deleted",
   dashboard_version_not_found: "no_dashboard_version",
   no_dashboard_version: "no_dashboard_version",
+  report_not_found: "report_deleted",
 };
 
 export function isGoneError(error: unknown): error is ApiError {

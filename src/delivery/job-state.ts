@@ -55,18 +55,26 @@ export const FAILURE_REASONS = {
   customer_deleted: "The customer was deleted before the job ran.",
   dashboard_deleted: "The dashboard was deleted before the job ran.",
   no_dashboard_version: "The dashboard has no version to render.",
+  report_deleted: "The saved report was deleted before the job ran.",
+  // Shown only when the failure carries no message of its own (JobFailure `shown`).
+  report_unavailable: "The saved report could not be run.",
   send_failed: "The e-mail could not be sent.",
   outcome_unknown: "delivery outcome unknown",
   not_started: "The job could not be started.",
 } as const;
 export type FailureReason = keyof typeof FAILURE_REASONS;
 
-/** A failure of an attempt with its client-facing reason; `final` failures are not retried. */
+/**
+ * A failure of an attempt with its client-facing reason; `final` failures are not retried.
+ * `shown` replaces the reason's fixed text in `job.error` where the cause has a message made
+ * for clients (a saved report broken by update_blueprint: the report builder's 422 message).
+ */
 export class JobFailure extends Error {
   constructor(
     readonly reason: FailureReason,
     readonly final: boolean,
     readonly detail?: string,
+    readonly shown?: string,
   ) {
     super(detail ?? FAILURE_REASONS[reason]);
   }

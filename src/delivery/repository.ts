@@ -2,7 +2,7 @@ import { and, asc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../db/client";
 import { parsedRows } from "../db/rows";
-import { customers, endUsers, jobs } from "../db/schema";
+import { customers, endUsers, jobs, savedReports } from "../db/schema";
 import type { JobRow } from "./job-state";
 
 export type { JobRow } from "./job-state";
@@ -14,7 +14,7 @@ export type { JobRow } from "./job-state";
  */
 export function insertJobWhen(
   db: Database,
-  job: Pick<JobRow, "id" | "kind" | "status" | "attempts" | "accessGroupId" | "dashboardEmbedId" | "request">,
+  job: Pick<JobRow, "id" | "kind" | "status" | "attempts" | "accessGroupId" | "dashboardEmbedId" | "request"> & Partial<Pick<JobRow, "reportId">>,
   customerId: SQLWrapper,
   condition: SQL,
 ) {
@@ -22,8 +22,8 @@ export function insertJobWhen(
   return parsedRows(
     db,
     sql`
-    INSERT INTO jobs (id, kind, status, attempts, customer_id, access_group_id, dashboard_embed_id, request)
-    SELECT ${job.id}, ${job.kind}, ${job.status}, ${job.attempts}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId},
+    INSERT INTO jobs (id, kind, status, attempts, customer_id, access_group_id, dashboard_embed_id, report_id, request)
+    SELECT ${job.id}, ${job.kind}, ${job.status}, ${job.attempts}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId}, ${job.reportId ?? null},
            ${sql.param(job.request, jobs.request)}
      WHERE (${customerId}) IS NOT NULL AND ${condition}
     RETURNING id`,
@@ -40,6 +40,16 @@ export function visibleJob(db: Database, id: string, accessGroupId: number) {
     .select()
     .from(jobs)
     .where(and(eq(jobs.id, id), eq(jobs.accessGroupId, accessGroupId)));
+}
+
+/** The customer's current token hash (a share link lives as long as the token it was made under). */
+export function customerTokenHashById(db: Database, customerId: number) {
+  return db.select({ tokenHash: customers.tokenHash }).from(customers).where(eq(customers.id, customerId));
+}
+
+/** A saved report's name, for its e-mail (only as that customer's report). */
+export function savedReportName(db: Database, reportId: string, customerId: number) {
+  return db.select({ name: savedReports.name }).from(savedReports).where(and(eq(savedReports.id, reportId), eq(savedReports.customerId, customerId)));
 }
 
 export function customerName(db: Database, customerId: number) {

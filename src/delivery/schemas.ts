@@ -2,6 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { JOB_KINDS, JOB_STATUSES } from "./job-state";
+import { checkDeliveryTarget, ReportId } from "../reports/delivery-target";
+
+const DashboardEmbedId = EmbedId.optional().openapi({ description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`." });
 
 const CallbackUrl = z
   .url({ protocol: /^https?$/ })
@@ -16,21 +19,30 @@ const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Like
 export const ScreenshotBody = z
   .object({
     provided_id: ProvidedId,
-    dashboard_embed_id: EmbedId,
+    dashboard_embed_id: DashboardEmbedId,
+    report_id: ReportId.optional(),
     email: Email.optional().openapi({ description: "Recipient; without it a short-lived download link is returned." }),
-    download_file_name: plainText(1, 200).optional().openapi({ description: "Default dashboard_screenshot_download.png|.pdf" }),
-    export_type: z.enum(["image", "pdf", "xlsx"]).default("image").openapi({ description: "`xlsx`: the dashboard's data as a spreadsheet, one sheet per data panel named by its title, typed cells." }),
+    download_file_name: plainText(1, 200).optional().openapi({ description: "Default dashboard_screenshot_download.png|.pdf|.xlsx|.csv" }),
+    export_type: z
+      .enum(["image", "pdf", "xlsx", "csv"])
+      .default("image")
+      .openapi({
+        description:
+          "`xlsx`: the data as a spreadsheet with typed cells (a dashboard: one sheet per data panel named by its title; a saved report: one sheet named by the report). `csv`: a saved report's rows (only with `report_id`).",
+      }),
     subject: plainText(1, 300).optional(),
     variables: Variables.optional(),
     width: z.number().int().min(1).max(4096).default(1280).openapi({ description: "Pixels, 1–4096." }),
     callback_url: CallbackUrl,
   })
+  .superRefine((body, ctx) => checkDeliveryTarget(body, ctx, { required: true, formatField: "export_type", format: body.export_type }))
   .openapi("ScreenshotRequest");
 
 export const ReportBody = z
   .object({
     provided_id: ProvidedId,
-    dashboard_embed_id: EmbedId,
+    dashboard_embed_id: DashboardEmbedId,
+    report_id: ReportId.optional(),
     email: Email,
     subject: plainText(1, 300).optional(),
     variables: Variables.optional(),
@@ -41,6 +53,7 @@ export const ReportBody = z
       .openapi({ description: "Link target of the screenshot; default: the service's share link." }),
     callback_url: CallbackUrl,
   })
+  .superRefine((body, ctx) => checkDeliveryTarget(body, ctx, { required: true, formatField: "export_type" }))
   .openapi("ReportRequest");
 
 /** The longest a download request waits for its job (it looks at the job meanwhile: see downloadPollPause). */
@@ -80,7 +93,7 @@ export type ReportInput = z.infer<typeof ReportBody>;
 export const JobRequestSchema = z.object({
   email: z.string().nullable(),
   fileName: z.string(),
-  exportType: z.enum(["image", "pdf", "xlsx"]),
+  exportType: z.enum(["image", "pdf", "xlsx", "csv"]),
   subject: z.string(),
   variables: z.record(z.string(), z.unknown()),
   width: z.number(),

@@ -93,7 +93,7 @@ export function reportPanelHtml(result: ReportResult, chart: Chart, options: Rep
  * A saved report as a whole page (what a capture or an e-mail of it shows): its chart, then
  * its table — a table chart only once — under the report's name and the customer's name.
  */
-export function reportPage(input: { title: string; customerName: string; result: ReportResult; chart: Chart; width?: number; isDemo?: boolean }): string {
+export function reportPage(input: { title: string; customerName: string; result: ReportResult; chart: Chart; width?: number; isDemo?: boolean; fitToWindow?: boolean }): string {
   const tableRows = Math.min(10, Math.max(3, Math.ceil(input.result.rows.length / 2) + 1));
   const panels =
     input.chart.type === "table"
@@ -107,5 +107,7 @@ export function reportPage(input: { title: string; customerName: string; result:
     isDemo: input.isDemo ?? false,
     results: new Map(panels.map((p) => [p.panel.id, p.data])),
     width: input.width,
+    // A share link opened on a phone asks again with its window's width, as a dashboard's does.
+    fitToWindow: input.fitToWindow,
   });
 }

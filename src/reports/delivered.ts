@@ -24,9 +24,9 @@ export interface SavedReportRun {
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
 
 /** The page a capture of the report shows: its chart, then its table (src/reports/chart.ts). */
-export async function savedReportHtml(db: Database, env: Env, run: SavedReportRun & { width: number }): Promise<string> {
+export async function savedReportHtml(db: Database, env: Env, run: SavedReportRun & { width: number; fitToWindow?: boolean }): Promise<string> {
   const { report, result, customerName, isDemo } = await runSavedReport(db, env, run);
-  return reportPage({ title: report.name, customerName, result, chart: report.chart, width: run.width, isDemo });
+  return reportPage({ title: report.name, customerName, result, chart: report.chart, width: run.width, isDemo, fitToWindow: run.fitToWindow });
 }
 
 /** The report's rows as a file: CSV as the builder exports it, or a workbook of one sheet named by the report. */

@@ -61,6 +61,9 @@ export const schedulesWhere = (db: Database, where: SQL) => schedules(db, where)
 export { visibleCustomerId } from "../customers/repository";
 export { chooseVersion, dashboardByEmbedId } from "../dashboards/repository";
 
+/** A saved report's schedule checks that the report is its customer's (the reports module's lookup). */
+export { reportOfVisibleCustomer } from "../reports/repository";
+
 /** Group tags are the group-tags module's; a schedule only checks that its tag exists. */
 export { groupTagByKey, tagKey } from "../group-tags/repository";
 

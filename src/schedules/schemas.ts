@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { cronProblem, timezoneProblem } from "./cron";
+import { checkDeliveryTarget, ReportId } from "../reports/delivery-target";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
 export const GroupTag = z.string().min(1).max(64).openapi({ description: "Every customer of the token's access group with this tag, each with its own data.", example: "monthly" });
@@ -22,8 +23,9 @@ export const Timezone = z
   })
   .openapi({ description: "IANA time zone name.", example: "Europe/Berlin" });
 export const Recipients = z.array(Email).max(100).openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
-const Format = z.enum(["report", "pdf", "image", "xlsx"]).openapi({
-  description: "`report`: the report e-mail; `pdf`/`image`/`xlsx`: the screenshot e-mail with the file attached (`xlsx`: a sheet per data panel).",
+const Format = z.enum(["report", "pdf", "image", "xlsx", "csv"]).openapi({
+  description:
+    "`report`: the report e-mail; `pdf`/`image`/`xlsx`/`csv`: the screenshot e-mail with the file attached (`xlsx`: a sheet per data panel, a saved report: one sheet; `csv`: a saved report's rows, only with `report_id`).",
 });
 export const Subject = plainText(1, 300);
 export const Variables = z.record(z.string(), z.unknown()).openapi({ description: "Dashboard variables, as for reports." });
@@ -54,21 +56,41 @@ export function oneTarget(required: boolean) {
   };
 }
 
-/** Fields that create and update share. */
+/**
+ * Fields that create and update share. A schedule delivers a dashboard or a saved report of
+ * its customer (exactly one: src/reports/delivery-target.ts); an alert always watches a dashboard.
+ */
 const fields = {
   ...RuleFields.shape,
+  dashboard_embed_id: EmbedId.optional().openapi({ description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`." }),
+  report_id: ReportId.optional(),
   recipients: Recipients.optional(),
   format: Format.optional(),
 };
 
+/** A saved report is one customer's: it goes with `provided_id`, never with a group tag. */
+const reportOfOneCustomer = (body: { report_id?: string; group_tag?: string }, ctx: z.RefinementCtx) => {
+  if (body.report_id !== undefined && body.group_tag !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["group_tag"], message: "a saved report (report_id) belongs to one customer: give provided_id, not group_tag" });
+  }
+};
+
 export const CreateScheduleBody = z
   .object(fields)
-  .superRefine(oneTarget(true))
+  .superRefine((body, ctx) => {
+    checkDeliveryTarget(body, ctx, { required: true, formatField: "format", format: body.format });
+    oneTarget(true)(body, ctx);
+    reportOfOneCustomer(body, ctx);
+  })
   .openapi("CreateReportScheduleRequest");
 
 export const UpdateScheduleBody = z
-  .object({ id: ScheduleId, ...fields, dashboard_embed_id: EmbedId.optional(), cron: Cron.optional() })
-  .superRefine(oneTarget(false))
+  .object({ id: ScheduleId, ...fields, cron: Cron.optional() })
+  .superRefine((body, ctx) => {
+    checkDeliveryTarget(body, ctx, { required: false, formatField: "format", format: body.format });
+    oneTarget(false)(body, ctx);
+    reportOfOneCustomer(body, ctx);
+  })
   .openapi("UpdateReportScheduleRequest");
 
 export const ScheduleIdBody = z.object({ id: ScheduleId }).openapi("ReportScheduleIdRequest");
@@ -76,7 +98,8 @@ export const ScheduleIdBody = z.object({ id: ScheduleId }).openapi("ReportSchedu
 export const ScheduleSchema = z
   .object({
     id: z.string(),
-    dashboard_embed_id: z.string(),
+    dashboard_embed_id: z.string().nullable().openapi({ description: "null for a saved report's schedule." }),
+    report_id: z.string().optional().openapi({ description: "The saved report delivered; only on a saved report's schedule." }),
     provided_id: z.string().nullable(),
     group_tag: z.string().nullable(),
     cron: z.string(),

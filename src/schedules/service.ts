@@ -5,6 +5,7 @@ import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import * as unsubscribeRepo from "../unsubscribe/repository";
 import { CronSchedule, minuteOf, slotString } from "./cron";
+import { reportOnlyFormat } from "../reports/delivery-target";
 import * as repo from "./repository";
 import { runView } from "./runs";
 import type { CreateScheduleInput, RuleInput, Run, Schedule, UpdateScheduleInput } from "./schemas";
@@ -26,7 +27,9 @@ const RECENT_RUNS = 20;
 export function view(row: repo.ScheduleRow): Schedule {
   return {
     id: row.id,
-    dashboard_embed_id: row.dashboardEmbedId,
+    dashboard_embed_id: row.reportId === null ? row.dashboardEmbedId : null,
+    // Only on a saved report's schedule: a dashboard's schedule keeps the contract's shape.
+    ...(row.reportId !== null ? { report_id: row.reportId } : {}),
     provided_id: row.providedId,
     group_tag: row.groupTag,
     cron: row.cron,
@@ -52,24 +55,31 @@ export function nextRunAt(cron: string, timezone: string, now: Date): string {
 export const scheduleNotFound = (id: string) => new ApiError("schedule_not_found", `Report schedule '${id}' does not exist.`, "id");
 
 /**
- * Resolves the target and checks the dashboard (and, for an alert, that its panel is a data
- * panel of the version its e-mail shows): 404s before 422s, as everywhere. One D1 round trip.
+ * Resolves the target and checks the dashboard — or the saved report, which must be the one
+ * customer's — (and, for an alert, that its panel is a data panel of the version its e-mail
+ * shows): 404s before 422s, as everywhere. One D1 round trip.
  */
 export async function resolveReferences(
   scope: ScheduleScope,
-  refs: { embedId: string; providedId: string | null; groupTag: string | null; panelId?: string },
+  refs: { embedId: string; providedId: string | null; groupTag: string | null; panelId?: string; reportId?: string | null },
 ): Promise<{ customerId: number | null; groupTagId: number | null }> {
   const { db, accessGroupId } = scope;
-  const [customer, dashboard, tag, version] = await db.batch([
+  const reportId = refs.reportId ?? null;
+  const [customer, dashboard, tag, version, report] = await db.batch([
     repo.visibleCustomerId(db, refs.providedId ?? "", accessGroupId),
     repo.dashboardByEmbedId(db, refs.embedId),
     repo.groupTagByKey(db, repo.tagKey(refs.groupTag ?? "")),
     repo.chooseVersion(db, refs.panelId === undefined ? "" : refs.embedId, ["email", "production"], true),
+    repo.reportOfVisibleCustomer(db, reportId ?? "", refs.providedId ?? "", accessGroupId),
   ]);
   if (refs.providedId !== null && customer.length === 0) {
     throw customerNotFound(refs.providedId);
   }
-  if (dashboard.length === 0) throw dashboardNotFound(refs.embedId, "dashboard_embed_id");
+  // A saved report is one customer's (the schemas refuse it with a group tag); any other customer's is not found.
+  if (reportId !== null) {
+    if (refs.providedId === null) throw new ApiError("validation_error", "A saved report (report_id) belongs to one customer: give provided_id, not group_tag.", "group_tag");
+    if (report.length === 0) throw new ApiError("report_not_found", `Customer '${refs.providedId}' has no saved report '${reportId}'.`, "report_id");
+  } else if (dashboard.length === 0) throw dashboardNotFound(refs.embedId, "dashboard_embed_id");
   if (refs.panelId !== undefined) {
     const panels = version[0]?.definition?.panels ?? [];
     if (!panels.some((p) => p.id === refs.panelId && p.type !== "text")) {
@@ -84,18 +94,28 @@ export async function resolveReferences(
  * The columns a new schedule or alert shares, its references checked first (one D1 round
  * trip; an alert's `panelId` is checked too): timing from now, the target, what it sends.
  */
-export async function newRuleColumns(scope: ScheduleScope, input: RuleInput, linkBase: string, now: Date, panelId?: string) {
+export async function newRuleColumns(
+  scope: ScheduleScope,
+  input: Omit<RuleInput, "dashboard_embed_id"> & { dashboard_embed_id?: string; report_id?: string },
+  linkBase: string,
+  now: Date,
+  panelId?: string,
+) {
   const timezone = input.timezone ?? "UTC";
   const paused = input.paused ?? false;
   const nextRun = paused ? null : nextRunAt(input.cron, timezone, now);
+  const reportId = input.report_id ?? null;
   const target = await resolveReferences(scope, {
-    embedId: input.dashboard_embed_id,
+    embedId: input.dashboard_embed_id ?? "",
     providedId: input.provided_id ?? null,
     groupTag: input.group_tag ?? null,
     panelId,
+    reportId,
   });
   return {
-    dashboardEmbedId: input.dashboard_embed_id,
+    // A saved report's schedule has no dashboard ('' as the column is NOT NULL).
+    dashboardEmbedId: input.dashboard_embed_id ?? "",
+    reportId,
     ...target,
     cron: input.cron.trim(),
     timezone,
@@ -156,14 +176,24 @@ export function updatedTiming(
   return { cron, timezone, paused, nextRunAt: nextRun };
 }
 
-/** What an update targets (schedules and alerts): giving `provided_id` or `group_tag` replaces the target, else the stored one stays. */
+/**
+ * What an update targets (schedules and alerts): giving `provided_id` or `group_tag` replaces
+ * the target, giving `dashboard_embed_id` or `report_id` what is delivered (the other becomes
+ * null); else the stored ones stay.
+ */
 export function updatedReferences(
-  current: { dashboardEmbedId: string; providedId: string | null; groupTag: string | null },
-  input: { dashboard_embed_id?: string; provided_id?: string; group_tag?: string },
-): { embedId: string; providedId: string | null; groupTag: string | null } {
+  current: { dashboardEmbedId: string; reportId: string | null; providedId: string | null; groupTag: string | null },
+  input: { dashboard_embed_id?: string; report_id?: string; provided_id?: string; group_tag?: string },
+): { embedId: string; reportId: string | null; providedId: string | null; groupTag: string | null } {
   const retarget = input.provided_id !== undefined || input.group_tag !== undefined;
+  const shows =
+    input.dashboard_embed_id !== undefined
+      ? { embedId: input.dashboard_embed_id, reportId: null }
+      : input.report_id !== undefined
+        ? { embedId: "", reportId: input.report_id }
+        : { embedId: current.dashboardEmbedId, reportId: current.reportId };
   return {
-    embedId: input.dashboard_embed_id ?? current.dashboardEmbedId,
+    ...shows,
     providedId: retarget ? (input.provided_id ?? null) : current.providedId,
     groupTag: retarget ? (input.group_tag ?? null) : current.groupTag,
   };
@@ -179,14 +209,20 @@ export async function updateSchedule(scope: ScheduleScope, input: UpdateSchedule
   if (!current) throw scheduleNotFound(input.id);
   const timing = updatedTiming(current, input, now);
   const refs = updatedReferences(current, input);
+  // csv stays a saved report's format: a dashboard's schedule can neither get it nor keep it.
+  const format = input.format ?? current.format;
+  if (refs.reportId === null && reportOnlyFormat(format)) {
+    throw new ApiError("validation_error", `format: '${format}' is the rows of one result: only for a saved report (report_id).`, "format");
+  }
   const target = await resolveReferences(scope, refs);
   const [updated, [row]] = await scope.db.batch([
     repo.updateSchedule(scope.db, input.id, scope.accessGroupId, {
       dashboardEmbedId: refs.embedId,
+      reportId: refs.reportId,
       ...target,
       ...timing,
       recipients: input.recipients !== undefined ? input.recipients : current.recipients,
-      format: input.format ?? current.format,
+      format,
       subject: input.subject !== undefined ? input.subject : current.subject,
       variables: input.variables !== undefined ? input.variables : current.variables,
       linkBase,

@@ -14,6 +14,7 @@ import * as repo from "../repository";
 import { failUnstarted, startJob, type NewJob, type StartScope } from "../run/start";
 import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "../schemas";
 import { config } from "../../config";
+import { insertSavedReportJob, type SavedReportJobToCheck } from "./saved-report";
 
 /** Where jobs are made: the access group they belong to, and where their links point. */
 export interface DeliveryScope extends StartScope {
@@ -24,7 +25,7 @@ export interface DeliveryScope extends StartScope {
 }
 
 /** `name` made safe for Content-Disposition, with the extension added once. */
-export function downloadFileName(name: string | undefined, exportType: "image" | "pdf" | "xlsx"): string {
+export function downloadFileName(name: string | undefined, exportType: JobRequest["exportType"]): string {
   const extension = exportType === "image" ? "png" : exportType;
   const safe = (name ?? "dashboard_screenshot_download").replace(/[^A-Za-z0-9._ -]+/g, "_").replace(/^[.\s]+/, "").trim().slice(0, 200) || "dashboard_screenshot_download";
   return safe.toLowerCase().endsWith(`.${extension}`) ? safe : `${safe}.${extension}`;
@@ -94,6 +95,13 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
 
 const newJobId = () => `job_${randomAlphanumeric(24)}`;
 
+/** A saved report's job (create/saved-report.ts) as an inserted job: its page names the report. */
+async function insertReportJob(scope: DeliveryScope, id: string, job: SavedReportJobToCheck): Promise<InsertedJob> {
+  const born = scope.background !== undefined;
+  const { row, customerId, customerTokenHash } = await insertSavedReportJob(scope, id, job, born);
+  return { id, page: { customerId, embedId: "", reportId: job.reportId, request: job.request }, customerTokenHash, firstAttempt: born ? { job: row } : undefined };
+}
+
 /**
  * Creates and starts a screenshot job (plain objects in and out: callable from any
  * module, e.g. scheduled reports).
@@ -118,8 +126,11 @@ export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotI
   const url = token && `${scope.baseUrl}/api/downloads/${token}`;
   // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
   if (url && request.callbackUrl) request.downloadUrl = url;
-  const job = { kind: "screenshot", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
-  const inserted = await insertCheckedJob(scope, jobId, job, newest);
+  const common = { kind: "screenshot", providedId: input.provided_id, callbackUrl: input.callback_url, request } as const;
+  const inserted =
+    input.report_id !== undefined
+      ? await insertReportJob(scope, jobId, { ...common, reportId: input.report_id })
+      : await insertCheckedJob(scope, jobId, { ...common, embedId: input.dashboard_embed_id ?? "" }, newest);
   // The link is stored while the job starts: nobody has it before this call answers.
   await Promise.all([startJob(scope, inserted), token && storeDownloadLink(scope.env, token, jobId)]);
   return { job_id: jobId, ...(url ? { url } : {}) };
@@ -144,12 +155,13 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
     ...extras,
   };
   const jobId = newJobId();
-  const job = { kind: "report", providedId: input.provided_id, embedId: input.dashboard_embed_id, callbackUrl: input.callback_url, request } as const;
-  const inserted = await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
+  const job = { kind: "report", providedId: input.provided_id, embedId: input.dashboard_embed_id ?? "", callbackUrl: input.callback_url, request } as const;
+  const inserted =
+    input.report_id !== undefined ? await insertReportJob(scope, jobId, { ...job, reportId: input.report_id }) : await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
   // The share link exists before the job may send the e-mail that carries it; a job whose
   // link could not be stored fails at once, never sending later.
   if (shareToken) {
-    const link = { customerId: inserted.page.customerId, embedId: job.embedId, variables: request.variables };
+    const link = { customerId: inserted.page.customerId, embedId: job.embedId, variables: request.variables, ...(inserted.page.reportId !== undefined ? { reportId: inserted.page.reportId } : {}) };
     await storeShareLink(scope.env, shareToken, link, inserted.customerTokenHash).catch(async (error) => {
       await failUnstarted(scope.db, jobId);
       throw error;

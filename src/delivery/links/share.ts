@@ -10,11 +10,16 @@ import { ApiError } from "../../http/errors";
 import { HEX_TOKEN } from "../../http/fields";
 import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
 import { REPORT_VERSIONS } from "../report-defaults";
+import * as repo from "../repository";
+import { savedReportHtml } from "../../reports/delivered";
+import { DEFAULT_PAGE_WIDTH } from "../../dashboards/layout";
 
 /** What a report's share link shows, kept in KV under the link's hashed token. */
 const ShareLink = z.object({
   customerId: z.number(),
   embedId: z.string(),
+  /** A saved report's share link: the report, drawn as its one-panel page for that customer. */
+  reportId: z.string().optional(),
   variables: z.record(z.string(), z.unknown()),
   /**
    * Fingerprint of the customer token the link was made under (as in signed embed tokens):
@@ -41,6 +46,15 @@ export async function renderShare(db: Database, env: Env, token: string, present
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
   const share = ShareLink.parse(JSON.parse(value));
   const made = share.ctv;
+  if (share.reportId !== undefined) {
+    // As for a dashboard: only while the customer holds the token the link was made under.
+    const [customer] = await repo.customerTokenHashById(db, share.customerId);
+    if (!customer || made === undefined || !constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash))) {
+      throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
+    }
+    const width = presentation.width ?? DEFAULT_PAGE_WIDTH;
+    return savedReportHtml(db, env, { reportId: share.reportId, customerId: share.customerId, width, cacheReport: run.cacheReport, fitToWindow: presentation.fitToWindow });
+  }
   const request = {
     embedId: share.embedId,
     customer: byId(share.customerId),

@@ -13,6 +13,8 @@ export type StoredFile = { bytes: Uint8Array; contentType: string };
 export interface ReportRecipient {
   attributes: Record<string, unknown>;
   customerName: string | undefined;
+  /** A saved report's e-mail: the report's name (it says "report", not "dashboard"). */
+  reportName?: string;
 }
 
 /** An alert's reason goes first, in the text and at the top of the HTML. */
@@ -31,23 +33,26 @@ export function screenshotMail(request: JobRequest, file: StoredFile): Mail {
 }
 
 /** A report job's e-mail: the image inline, linked to the live dashboard, between the end user's own header and footer. */
-export function reportMail(request: JobRequest, file: StoredFile, { attributes, customerName }: ReportRecipient): Mail {
+export function reportMail(request: JobRequest, file: StoredFile, { attributes, customerName, reportName }: ReportRecipient): Mail {
   const header = typeof attributes.header === "string" ? sanitizeHtml(attributes.header) : "";
   const footer = typeof attributes.footer === "string" ? sanitizeHtml(attributes.footer) : "";
   const link = escapeHtml(request.linkUrl ?? "");
   const name = escapeHtml(customerName ?? "");
+  const what = reportName === undefined ? "dashboard" : "report";
+  // A saved report is named: "Your report “Revenue by day” for Acme".
+  const titled = reportName === undefined ? "dashboard report" : `report “${reportName}”`;
   const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f4f6fb;font-family:Arial,Helvetica,sans-serif;color:#0f172a">
 <div style="max-width:760px;margin:0 auto">
 ${headlineHtml(request)}${header ? `<div class="report-header">${header}</div>` : ""}
-<a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="Dashboard report for ${name}" width="${REPORT_WIDTH}" style="display:block;width:100%;max-width:${REPORT_WIDTH}px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
-<p style="font-size:14px;margin:16px 0"><a href="${link}" style="color:#4338ca;font-weight:bold">Open the live dashboard</a></p>
+<a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="${escapeHtml(reportName === undefined ? "Dashboard report" : `Report “${reportName}”`)} for ${name}" width="${REPORT_WIDTH}" style="display:block;width:100%;max-width:${REPORT_WIDTH}px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
+<p style="font-size:14px;margin:16px 0"><a href="${link}" style="color:#4338ca;font-weight:bold">Open the live ${what}</a></p>
 ${footer ? `<div class="report-footer">${footer}</div>` : ""}
 </div></body></html>`;
   const extension = file.contentType === "image/jpeg" ? "jpg" : "png";
   return {
     to: request.email as string,
     subject: request.subject,
-    text: `${headlineText(request)}Your dashboard report for ${customerName ?? "your account"}.\n\nOpen the live dashboard: ${request.linkUrl}\n`,
+    text: `${headlineText(request)}Your ${titled} for ${customerName ?? "your account"}.\n\nOpen the live ${what}: ${request.linkUrl}\n`,
     html,
     attachments: [{ filename: `dashboard.${extension}`, contentType: file.contentType, bytes: file.bytes, contentId: "dashboard" }],
   };

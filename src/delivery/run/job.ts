@@ -20,11 +20,13 @@ import type { DeliveryEffects } from "./effects";
 import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
+import { reportJobFile, reportJobHtml } from "./saved-report";
 
 /** A job's first attempt, run by the call that created it: the job as born (claimed), its dashboard's rows already read. */
 export interface FirstAttempt {
   job: JobRow;
-  dashboard: DashboardRead;
+  /** A dashboard's job: what its render reads (a saved report's job reads its report when it runs). */
+  dashboard?: DashboardRead;
 }
 
 /** What the render of a job reads, read already: the request and the rows of `dashboardReads`. */
@@ -67,7 +69,7 @@ export async function runJob(
   // attempt has its job claimed at birth and its dashboard read: it starts at the panels.
   const earlyReport = new QueryCacheReport();
   // A spreadsheet is not a page: nothing to render early.
-  const earlyHtml = page && !backstop && page.request.exportType !== "xlsx" ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
+  const earlyHtml = page && !backstop && !isFileExport(page.request) ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
   earlyHtml?.catch(() => undefined);
   const early = earlyHtml && { html: earlyHtml, cacheReport: earlyReport };
   const [job] = firstAttempt
@@ -89,10 +91,10 @@ export async function runJob(
     file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey };
   } else {
     const cacheReport = early?.cacheReport ?? new QueryCacheReport();
-    const jobPage = { customerId: job.customerId, embedId: job.dashboardEmbedId, request };
+    const jobPage: JobPage = { customerId: job.customerId, embedId: job.dashboardEmbedId, ...(job.reportId !== null ? { reportId: job.reportId } : {}), request };
     let captured: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
-    if (request.exportType === "xlsx") {
-      captured = { bytes: await jobWorkbook(db, env, jobPage, cacheReport), contentType: XLSX_CONTENT_TYPE };
+    if (isFileExport(request)) {
+      captured = await jobFile(db, env, jobPage, cacheReport);
     } else {
       const html = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
       const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
@@ -138,9 +140,10 @@ export async function runJob(
  * The dashboard as the job asked for it, from rows `read` already when given; a customer or
  * dashboard gone meanwhile is final.
  */
-async function renderJobPage(db: Database, env: Env, { customerId, embedId, request }: JobPage, cacheReport: QueryCacheReport, read?: DashboardRead): Promise<string> {
+async function renderJobPage(db: Database, env: Env, { customerId, embedId, reportId, request }: JobPage, cacheReport: QueryCacheReport, read?: DashboardRead): Promise<string> {
   const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
+    if (reportId !== undefined) return await reportJobHtml(db, env, { reportId, customerId, width: request.width, cacheReport });
     if (read) return await renderLoaded(env, await dashboardFromReads(read.render, read.rows), presentation, { cacheReport });
     return await renderForCustomer(db, env, {
       embedId,
@@ -155,9 +158,19 @@ async function renderJobPage(db: Database, env: Env, { customerId, embedId, requ
   }
 }
 
-/** The dashboard as a spreadsheet for the job's customer: a sheet per data panel (run/spreadsheet.ts). */
-async function jobWorkbook(db: Database, env: Env, { customerId, embedId, request }: JobPage, cacheReport: QueryCacheReport): Promise<Uint8Array<ArrayBuffer>> {
+/** A job whose file is data, not a picture: nothing is captured. */
+const isFileExport = (request: JobRequest) => request.exportType === "xlsx" || request.exportType === "csv";
+
+/**
+ * The job's data as a file for its customer: a saved report's CSV or one-sheet workbook
+ * (run/saved-report.ts), or the dashboard as a workbook of a sheet per data panel
+ * (run/spreadsheet.ts; a dashboard has no CSV — such requests are refused before a job exists).
+ */
+async function jobFile(db: Database, env: Env, { customerId, embedId, reportId, request }: JobPage, cacheReport: QueryCacheReport): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
+  const format = request.exportType === "csv" ? "csv" : "xlsx";
   try {
+    if (reportId !== undefined) return await reportJobFile(db, env, { reportId, customerId, format, cacheReport });
+    if (format === "csv") throw new JobFailure("render_failed", true, "a dashboard has no CSV export");
     const tables = await panelTables(db, env, {
       embedId,
       customer: byId(customerId),
@@ -165,16 +178,27 @@ async function jobWorkbook(db: Database, env: Env, { customerId, embedId, reques
       variables: request.variables,
       cacheReport,
     });
-    return await dashboardWorkbook(tables);
+    return { bytes: await dashboardWorkbook(tables), contentType: XLSX_CONTENT_TYPE };
   } catch (error) {
     if (isGoneError(error)) throw new JobFailure(goneReason(error), true, error.message);
     throw error;
   }
 }
 
-/** Who a report e-mail goes to: the customer's name, and the end user's own header and footer (two reads, one round trip). */
+/**
+ * Who a report e-mail goes to: the customer's name, the end user's own header and footer,
+ * and for a saved report its name (three reads, one round trip).
+ */
 async function reportRecipient(db: Database, job: JobRow, request: JobRequest) {
   const customerId = job.customerId ?? 0;
-  const [[endUser], [customer]] = await db.batch([repo.endUserByEmail(db, customerId, request.email as string), repo.customerName(db, customerId)]);
-  return { attributes: endUser ? endUser.attributes : {}, customerName: customer?.name };
+  const [[endUser], [customer], [report]] = await db.batch([
+    repo.endUserByEmail(db, customerId, request.email as string),
+    repo.customerName(db, customerId),
+    repo.savedReportName(db, job.reportId ?? "", customerId),
+  ]);
+  return {
+    attributes: endUser ? endUser.attributes : {},
+    customerName: customer?.name,
+    ...(job.reportId !== null ? { reportName: report?.name ?? "" } : {}),
+  };
 }

@@ -13,6 +13,8 @@ import { JobRequestSchema } from "../schemas";
 export const JobPage = z.object({
   customerId: z.number().int(),
   embedId: z.string(),
+  /** A saved report's job: the report is drawn or written instead of a dashboard (embedId is then ''). */
+  reportId: z.string().optional(),
   request: JobRequestSchema,
 });
 export type JobPage = z.infer<typeof JobPage>;

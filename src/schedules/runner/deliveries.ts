@@ -12,9 +12,11 @@ export interface Delivery {
   scheduleId: string;
   accessGroupId: number;
   linkBase: string;
-  format: "report" | "pdf" | "image" | "xlsx";
+  format: "report" | "pdf" | "image" | "xlsx" | "csv";
   providedId: string;
+  /** What is delivered: the dashboard, or the customer's saved report when `reportId` is set ('' embedId). */
   embedId: string;
+  reportId: string | null;
   email: string;
   subject: string | null;
   variables: Record<string, unknown> | null;
@@ -26,7 +28,7 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
   const scope = { db, env, accessGroupId: d.accessGroupId, baseUrl: d.linkBase };
   const common = {
     provided_id: d.providedId,
-    dashboard_embed_id: d.embedId,
+    ...(d.reportId !== null ? { report_id: d.reportId } : { dashboard_embed_id: d.embedId }),
     email: d.email,
     ...(d.subject !== null ? { subject: d.subject } : {}),
     ...(d.variables !== null ? { variables: d.variables } : {}),

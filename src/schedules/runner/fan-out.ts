@@ -133,6 +133,7 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
             format: schedule.format,
             providedId: target.providedId,
             embedId: schedule.dashboardEmbedId,
+            reportId: schedule.reportId,
             email,
             // An alert's subject is, unless set, the sentence that says why.
             subject: schedule.subject ?? (verdict ? verdict.headline : null),

@@ -1,0 +1,73 @@
+import { and, exists } from "drizzle-orm";
+import { customerNotFound } from "../../customers/not-found";
+import { visibleCustomerId, visibleCustomerTokenHash } from "../../customers/repository";
+import type { Database } from "../../db/client";
+import { ApiError } from "../../http/errors";
+import { reportOfVisibleCustomer } from "../../reports/repository";
+import * as webhooks from "../../webhooks/repository";
+import { checkCallbackUrl, webhookSecretMissing } from "../../webhooks/service";
+import type { Env } from "../../env";
+import * as repo from "../repository";
+import type { JobRequest } from "../schemas";
+
+/**
+ * Jobs of saved reports (the report builder's, `report_id`): made like a dashboard's job —
+ * one D1 batch that checks and inserts, a refused request inserting nothing — and run by
+ * the same attempts; only what is drawn differs (src/reports/delivered.ts).
+ */
+
+export interface SavedReportJobToCheck {
+  kind: "screenshot" | "report";
+  providedId: string;
+  reportId: string;
+  callbackUrl: string | undefined;
+  request: JobRequest;
+}
+
+/**
+ * Checks and inserts the job in one batch: the customer is visible to the token (404
+ * customer_not_found), the report is that customer's (404 report_not_found — another
+ * customer's or access group's is absent, as everywhere), a callback_url has a secret to
+ * sign with (422). The insert repeats the checks in its own condition. Answers the job row
+ * (born claimed when `born`) and the customer's id and token hash (a share link lives as long
+ * as that token).
+ */
+export async function insertSavedReportJob(
+  scope: { db: Database; env: Env; accessGroupId: number },
+  id: string,
+  job: SavedReportJobToCheck,
+  born: boolean,
+): Promise<{ row: repo.JobRow; customerId: number; customerTokenHash: string }> {
+  if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
+  const { db, accessGroupId } = scope;
+  const condition = and(
+    exists(reportOfVisibleCustomer(db, job.reportId, job.providedId, accessGroupId)),
+    job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
+  )!;
+  const [customer, report, secret, inserted, [row]] = await db.batch([
+    visibleCustomerTokenHash(db, job.providedId, accessGroupId),
+    reportOfVisibleCustomer(db, job.reportId, job.providedId, accessGroupId),
+    webhooks.secretExists(db, accessGroupId),
+    repo.insertJobWhen(
+      db,
+      {
+        id,
+        kind: job.kind,
+        status: born ? "rendering" : "queued",
+        attempts: born ? 1 : 0,
+        accessGroupId,
+        dashboardEmbedId: "",
+        reportId: job.reportId,
+        request: job.request,
+      },
+      visibleCustomerId(db, job.providedId, accessGroupId),
+      condition,
+    ),
+    repo.jobById(db, id),
+  ]);
+  if (customer.length === 0) throw customerNotFound(job.providedId);
+  if (report.length === 0) throw new ApiError("report_not_found", `Customer '${job.providedId}' has no saved report '${job.reportId}'.`, "report_id");
+  if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
+  if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
+  return { row, customerId: customer[0].id, customerTokenHash: customer[0].tokenHash };
+}
