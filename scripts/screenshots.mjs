@@ -2,7 +2,10 @@
 // Screenshots of the demo dashboards for the README (docs/<embed_id>-<width>.png): starts the
 // service on a fresh local state and opens each example dashboard for a demo customer, at a
 // phone width (360 px) and a desktop width (1280 px), in headless Chromium (full page).
-import { readFileSync, readdirSync } from "node:fs";
+// Then a saved report of the report builder (revenue by month on the demo blueprint "Sales
+// data") as the delivery pipeline captures it (`report_id` on /api/dashboard/screenshot):
+// docs/saved-report-<width>.png.
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchBrowser } from "./lib/chromium.mjs";
@@ -28,6 +31,30 @@ try {
       const out = join(root, "docs", `${embed_id}-${width}.png`);
       await page.screenshot({ path: out, fullPage: true });
       await page.close();
+      console.log(`wrote ${out}`);
+    }
+  }
+  const api = (path, body, headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}` }) =>
+    fetch(`${server.base}${path}`, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
+  const { blueprints } = await api("/api/get_customer_blueprints/", { customer_id: customer });
+  const blueprint = blueprints?.find((b) => b.name === "Sales data");
+  if (blueprint) {
+    const { token } = await api("/api/generate_embed_token/", { provided_id: customer, blueprint_id: blueprint.id });
+    const { report } = await api(
+      `/report-builder/${blueprint.embed_id}/reports`,
+      {
+        name: "Revenue by month",
+        query: { dataset: "orders", group_by: [{ column: "day", bucket: "month" }], values: [{ column: "amount", aggregate: "sum" }, { aggregate: "count" }] },
+        chart: { type: "bar", x: "day_month", y: ["sum_amount"] },
+      },
+      { Authorization: `Bearer ${token}` },
+    );
+    for (const width of [360, 1280]) {
+      const job = await api("/api/dashboard/screenshot", { provided_id: customer, report_id: report.id, width });
+      const file = await fetch(`${job.url}?wait=30`);
+      if (file.status !== 200) throw new Error(`saved report capture answered ${file.status}: ${await file.text()}`);
+      const out = join(root, "docs", `saved-report-${width}.png`);
+      writeFileSync(out, new Uint8Array(await file.arrayBuffer()));
       console.log(`wrote ${out}`);
     }
   }
