@@ -1,47 +1,52 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { escapeHtml } from "../lib/html";
 
 /** A self-contained, readable API reference rendered from the OpenAPI document (no external assets). */
 
-interface OpenApiDoc {
-  info: { title: string; version: string; description?: string };
-  paths: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, SchemaObject> };
-}
-interface Operation {
-  summary?: string;
-  description?: string;
-  deprecated?: boolean;
-  tags?: string[];
-  parameters?: { name: string; in: string; required?: boolean; description?: string; schema?: SchemaObject }[];
-  requestBody?: { content: Record<string, { schema: SchemaObject }> };
-}
-interface SchemaObject {
-  $ref?: string;
-  type?: string | string[];
-  description?: string;
-  properties?: Record<string, SchemaObject>;
-  required?: string[];
-  items?: SchemaObject;
-  anyOf?: SchemaObject[];
-  enum?: unknown[];
+/** The document `getOpenAPI31Document` builds (its types, without importing the generator's own package). */
+type OpenApiDoc = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
+type PathItem = NonNullable<OpenApiDoc["paths"]>[string];
+type Operation = NonNullable<PathItem["get"]>;
+/** A schema, or a `$ref` to one of `components.schemas`. */
+type SchemaOrRef = NonNullable<NonNullable<OpenApiDoc["components"]>["schemas"]>[string];
+type Schema = Exclude<SchemaOrRef, { $ref: string }>;
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+type Method = (typeof METHODS)[number];
+const isMethod = (key: string): key is Method => (METHODS as readonly string[]).includes(key);
+
+/** The operations of a path item, in the document's order (a path item also holds other fields). */
+function operations(item: PathItem): [Method, Operation][] {
+  return Object.keys(item)
+    .filter(isMethod)
+    .flatMap((method): [Method, Operation][] => {
+      const op = item[method];
+      return op ? [[method, op]] : [];
+    });
 }
 
+function isRef(schema: SchemaOrRef | object): schema is { $ref: string } {
+  return "$ref" in schema && typeof schema.$ref === "string";
+}
 
-function resolve(doc: OpenApiDoc, schema: SchemaObject | undefined): SchemaObject | undefined {
-  if (schema?.$ref) return doc.components?.schemas?.[schema.$ref.split("/").pop()!];
+function resolve(doc: OpenApiDoc, schema: SchemaOrRef | undefined): Schema | undefined {
+  if (schema && isRef(schema)) {
+    const target = doc.components?.schemas?.[schema.$ref.split("/").pop()!];
+    return target && !isRef(target) ? target : undefined;
+  }
   return schema;
 }
 
-function typeOf(doc: OpenApiDoc, schema: SchemaObject | undefined): string {
+function typeOf(doc: OpenApiDoc, schema: SchemaOrRef | undefined): string {
   if (!schema) return "";
-  if (schema.$ref) return schema.$ref.split("/").pop()!;
+  if (isRef(schema)) return schema.$ref.split("/").pop()!;
   if (schema.anyOf) return schema.anyOf.map((s) => typeOf(doc, s)).join(" | ");
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
   if (schema.type === "array") return `${typeOf(doc, schema.items)}[]`;
   return Array.isArray(schema.type) ? schema.type.join(" | ") : (schema.type ?? "any");
 }
 
-function fieldsTable(doc: OpenApiDoc, schema: SchemaObject | undefined): string {
+function fieldsTable(doc: OpenApiDoc, schema: SchemaOrRef | undefined): string {
   const object = resolve(doc, schema);
   if (!object?.properties) return "";
   const rows = Object.entries(object.properties)
@@ -55,12 +60,13 @@ function fieldsTable(doc: OpenApiDoc, schema: SchemaObject | undefined): string 
 
 export function renderDocs(doc: OpenApiDoc): string {
   const byTag = new Map<string, string[]>();
-  for (const [path, methods] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(methods)) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of operations(item)) {
       const params = (op.parameters ?? [])
-        .map((p) => `<li><code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ", required" : ""}) ${escapeHtml(p.description ?? p.schema?.description ?? "")}</li>`)
+        .flatMap((p) => (isRef(p) ? [] : [p]))
+        .map((p) => `<li><code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ", required" : ""}) ${escapeHtml(p.description ?? (p.schema && !isRef(p.schema) ? p.schema.description : undefined) ?? "")}</li>`)
         .join("");
-      const body = op.requestBody?.content["application/json"]?.schema;
+      const body = op.requestBody && !isRef(op.requestBody) ? op.requestBody.content["application/json"]?.schema : undefined;
       const section = `<section class="op${op.deprecated ? " deprecated" : ""}">
         <h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code>${op.deprecated ? ' <span class="badge">deprecated</span>' : ""}</h3>
         <p><strong>${escapeHtml(op.summary ?? "")}</strong></p>

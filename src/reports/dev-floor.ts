@@ -1,9 +1,9 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import pg from "pg";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { jsonBody } from "../http/json-body";
-import { bindingOfKind, type DataSourceKind } from "../dashboards/sources/kinds";
+import { bindingOfKind } from "../dashboards/sources/kinds";
 import { workersSocket } from "../dashboards/sources/postgres";
 import { readOnlyProblem } from "../lib/sql-read-only";
 import { verifyBuilderToken } from "./builder-token";
@@ -16,6 +16,9 @@ import { compiledFor } from "./service";
  * data source's binding — the floor the builder's query route is measured against in the
  * same run. Here, not in src/http, because src/http imports no capability.
  */
+/** The floor route's body: a statement as `/_dev/report-sql/` answers it. */
+const FloorStatement = z.object({ binding: z.string(), kind: z.enum(["d1", "postgres"]), sql: z.string(), params: z.array(z.unknown()) });
+
 export function registerReportDevRoutes(app: OpenAPIHono<AppEnv>): void {
   app.post("/_dev/report-sql/:embedId", jsonBody, async (c) => {
     const claims = await verifyBuilderToken(c.env, (c.req.header("Authorization") ?? "").replace(/^Bearer\s+/, ""));
@@ -26,7 +29,7 @@ export function registerReportDevRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.post("/_dev/floor/report-sql", jsonBody, async (c) => {
-    const { binding, kind, sql, params } = JSON.parse(await c.req.text()) as { binding: string; kind: DataSourceKind; sql: string; params: unknown[] };
+    const { binding, kind, sql, params } = FloorStatement.parse(JSON.parse(await c.req.text()));
     // Even here only a read, and only on a data source's database (never the service's own).
     const target = bindingOfKind(c.env, kind, binding);
     if (!target || readOnlyProblem(sql, [kind === "d1" ? "sqlite" : "postgres"])) throw new ApiError("validation_error", "Only a read-only statement on a data source binding.");
