@@ -7,7 +7,58 @@
 // blueprint "Sales data") as XLSX and as CSV through the same endpoint (`report_id`), against
 // the floor of the builder's own query call for that report's query (same rows, as JSON).
 // Usage: npm run bench:xlsx
+import { build } from "esbuild";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { startLocalServer } from "../scripts/lib/local-server.mjs";
+
+// The writers alone, in process (Node, where the clock measures CPU work): a saved report's
+// result as XLSX and as CSV (src/reports/delivered.ts) for 1,000 rows (the builder's default
+// limit) and 10,000 (QUERY_ROW_LIMIT's default), shaped like the demo orders.
+{
+  const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+  const work = mkdtempSync(join(tmpdir(), "xlsx-bench-"));
+  const bundle = join(work, "delivered.mjs");
+  await build({ entryPoints: [join(root, "src", "reports", "delivered.ts")], bundle: true, platform: "node", format: "esm", outfile: bundle, logLevel: "error",
+    banner: { js: 'import { createRequire as bannerRequire } from "node:module"; const require = bannerRequire(import.meta.url);' }, external: ["cloudflare:*"] });
+  const { reportWorkbook, reportCsvBytes } = await import(pathToFileURL(bundle).href);
+  rmSync(work, { recursive: true, force: true });
+  const columns = [
+    { name: "id", display_name: "Order", type: "INTEGER" },
+    { name: "day", display_name: "Day", type: "DATE" },
+    { name: "month", display_name: "Month", type: "STRING" },
+    { name: "product", display_name: "Product", type: "STRING" },
+    { name: "amount", display_name: "Amount", type: "FLOAT" },
+  ];
+  const products = ["Seats", "Storage", "Support", "Training"];
+  const rowsOf = (n) => Array.from({ length: n }, (_, i) => {
+    const day = new Date(Date.UTC(2026, 0, 1) + (i % 365) * 86_400_000).toISOString().slice(0, 10);
+    return { id: i + 1, day, month: day.slice(0, 7), product: products[i % 4], amount: Math.round(((i * 7919) % 100_000) + 0.5) / 100 };
+  });
+  const medianOf = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(`\nA saved report's writers alone, in process (Node ${process.version}), median of 9`);
+  for (const n of [1_000, 10_000]) {
+    const result = { columns, rows: rowsOf(n) };
+    const times = { xlsx: [], csv: [] };
+    let sizes = {};
+    for (let round = 0; round < 10; round++) {
+      let started = performance.now();
+      const book = await reportWorkbook({ name: "Every order" }, result);
+      const xlsxMs = performance.now() - started;
+      started = performance.now();
+      const csv = reportCsvBytes(result);
+      const csvMs = performance.now() - started;
+      sizes = { xlsx: book.byteLength, csv: csv.byteLength };
+      if (round > 0) {
+        times.xlsx.push(xlsxMs);
+        times.csv.push(csvMs);
+      }
+    }
+    console.log(`  ${n} rows × 5 columns: XLSX ${medianOf(times.xlsx).toFixed(1)} ms, ${(sizes.xlsx / 1024).toFixed(1)} KiB; CSV ${medianOf(times.csv).toFixed(1)} ms, ${(sizes.csv / 1024).toFixed(1)} KiB`);
+  }
+}
 
 const port = 19891;
 const base = `http://127.0.0.1:${port}`;

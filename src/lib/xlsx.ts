@@ -1,8 +1,11 @@
-import writeXlsxFile, { type Cell, type Row } from "write-excel-file/universal";
+import writeXlsxFile, { type Cell, type Row } from "write-excel-file/node";
 
 /**
- * Spreadsheets (.xlsx) with typed cells, written by `write-excel-file` (its `universal`
- * build: plain JavaScript over fflate's zip, no Node.js API, so it runs in a Worker).
+ * Spreadsheets (.xlsx) with typed cells, written by `write-excel-file` — its `node` build,
+ * which zips in the calling thread through fflate's streaming `ZipDeflate` over node:stream
+ * and node:buffer (nodejs_compat). Its `universal` and `browser` builds zip with fflate's
+ * async `zip()`, which hands every file over 160 KB (a sheet of a few thousand rows) to a Web
+ * Worker: Workers have none, so a large sheet failed with "Worker is not defined".
  * Chosen over SheetJS (not on the npm registry any more) and ExcelJS (Node streams and
  * a far larger bundle) — docs/report-builder.md has the measured bundle cost.
  *
@@ -44,8 +47,8 @@ export async function xlsx(sheets: XlsxSheet[]): Promise<Uint8Array> {
       columns: sheet.columns.map((column) => ({ width: columnWidth(column, sheet.rows) })),
       stickyRowsCount: 1,
     })),
-  ).toBlob();
-  return new Uint8Array(await blob.arrayBuffer());
+  ).toBuffer();
+  return new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength);
 }
 
 function cell(value: unknown, type: XlsxColumnType | undefined): Cell {

@@ -1,6 +1,7 @@
 import readXlsxFile from "read-excel-file/universal";
 import { describe, expect, it } from "vitest";
 import { sheetNames, xlsx } from "../../src/lib/xlsx";
+import { zipEntries } from "./zip-entries";
 
 /** The workbook as a reader sees it: every sheet's name and cells. */
 async function open(bytes: Uint8Array) {
@@ -8,6 +9,21 @@ async function open(bytes: Uint8Array) {
 }
 
 describe("xlsx: spreadsheets with typed cells", () => {
+  it("writes a sheet of 10,000 rows inside workerd (a sheet file over 160 KB, which the browser build would compress in a Web Worker Workers do not have)", async () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ id: i + 1, day: "2026-01-05", product: `Product ${i % 7}`, amount: i * 1.5 }));
+    const bytes = await xlsx([{ name: "Big", columns: [{ name: "id", type: "INTEGER" }, { name: "day", type: "DATE" }, { name: "product", type: "STRING" }, { name: "amount", type: "FLOAT" }], rows }]);
+    const files = await zipEntries(bytes);
+    const sheet = files.get("xl/worksheets/sheet1.xml")!;
+    expect(sheet.length).toBeGreaterThan(160_000);
+    // Every row is there; the last one with its number cells (no t="s"/inlineStr type) and its text.
+    expect(sheet.match(/<row /g)).toHaveLength(10_001);
+    const last = sheet.slice(sheet.lastIndexOf("<row "));
+    expect(last).toMatch(/<c r="A10001"[^>]*><v>10000<\/v><\/c>/);
+    expect(last).toMatch(/<c r="D10001"[^>]*><v>14998.5<\/v><\/c>/);
+    expect(last).not.toMatch(/<c r="[AD]10001"[^>]* t="/);
+    expect(sheet + (files.get("xl/sharedStrings.xml") ?? "")).toContain("Product 4");
+  });
+
   it("writes numbers as numbers, booleans as booleans, dates as dates and text as text, under display names", async () => {
     const bytes = await xlsx([
       {
