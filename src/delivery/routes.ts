@@ -60,9 +60,9 @@ const screenshot = apiOperation({
   path: "/api/dashboard/screenshot",
   operationId: "dashboardScreenshot",
   tags,
-  summary: "E-mail a dashboard screenshot (PNG or PDF), or get a download link",
+  summary: "E-mail a dashboard or saved report as PNG, PDF, XLSX (or a report's CSV), or get a download link",
   description:
-    "Renders the newest version or draft for the customer. Answers at once with `job_id`; without `email` also `url`, a download link that answers 202 until the file is ready. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
+    "Exactly one of `dashboard_embed_id` (renders the newest version or draft for the customer) and `report_id` (a saved report of that customer, drawn as one page: its chart and its table). Answers at once with `job_id`; without `email` also `url`, a download link that answers 202 until the file is ready. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
   write: true,
   delivery: true,
   body: ScreenshotBody,
@@ -75,9 +75,9 @@ const report = apiOperation({
   path: "/api/dashboard/report",
   operationId: "dashboardReport",
   tags,
-  summary: "E-mail a formatted dashboard report",
+  summary: "E-mail a formatted report of a dashboard or a saved report",
   description:
-    "Version: tag `email`, else `production`, else the newest. The e-mail shows the screenshot inline, linked to `custom_url` or a share link. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
+    "Exactly one of `dashboard_embed_id` (version: tag `email`, else `production`, else the newest) and `report_id` (a saved report of that customer). The e-mail shows the screenshot inline, linked to `custom_url` or a share link. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
   write: true,
   delivery: true,
   body: ReportBody,
@@ -115,7 +115,15 @@ const fileDownload = z.string().openapi({ format: "binary" });
 const downloadRoute = {
   ...downloadOperation,
   responses: {
-    200: { description: "The file (Content-Disposition: attachment).", content: { "image/png": { schema: fileDownload }, "application/pdf": { schema: fileDownload } } },
+    200: {
+      description: "The file (Content-Disposition: attachment).",
+      content: {
+        "image/png": { schema: fileDownload },
+        "application/pdf": { schema: fileDownload },
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": { schema: fileDownload },
+        "text/csv": { schema: fileDownload },
+      },
+    },
     202: { description: "Still rendering; retry after `Retry-After` seconds.", content: { "application/json": { schema: successSchema({ status: z.string() }) } } },
     404: { description: "`job_not_found`: unknown or expired link.", content: { "application/json": { schema: ErrorSchema } } },
     500: { description: "`render_failed`: the job failed.", content: { "application/json": { schema: ErrorSchema } } },
@@ -129,7 +137,7 @@ const shareRoute = createRoute({
   middleware: [retryNotFoundOnPrimary],
   tags,
   summary: "A report's share link (capability URL; no API token)",
-  description: "Renders the reported dashboard for that customer until the link expires (SHARE_TTL_SECONDS).",
+  description: "Renders the reported dashboard (or saved report) for that customer until the link expires (SHARE_TTL_SECONDS).",
   request: {
     params: z.object({ token: z.string() }),
     query: z.object({

@@ -15,7 +15,7 @@ const create = apiOperation({
   tags,
   summary: "Schedule a dashboard e-mail for one customer or every customer of a group tag",
   description:
-    "Exactly one of `provided_id` and `group_tag` (else 400 on `provided_id`). `cron` is wall-clock time in `timezone` (default `UTC`). " +
+    "Exactly one of `provided_id` and `group_tag` (else 400 on `provided_id`). Exactly one of `dashboard_embed_id` and `report_id` (a saved report of the customer `provided_id`; not with `group_tag`). `cron` is wall-clock time in `timezone` (default `UTC`). " +
     "Each slot runs exactly once; after downtime only the most recent missed slot runs. Recipients default to each customer's own `emails` at run time.",
   write: true,
   body: CreateScheduleBody,
