@@ -4,7 +4,7 @@ import { apiAccess, adminAccess } from "./auth";
 import type { AppEnv } from "./context";
 import { errorStatus } from "./errors";
 import { jsonBody } from "./json-body";
-import { retryNotFoundOnPrimary } from "./replica-retry";
+import { declaredRetry } from "./replica-retry";
 import { withoutTrailingSlash } from "./route-path";
 
 export const ErrorSchema = z
@@ -64,12 +64,12 @@ export function documentedPaths<T extends { paths?: Record<string, unknown> }>(d
 
 function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
   options: OperationOptions<B, Q, R>,
-  middleware: RouteConfig["middleware"],
+  middleware: MiddlewareHandler<AppEnv>[],
   security: RouteConfig["security"],
+  readsReplica = options.method === "get",
 ) {
   const path = withoutTrailingSlash(options.path);
   writtenPaths.set(path, options.path);
-  if (options.retryNotFoundOnPrimary) middleware = [retryNotFoundOnPrimary, ...[middleware ?? []].flat()];
   return createRoute({
     method: options.method,
     path,
@@ -80,7 +80,8 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
     deprecated: options.deprecated,
     ...(options.callbacks ? { callbacks: options.callbacks } : {}),
     security,
-    middleware,
+    // The declared replica retry first: it marks the request before anything can answer not-found.
+    middleware: [...declaredRetry(options, readsReplica), ...middleware],
     request: {
       ...(options.query ? { query: options.query } : {}),
       ...(options.params ? { params: options.params } : {}),
@@ -102,8 +103,9 @@ export function apiOperation<B extends z.ZodType | undefined, Q extends z.ZodObj
 ) {
   const access = apiAccess({ write: options.write, delivery: options.delivery });
   const chain = options.method === "get" ? [access] : [access, jsonBody];
-  if (options.successor === undefined) return route(options, chain, [{ ApiToken: [] }]);
-  return route({ ...options, deprecated: true }, [deprecation(options.successor), ...chain], [{ ApiToken: [] }]);
+  // An operation that only reads (write: false) reads on a replica whatever its method.
+  if (options.successor === undefined) return route(options, chain, [{ ApiToken: [] }], !options.write);
+  return route({ ...options, deprecated: true }, [deprecation(options.successor), ...chain], [{ ApiToken: [] }], !options.write);
 }
 
 /** Marks every response of a deprecated operation, errors included (docs/api-contract.md, "Deprecated user groups and end users"). */
@@ -119,7 +121,6 @@ function deprecation(successor: string): MiddlewareHandler<AppEnv> {
 export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
   options: OperationOptions<B, Q, R>,
 ) {
-  refuseRetryOnPrimary(options);
   return route(options, options.method === "get" ? [adminAccess] : [adminAccess, jsonBody], [{ AdminToken: [] }]);
 }
 
@@ -127,15 +128,7 @@ export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodO
 export function publicOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
   options: OperationOptions<B, Q, R>,
 ) {
-  refuseRetryOnPrimary(options);
   return route(options, options.method === "get" ? [] : [jsonBody], []);
-}
-
-/** Admin and public operations other than GETs read the primary already: a declared retry there is a mistake. */
-function refuseRetryOnPrimary(options: { method: string; operationId: string; retryNotFoundOnPrimary?: boolean }): void {
-  if (options.retryNotFoundOnPrimary && options.method !== "get") {
-    throw new Error(`${options.operationId}: retryNotFoundOnPrimary is for operations that read on a replica (GET); a ${options.method.toUpperCase()} reads the primary.`);
-  }
 }
 
 /** `{ success: 1, ...fields }` */

@@ -14,7 +14,7 @@ import { registerReportDevRoutes } from "./dev-floor";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import * as reports from "./service";
 import { config } from "../config";
-import { retryNotFoundOnPrimary } from "../http/replica-retry";
+import { declaredRetry } from "../http/replica-retry";
 
 /**
  * The report builder's JSON API (docs/report-builder.md): `/report-builder/<blueprint
@@ -106,8 +106,7 @@ export function builderRoute<B extends z.ZodType | undefined>(options: {
   retryNotFoundOnPrimary?: true;
 }) {
   const access = builderAccess({ save: options.save });
-  if (options.retryNotFoundOnPrimary && options.method !== "get") throw new Error(`${options.operationId}: retryNotFoundOnPrimary is for GETs (they read on a replica).`);
-  const retry = options.retryNotFoundOnPrimary ? [retryNotFoundOnPrimary] : [];
+  const retry = declaredRetry(options);
   return createRoute({
     method: options.method,
     path: options.path,
