@@ -5,7 +5,7 @@ import { ApiError } from "../../http/errors";
 import { HEX_TOKEN } from "../../http/fields";
 import { sha256Hex } from "../../lib/crypto";
 import * as repo from "../repository";
-import { QUERY_CACHE_METADATA } from "../stored-file";
+import { QUERY_CACHE_METADATA } from "../run/job";
 
 /** Where a download token is kept (hashed): KV, answering the job's id until DOWNLOAD_TTL_SECONDS pass. */
 const downloadKey = async (token: string) => `download:${await sha256Hex(token)}`;

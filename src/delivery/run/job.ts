@@ -14,13 +14,32 @@ import { JobFailure, transition, type JobRow } from "../job-state";
 import { reportMail, screenshotMail, withUnsubscribe, type StoredFile } from "../mail/messages";
 import * as repo from "../repository";
 import type { JobRequest } from "../schemas";
-import { QUERY_CACHE_METADATA } from "../stored-file";
-import { CAPTURE_DEADLINE_SECONDS, FIRST_ATTEMPT_LIFETIME_SECONDS } from "./deadlines";
 import type { DeliveryEffects } from "./effects";
 import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
 import { reportJobFile, reportJobHtml } from "./saved-report";
+
+/**
+ * A first attempt in the API call's background lives at most this long (Workers end
+ * `waitUntil` work 30 s after the response); a job it left in `rendering` longer is dead.
+ */
+export const FIRST_ATTEMPT_LIFETIME_SECONDS = 30;
+/** The backstop arrives once the first attempt has ended, one way or the other. */
+export const BACKSTOP_DELAY_SECONDS = FIRST_ATTEMPT_LIFETIME_SECONDS + 5;
+/**
+ * An attempt's capture answers within this many seconds of the attempt's start, its turn at
+ * the capture station included, or fails the attempt: even a first attempt then has time
+ * left to record its failure and queue the retry itself, instead of being cut off with the
+ * API call's background work and left to the backstop.
+ */
+export const CAPTURE_DEADLINE_SECONDS = FIRST_ATTEMPT_LIFETIME_SECONDS - 6;
+
+/**
+ * The R2 custom metadata of a captured file: where its panels' results came from. The job
+ * writes it with the file; the download answers it as `X-Query-Cache`.
+ */
+export const QUERY_CACHE_METADATA = "query-cache";
 
 /** A job's first attempt, run by the call that created it: the job as born (claimed), its dashboard's rows already read. */
 export interface FirstAttempt {

@@ -3,8 +3,7 @@ import type { Env } from "../../env";
 import { errorDetail, log } from "../../lib/log";
 import { FAILURE_REASONS, transition } from "../job-state";
 import { runFirstAttempt } from "./attempt";
-import { BACKSTOP_DELAY_SECONDS } from "./deadlines";
-import type { FirstAttempt } from "./job";
+import { BACKSTOP_DELAY_SECONDS, type FirstAttempt } from "./job";
 import type { DeliveryMessage, JobPage } from "./message";
 
 /** Where a job starts. */

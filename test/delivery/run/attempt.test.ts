@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIRST_ATTEMPT_LIFETIME_SECONDS } from "../../../src/delivery/run/deadlines";
+import { FIRST_ATTEMPT_LIFETIME_SECONDS } from "../../../src/delivery/run/job";
 import { age, bindings, call, callWithEnv, deliverByHand, deliverySetup, jobRow, sentMails, unique, unqueuedJob, waitForJob } from "../helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
