@@ -215,7 +215,7 @@ export function insertCustomer(db: Database, c: NewCustomer, paidLimit: number) 
     INSERT INTO customers (provided_id, name, access_group_id, hierarchy_level_id, parent_id, is_demo, emails,
                            properties, mapping, token_nonce, token_hash)
     SELECT ${c.providedId}, ${c.name}, ${c.accessGroupId}, ${c.hierarchyLevelId}, ${c.parentId}, ${c.isDemo ? 1 : 0},
-           ${JSON.stringify(c.emails)}, ${sql.param(c.properties, customers.properties)}, ${sql.param(c.mapping, customers.mapping)}, ${c.tokenNonce}, ${c.tokenHash}
+           ${sql.param(c.emails, customers.emails)}, ${sql.param(c.properties, customers.properties)}, ${sql.param(c.mapping, customers.mapping)}, ${c.tokenNonce}, ${c.tokenHash}
      WHERE ${c.isDemo ? 1 : 0} = 1 OR ${paidLimit} = 0
         OR (SELECT count(*) FROM customers WHERE is_demo = 0) < ${paidLimit}
     ON CONFLICT (provided_id) DO NOTHING`);
