@@ -9,7 +9,7 @@
 // Usage: npm run bench:alerts
 import { median, startSchedulerBench } from "./lib/scheduler.mjs";
 
-const { server, api, fire, createMany } = await startSchedulerBench(19889);
+const { server, fire, createMany } = await startSchedulerBench(19889);
 
 try {
   const common = { dashboard_embed_id: "sales-overview", provided_id: "acme-berlin" };
@@ -33,7 +33,7 @@ try {
   for (const kind of order) result[kind] = await fire(kind === "schedules" ? scheduleDue : alertDue);
   for (const kind of order) {
     const log = result[kind].log;
-    if (!log || log.due !== 50 || log.claimed !== 50 || log.deliveries !== 50) throw new Error(`unexpected ${kind} tick: ${JSON.stringify(log)}`);
+    if (log?.due !== 50 || log.claimed !== 50 || log.deliveries !== 50) throw new Error(`unexpected ${kind} tick: ${JSON.stringify(log)}`);
   }
   const idleTrips = median(idle.map((t) => t.log.round_trips));
   const idleMs = median(idle.map((t) => t.log.ms));

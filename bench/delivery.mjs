@@ -90,13 +90,17 @@ try {
       const started = performance.now();
       await page.setContent(html, { waitUntil: "load" });
       await page.waitForSelector('body[data-render-complete="true"]');
-      if (type === "pdf") await page.pdf({ printBackground: true, width: "1280px", height: `${Math.round(1280 * 1.414)}px` });
+      if (type === "pdf") await page.pdf({ printBackground: true, width: "1280px", height: `${Math.round(1280 * Math.SQRT2)}px` });
       else await page.screenshot({ fullPage: true, type: "png" });
       return performance.now() - started;
     }
     // Ours and the floor take turns, so both see the same load on the machine.
     for (const type of ["image", "pdf"]) {
-      for (let i = 0; i < 3; i++) await endToEnd(type), await bare(type); // warm both
+      for (let i = 0; i < 3; i++) {
+    // warm both
+    await endToEnd(type);
+    await bare(type);
+  }
       for (let i = 0; i < runs; i++) {
         await forgetCharts();
         const run = await endToEnd(type);

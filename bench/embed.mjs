@@ -27,7 +27,9 @@ try {
   const floor = [];
   for (let i = 0; i < RUNS + 1; i++) {
     const ms = await page.evaluate(() => new Promise((resolve, reject) => {
-      document.querySelectorAll("dashboard-embed, iframe").forEach((e) => e.remove());
+      document.querySelectorAll("dashboard-embed, iframe").forEach((e) => {
+        e.remove();
+      });
       const element = document.createElement("dashboard-embed");
       element.setAttribute("embed-id", "sales-overview");
       element.setAttribute("token-url", "/token?customer=acme-berlin&dashboard=sales-overview");
@@ -44,7 +46,9 @@ try {
       body: JSON.stringify({ provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" }),
     }).then((r) => r.json());
     const plain = await page.evaluate((url) => new Promise((resolve) => {
-      document.querySelectorAll("dashboard-embed, iframe").forEach((e) => e.remove());
+      document.querySelectorAll("dashboard-embed, iframe").forEach((e) => {
+        e.remove();
+      });
       const frame = document.createElement("iframe");
       frame.style.cssText = "width:100%;height:900px;border:0";
       const started = performance.now();

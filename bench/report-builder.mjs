@@ -46,7 +46,9 @@ try {
   await page.setViewport({ width: 1280, height: 900 });
   await page.goto(`${host.origin}/`);
   const insert = (tag, embedId, url, load, error) => page.evaluate((tag, embedId, url, load, error) => new Promise((resolve, reject) => {
-    document.querySelectorAll("report-builder, dashboard-embed").forEach((e) => e.remove());
+    document.querySelectorAll("report-builder, dashboard-embed").forEach((e) => {
+        e.remove();
+      });
     const element = document.createElement(tag);
     element.setAttribute("embed-id", embedId);
     element.setAttribute("token-url", url);
@@ -88,9 +90,9 @@ try {
     const floor = await frame.evaluate((bucket) => {
       const token = new URLSearchParams(location.search).get("token");
       const started = performance.now();
-      return fetch(location.pathname + "/query", {
+      return fetch(`${location.pathname}/query`, {
         method: "POST",
-        headers: { Authorization: "Bearer " + token, "Content-Type": "application/json" },
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
         body: JSON.stringify({ dataset: "Orders", group_by: [{ column: "day", bucket }], values: [{ aggregate: "count" }] }),
       }).then((r) => r.json()).then(() => performance.now() - started);
     }, i % 2 ? "month" : "quarter");

@@ -37,7 +37,7 @@ try {
   const idle = [];
   for (let i = 0; i < 5; i++) idle.push(await fire(dueAt - (i + 1) * 60_000)); // the same 1,000 schedules, none due yet
   const busy = await fire(dueAt);
-  if (!busy.log || busy.log.due !== 50 || busy.log.claimed !== 50) throw new Error(`unexpected tick: ${JSON.stringify(busy.log)}`);
+  if (busy.log?.due !== 50 || busy.log.claimed !== 50) throw new Error(`unexpected tick: ${JSON.stringify(busy.log)}`);
   const runJobs = [];
   for (const { schedule } of created.slice(0, 50)) runJobs.push(...(await api("/api/get_report_schedule/", { id: schedule.id })).runs[0].job_ids);
   await waitForJobs(runJobs); // let the 50 e-mails go out before measuring latency

@@ -35,7 +35,15 @@ if (bindingTypes.status !== 0) {
   process.exit(1);
 }
 
-// Types first: a type error fails the run before any test starts.
+// Lint and format first (biome.json; `npx biome check --write` fixes what it can), then
+// types: either fails the run before any test starts.
+const lint = spawnSync(process.execPath, [join(root, "node_modules", "@biomejs", "biome", "bin", "biome"), "ci", "--reporter=summary"], { cwd: root, stdio: "inherit" });
+if (lint.status !== 0) {
+  console.log("Summary: 0 passed, 1 failed, 0 skipped");
+  process.exit(1);
+}
+
+// Types: a type error fails the run before any test starts.
 const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit"], { cwd: root, stdio: "inherit" });
 if (typecheck.status !== 0) {
   console.log("Summary: 0 passed, 1 failed, 0 skipped");

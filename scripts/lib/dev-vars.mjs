@@ -20,7 +20,7 @@ export function readDevVars(path) {
  */
 export function ensureDevVars(path) {
   const lock = `${path}.lock`;
-  for (let waited = 0; ; waited += 25) {
+  for (;;) {
     try {
       closeSync(openSync(lock, "wx"));
       break;

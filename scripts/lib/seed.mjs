@@ -45,7 +45,10 @@ export function demoOrders() {
   const products = ["Analytics", "Storage", "Support", "Seats"];
   const scale = { acme: 1.0, "acme-berlin": 0.45, "acme-paris": 0.35, globex: 0.6 };
   let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
   const orders = [];
   for (const [customer, factor] of Object.entries(scale)) {
     for (let month = 1; month <= 12; month++) {

@@ -6,6 +6,7 @@ import { jsonOf, jsonText, parsedRows, sqliteFlag } from "../db/rows";
 import { sqlNow } from "../db/time";
 import { customerGroupTags, customers, dataSources, groupTags, hierarchyLevels, schemas } from "../db/schema";
 import { z } from "zod";
+import { allOf } from "../db/conditions";
 
 /**
  * Data access for customers. Every function returns an unexecuted query so that services
@@ -78,9 +79,9 @@ export function customerChain(db: Database, where: SQL) {
 
 // Which customer a chain starts from (and whose children childrenSummary counts).
 export const visibleByProvidedId = (providedId: string, accessGroupId: number) =>
-  and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId))!;
+  allOf(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId));
 export const visibleByTokenHash = (tokenHash: string, accessGroupId: number) =>
-  and(eq(customers.tokenHash, tokenHash), eq(customers.accessGroupId, accessGroupId))!;
+  allOf(eq(customers.tokenHash, tokenHash), eq(customers.accessGroupId, accessGroupId));
 export const byId = (id: number) => eq(customers.id, id);
 /** Any customer by its provided_id, in any access group (the admin plane sees them all). */
 export const byProvidedId = (providedId: string) => eq(customers.providedId, providedId);
@@ -95,7 +96,7 @@ export interface ListFilter {
 
 function listWhere(db: Database, filter: ListFilter): SQL {
   const parent = alias(customers, "parent");
-  return and(
+  return allOf(
     eq(customers.accessGroupId, filter.accessGroupId),
     filter.parentProvidedId === undefined
       ? undefined
@@ -103,7 +104,7 @@ function listWhere(db: Database, filter: ListFilter): SQL {
     filter.hierarchyLevelName === undefined
       ? undefined
       : eq(customers.hierarchyLevelId, db.select({ id: hierarchyLevels.id }).from(hierarchyLevels).where(eq(hierarchyLevels.name, filter.hierarchyLevelName))),
-  )!;
+  );
 }
 
 /**

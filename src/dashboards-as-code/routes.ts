@@ -150,7 +150,7 @@ export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
     const query = c.req.query();
     await pageSecurityHeaders(c);
     c.header("X-Robots-Tag", "noindex");
-    let loaded;
+    let loaded: Awaited<ReturnType<typeof loadPreview>>;
     try {
       loaded = await loadPreview(c.get("db"), c.env, embedId, query.token ?? "", variablesFromQuery(query));
     } catch (error) {

@@ -62,14 +62,14 @@ export async function checkFile(db: Database, env: object, file: unknown, provid
     repo.dataSources(db),
   ]);
   if (providedId !== undefined && chain.length === 0) throw customerNotFound(providedId);
-  if (!definition) return { valid: false, problems };
+  if (!parsed.success || !definition) return { valid: false, problems };
 
   for (const error of definitionRuleErrors(definition, schemas)) {
     problems.push(problem(file, (error.field ?? "").split(".").map((k) => (/^\d+$/.test(k) ? Number(k) : k)), error.message));
   }
   if (providedId === undefined || problems.length > 0) return { valid: problems.length === 0, problems };
 
-  const loaded = definitionForCustomer(definition, parsed.data!.name, chain, sources, {}, []);
+  const loaded = definitionForCustomer(definition, parsed.data.name, chain, sources, {}, []);
   const described = await describePanels(env, definition, loaded.mapping, sources, loaded.context);
   const panels: { id: string; columns: string[] }[] = [];
   definition.panels.forEach((panel, index) => {

@@ -43,7 +43,9 @@ function drawnOnce(key: string, draw: () => string): string {
   drawn.set(key, svg);
   drawnChars += key.length + svg.length;
   while (drawn.size > DRAWN_MAX_ENTRIES || drawnChars > DRAWN_MAX_CHARS) {
-    const [oldKey, oldSvg] = drawn.entries().next().value!;
+    const oldest = drawn.entries().next().value;
+    if (oldest === undefined) break;
+    const [oldKey, oldSvg] = oldest;
     drawn.delete(oldKey);
     drawnChars -= oldKey.length + oldSvg.length;
   }

@@ -11,7 +11,7 @@ import { placeholderProblem } from "./sql";
 const READ_STATEMENT_START = "^(?:\\s|--[^\\n]*(?:\\n|$)|/\\*[\\s\\S]*?\\*/)*(?:[Ss][Ee][Ll][Ee][Cc][Tt]|[Ww][Ii][Tt][Hh]|[Vv][Aa][Ll][Uu][Ee][Ss])(?![A-Za-z0-9_])";
 const PATH_TAIL = "(?:\\.[A-Za-z0-9_-]+)";
 const UNKNOWN_PLACEHOLDER =
-  "\\{\\{\\s*(?!(?:customer\\.provided_id|customer\\.name|customer\\.properties" + PATH_TAIL + "+|variables" + PATH_TAIL + "+)\\s*\\}\\})[A-Za-z_][A-Za-z0-9_]*" + PATH_TAIL + "*\\s*\\}\\}";
+  `\\{\\{\\s*(?!(?:customer\\.provided_id|customer\\.name|customer\\.properties${PATH_TAIL}+|variables${PATH_TAIL}+)\\s*\\}\\})[A-Za-z_][A-Za-z0-9_]*${PATH_TAIL}*\\s*\\}\\}`;
 
 export const PANEL_TYPES = ["kpi", "table", "bar", "line", "area", "pie", "text"] as const;
 export type PanelType = (typeof PANEL_TYPES)[number];

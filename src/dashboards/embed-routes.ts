@@ -248,7 +248,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     const panelId = file.slice(0, -4);
     const viewer = await resolveViewer(c.env, embedId, c.req.query());
     if (isRefusal(viewer)) throw new ApiError("invalid_embed_token", viewer.refused);
-    let rows;
+    let rows: Awaited<ReturnType<typeof panelRows>>;
     const dataRoundTrips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
     try {

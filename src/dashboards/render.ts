@@ -111,7 +111,9 @@ function queryString(params: Record<string, string>): string {
  * as hidden fields; locked variables get no field at all.
  */
 function renderControls(variables: VariableDefinition[], context: PlaceholderContext, interaction: Interaction): string {
-  const controlled = variables.filter((v) => v.control && !interaction.locked.includes(v.name));
+  const controlled = variables.filter(
+    (v): v is VariableDefinition & { control: NonNullable<VariableDefinition["control"]> } => v.control !== undefined && !interaction.locked.includes(v.name),
+  );
   if (controlled.length === 0) return "";
   const names = new Set(controlled.map((v) => `var_${v.name}`));
   const hidden = Object.entries(keptQuery(interaction))
@@ -120,7 +122,7 @@ function renderControls(variables: VariableDefinition[], context: PlaceholderCon
     .join("");
   const fields = controlled
     .map((variable) => {
-      const control = variable.control!;
+      const control = variable.control;
       const name = `var_${variable.name}`;
       const raw = context.variables[variable.name];
       const value = raw === undefined || raw === null ? "" : typeof raw === "object" ? JSON.stringify(raw) : String(raw);

@@ -23,8 +23,8 @@ function isNonEmpty<T>(items: T[]): items is [T, ...T[]] {
 export async function batchLists<const L extends readonly (readonly Statement[])[]>(db: Database, lists: L): Promise<ListResults<L>> {
   const statements: Statement[] = lists.flat();
   const results: unknown[] = isNonEmpty(statements) ? await db.batch(statements) : [];
-  let at = 0;
-  const grouped = lists.map((list) => results.slice(at, (at += list.length)));
+  const starts = lists.map((_, i) => lists.slice(0, i).reduce((sum, list) => sum + list.length, 0));
+  const grouped = lists.map((list, i) => results.slice(starts[i], starts[i] + list.length));
   // The one assertion: `map` cannot say that it keeps the tuple's shape. Each slice holds the
   // results of its own list's statements, in their order (D1 answers a batch in order).
   return grouped as ListResults<L>;

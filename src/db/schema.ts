@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { JOB_KINDS, JOB_STATUSES } from "./job-vocabulary";
 import { sqlNow } from "./time";
 
@@ -108,7 +108,7 @@ export const customers = sqliteTable(
       .notNull()
       .references(() => hierarchyLevels.id),
     // RESTRICT: a customer with children cannot be deleted (docs/api-contract.md, "Hierarchy"), enforced by D1 too.
-    parentId: integer("parent_id").references((): any => customers.id, { onDelete: "restrict" }),
+    parentId: integer("parent_id").references((): AnySQLiteColumn => customers.id, { onDelete: "restrict" }),
     isDemo: integer("is_demo", { mode: "boolean" }).notNull().default(false),
     emails: json("customers.emails").notNull().default([]),
     properties: json("customers.properties"),

@@ -14,10 +14,12 @@ const permanentRenderErrors: Partial<Record<string, FailureReason>> = {
 };
 
 export function isGoneError(error: unknown): error is ApiError {
-  return error instanceof ApiError && permanentRenderErrors[error.code] !== undefined;
+  return goneFailure(error) !== undefined;
 }
 
-/** The job's failure reason for an error that `isGoneError` recognised. */
-export function goneReason(error: ApiError): FailureReason {
-  return permanentRenderErrors[error.code]!;
+/** The job's failure when the error says the customer, dashboard or report is gone. */
+export function goneFailure(error: unknown): { reason: FailureReason; message: string } | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  const reason = permanentRenderErrors[error.code];
+  return reason === undefined ? undefined : { reason, message: error.message };
 }

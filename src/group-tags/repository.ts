@@ -1,7 +1,8 @@
-import { and, asc, eq, not, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, not, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
 import { customerGroupTags, customers, groupTags, reportSchedules } from "../db/schema";
+import { anyOf } from "../db/conditions";
 
 /** Tag names are unique case-insensitively: `name_key` is the lower-cased name. */
 export const tagKey = (name: string) => name.toLowerCase();
@@ -37,7 +38,7 @@ const tagUsers = (tagId: SQLiteColumn | number, accessGroupId: number): SQL[] =>
 ];
 
 /** True when another access group uses the tag (see `tagUsers`). */
-export const usedElsewhere = (tagId: SQLiteColumn | number, accessGroupId: number): SQL => or(...tagUsers(tagId, accessGroupId))!;
+export const usedElsewhere = (tagId: SQLiteColumn | number, accessGroupId: number): SQL => anyOf(...tagUsers(tagId, accessGroupId));
 
 /** The tag by key, with whether another access group uses it. */
 export function groupTagUsage(db: Database, key: string, accessGroupId: number) {

@@ -29,9 +29,12 @@ function isRef(schema: SchemaOrRef | object): schema is { $ref: string } {
   return "$ref" in schema && typeof schema.$ref === "string";
 }
 
+/** The component a `$ref` names: its last path segment. */
+const refName = (ref: string): string => ref.slice(ref.lastIndexOf("/") + 1);
+
 function resolve(doc: OpenApiDoc, schema: SchemaOrRef | undefined): Schema | undefined {
   if (schema && isRef(schema)) {
-    const target = doc.components?.schemas?.[schema.$ref.split("/").pop()!];
+    const target = doc.components?.schemas?.[refName(schema.$ref)];
     return target && !isRef(target) ? target : undefined;
   }
   return schema;
@@ -39,7 +42,7 @@ function resolve(doc: OpenApiDoc, schema: SchemaOrRef | undefined): Schema | und
 
 function typeOf(doc: OpenApiDoc, schema: SchemaOrRef | undefined): string {
   if (!schema) return "";
-  if (isRef(schema)) return schema.$ref.split("/").pop()!;
+  if (isRef(schema)) return refName(schema.$ref);
   if (schema.anyOf) return schema.anyOf.map((s) => typeOf(doc, s)).join(" | ");
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
   if (schema.type === "array") return `${typeOf(doc, schema.items)}[]`;

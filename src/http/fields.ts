@@ -6,7 +6,8 @@ export function plainText(min: number, max: number) {
     .string()
     .min(min)
     .max(max)
-    .refine((value) => !/[\u0000-\u001f\u007f-\u009f]/.test(value), "must not contain control characters");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this check's job
+  .refine((value) => !/[\u0000-\u001f\u007f-\u009f]/.test(value), "must not contain control characters");
 }
 
 /** An e-mail address (at most 320 characters, the longest an address can be). */

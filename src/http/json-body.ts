@@ -49,7 +49,7 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** A declared length was checked above and bounds what is read, so the native read is used; otherwise the stream is counted as it comes. */
 async function readBody(request: Request, lengthDeclared: boolean): Promise<Uint8Array> {
-  if (!lengthDeclared) return readLimited(request.body!);
+  if (!lengthDeclared) return request.body ? readLimited(request.body) : new Uint8Array();
   const bytes = new Uint8Array(await request.arrayBuffer());
   if (bytes.byteLength > MAX_BODY_BYTES) throw payloadTooLarge();
   return bytes;

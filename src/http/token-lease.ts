@@ -86,7 +86,7 @@ export class TokenLeases {
     try {
       // The units asked for are taken inside renew(), before any other call can spend them.
       return await this.renew(tokenHash, need, waiting === 0, guard, (fresh) =>
-        fresh ? this.spend(fresh, request, Date.now(), true)! : { outcome: "invalid_token" },
+        fresh ? this.spend(fresh, request, Date.now(), true) : { outcome: "invalid_token" },
       );
     } finally {
       const left = (this.waiting.get(tokenHash) ?? 1) - 1;
@@ -107,10 +107,13 @@ export class TokenLeases {
   }
 
   noteWrite(tokenHash: string, bookmark: string): void {
-    this.written.set(tokenHash, newerBookmark(this.written.get(tokenHash), bookmark)!);
+    this.written.set(tokenHash, newerBookmark(this.written.get(tokenHash), bookmark) ?? bookmark);
   }
 
   /** Spends one unit of every bucket, or says why not; null when only a renewal can tell. */
+  /** A final spend always decides; an early one answers null when the lease must be renewed first. */
+  private spend(lease: Lease, request: AdmitRequest, now: number, final: true): Verdict;
+  private spend(lease: Lease, request: AdmitRequest, now: number, final: boolean): Verdict | null;
   private spend(lease: Lease, request: AdmitRequest, now: number, final: boolean): Verdict | null {
     const { principal } = lease;
     if (request.needsWrite && principal.permission !== "write") return { outcome: "read_only", principal, rate: rateOf(lease, now) };

@@ -12,5 +12,5 @@ export const FORMULA_START = /^[=+\-@\t\r]/;
  * `=`, `+`, `-`, `@`, tab or CR gets a leading `'`; numbers and booleans stay as they are.
  */
 export function csvOf(fields: string[], data: unknown[][]): string {
-  return Papa.unparse({ fields, data }, { escapeFormulae: FORMULA_START, newline: "\r\n" }) + "\r\n";
+  return `${Papa.unparse({ fields, data }, { escapeFormulae: FORMULA_START, newline: "\r\n" })}\r\n`;
 }

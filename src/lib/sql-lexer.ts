@@ -314,7 +314,8 @@ class Scanner {
     const start = this.pos;
     const match = /(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?/y;
     match.lastIndex = start;
-    this.pos += match.exec(this.sql)![0].length;
+    // number() is called on a digit (or '.' before one), so the pattern always matches.
+    this.pos += match.exec(this.sql)?.[0].length ?? 1;
     this.push("number", start);
   }
 }

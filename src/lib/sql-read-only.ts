@@ -82,6 +82,7 @@ const STATEFUL_FUNCTIONS: RegExp[] = [
 
 /** Why `sql` is not one read-only statement, or null when it is (in every dialect given). */
 export function readOnlyProblem(sql: string, dialects: readonly SqlDialect[] = ["sqlite", "postgres"]): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character in SQL text is refused, so the pattern must name them
   const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.exec(sql);
   if (control) return `the query contains a control character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")})`;
   const unreadable: string[] = [];

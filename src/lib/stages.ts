@@ -25,7 +25,8 @@ export function timeStages<T>(jobId: string, run: () => Promise<T>): Promise<T> 
   const timing: Timing = { jobId, startedAt: now, last: now, stages: {}, ends: {} };
   recent.delete(jobId);
   recent.set(jobId, timing);
-  if (recent.size > KEEP) recent.delete(recent.keys().next().value!);
+  const oldest = recent.keys().next();
+  if (recent.size > KEEP && !oldest.done) recent.delete(oldest.value);
   return current.run(timing, run);
 }
 

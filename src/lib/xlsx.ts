@@ -126,7 +126,8 @@ function columnWidth(column: XlsxColumn, rows: Record<string, unknown>[]): numbe
 export function sheetNames(wanted: string[]): string[] {
   const taken = new Set<string>();
   return wanted.map((name) => {
-    const clean = name.replace(/[[\]:*?/\\\u0000-\u001f]/g, " ").replace(/^'+|'+$/g, "").trim() || "Sheet";
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: sheet names may not hold control characters; they are replaced
+  const clean = name.replace(/[[\]:*?/\\\u0000-\u001f]/g, " ").replace(/^'+|'+$/g, "").trim() || "Sheet";
     let candidate = clean.slice(0, 31).trim();
     for (let n = 2; taken.has(candidate.toLowerCase()); n++) {
       const suffix = ` (${n})`;

@@ -200,7 +200,10 @@ async function refresh(stale: { query: PanelQuery; entry: Entry }[], keys: Map<s
   try {
     const now = Date.now();
     await Promise.all(
-      stale.map(({ query, entry }) => write(keys.get(query.panelId)!, entry, now - entry.ageMs, 2 * ttlSeconds - entry.ageMs / 1000, true)),
+      stale.flatMap(({ query, entry }) => {
+        const key = keys.get(query.panelId);
+        return key ? [write(key, entry, now - entry.ageMs, 2 * ttlSeconds - entry.ageMs / 1000, true)] : [];
+      }),
     );
     await keep(keys, await run(stale.map((s) => s.query), true), ttlSeconds);
   } catch (error) {

@@ -50,7 +50,8 @@ function chartPanel(result: ReportResult, chart: Chart, options: ReportPanelOpti
   const label = labels(result.columns);
   const layout = { x: 0, y: options.y ?? 0, w: 12, h: options.rows ?? 6 };
   const base = { id: options.id, title: options.title ?? "", layout, schema_id: 1, sql: "" };
-  const relabel = (row: Row) => Object.fromEntries(result.columns.map((c) => [label.get(c.name)!, row[c.name]]));
+  const labelOf = (name: string | undefined) => (name === undefined ? "" : (label.get(name) ?? name));
+  const relabel = (row: Row) => Object.fromEntries(result.columns.map((c) => [labelOf(c.name), row[c.name]]));
   const { x, y, missing } = chartColumns(result, chart);
   const ok = (rows: Row[]): PanelResult => ({ status: "ok", rows, truncated: result.truncated });
   if (missing.length > 0) {
@@ -68,12 +69,12 @@ function chartPanel(result: ReportResult, chart: Chart, options: ReportPanelOpti
     }
     case "pie":
       return {
-        panel: { ...base, type: "pie", label_column: label.get(x!)!, value_column: label.get(y[0])! } as PanelDefinition,
+        panel: { ...base, type: "pie", label_column: labelOf(x), value_column: labelOf(y[0]) } as PanelDefinition,
         data: ok(result.rows.map(relabel)),
       };
     default:
       return {
-        panel: { ...base, type: chart.type, x_column: label.get(x!)!, y_columns: y.map((name) => label.get(name)!) } as PanelDefinition,
+        panel: { ...base, type: chart.type, x_column: labelOf(x), y_columns: y.map(labelOf) } as PanelDefinition,
         data: ok(result.rows.map(relabel)),
       };
   }

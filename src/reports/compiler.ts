@@ -146,7 +146,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   const conditions: SQL[] = [];
   (query.filters ?? []).forEach((filter, i) => {
     const column = known(filter.column, `filters.${i}.column`);
-    conditions.push(condition(filter, column, typed[i]!, dialect, `filters.${i}`));
+    conditions.push(condition(filter, column, typed[i] ?? typedFilter(filter, column, dialect, `filters.${i}`), dialect, `filters.${i}`));
   });
   // The token's locked filters were checked when it was minted; a blueprint changed since
   // must not drop one silently (that would widen what the link shows).
@@ -164,7 +164,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
     if (!found) throw new ApiError("unknown_column", `The result has no column '${entry.column}' to sort by.`, `sort.${i}.column`);
     order.push(ordered(found.expression, found.column.type, entry.direction ?? "asc", dialect));
   });
-  if (query.sort === undefined) groups.forEach((expression, i) => order.push(ordered(expression, result[i].column.type, "asc", dialect)));
+  if (query.sort === undefined) order.push(...groups.map((expression, i) => ordered(expression, result[i].column.type, "asc", dialect)));
 
   const limit = query.limit ?? Math.min(DEFAULT_REPORT_LIMIT, input.rowLimit);
   const statement = sql.join(
@@ -187,7 +187,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
 function datasetSql(query: string, context: PlaceholderContext, dialect: Dialect): SQL {
   const { text, values } = splitPlaceholders(query, context, dialect);
   const parts: SQL[] = [sql.raw(text[0])];
-  values.forEach((value, i) => parts.push(sql`${value}`, sql.raw(text[i + 1])));
+  for (const [i, value] of values.entries()) parts.push(sql`${value}`, sql.raw(text[i + 1]));
   return sql.join(parts);
 }
 

@@ -35,7 +35,6 @@ const FilterShape = z.object({
 
 /** A filter's values fit its op (their types are checked against the column by the compiler). */
 function filterValuesFit(filter: z.infer<typeof FilterShape>, ctx: z.RefinementCtx): void {
-  {
     if (SINGLE_VALUE.includes(filter.op) && filter.value === undefined) {
       ctx.addIssue({ code: "custom", path: ["value"], message: `'${filter.op}' needs a value` });
     }
@@ -47,7 +46,6 @@ function filterValuesFit(filter: z.infer<typeof FilterShape>, ctx: z.RefinementC
     if (filter.op === "between" && filter.values?.length !== 2) {
       ctx.addIssue({ code: "custom", path: ["values"], message: "'between' needs exactly 2 values" });
     }
-  }
 }
 
 export const Filter = FilterShape.superRefine(filterValuesFit).openapi("ReportFilter");

@@ -78,7 +78,7 @@ export async function runReport(run: ReportRun): Promise<ReportResult> {
   const query = { panelId: "report", sql: compiled.sql, params: compiled.params };
   // The extra row the statement asks for tells `truncated`: the runner keeps `limit` rows.
   const outcome = (await runSourceQueries(run.env, source, [query], { roundTrips: run.dataRoundTrips, cache: run.cache, limits: { rowLimit: compiled.limit, utc: true } })).get("report");
-  if (!outcome || outcome.status !== "ok") {
+  if (outcome?.status !== "ok") {
     const message = outcome && outcome.status === "failed" ? outcome.message : undefined;
     // A timeout says so; any other database message may quote the vendor's SQL, so it stays in the log.
     throw unavailable(run.table.dataset_name, message && /took longer/.test(message) ? message : "the query could not be run.");

@@ -103,7 +103,11 @@ export class CronSchedule {
   nextSlots(count: number, after: Date): Date[] {
     const slots: Date[] = [];
     let from: Date | null = after;
-    while (slots.length < count && (from = this.next(from))) slots.push(from);
+    while (slots.length < count) {
+      from = this.next(from);
+      if (from === null) break;
+      slots.push(from);
+    }
     return slots;
   }
 

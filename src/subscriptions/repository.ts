@@ -1,16 +1,17 @@
 import { and, count, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { customers, reportSchedules } from "../db/schema";
+import { allOf } from "../db/conditions";
 
 /** A viewer's own subscriptions: schedules made from the embed page for this customer, dashboard and address. */
 export function ownedBy(customerId: number, embedId: string, email: string) {
-  return and(
+  return allOf(
     eq(reportSchedules.customerId, customerId),
     eq(reportSchedules.subscriberEmail, email),
     eq(reportSchedules.dashboardEmbedId, embedId),
     eq(reportSchedules.source, "embed"),
     eq(reportSchedules.kind, "schedule"),
-  )!;
+  );
 }
 
 /**

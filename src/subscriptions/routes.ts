@@ -14,7 +14,11 @@ const subscriberAccess: MiddlewareHandler<AppEnv> = async (c, next) => {
   viewers.set(c.req.raw, await subscriptions.subscriber(c.get("db"), c.env, c.req.param("embedId") ?? "", c.req.header("Authorization")));
   await next();
 };
-const viewer = (c: AppContext) => viewers.get(c.req.raw)!;
+const viewer = (c: AppContext): subscriptions.Subscriber => {
+  const found = viewers.get(c.req.raw);
+  if (!found) throw new Error("subscriberAccess must run before a subscription handler");
+  return found;
+};
 
 const errors = {
   400: { description: "`validation_error` (a body naming a recipient, a bad hour or time zone), `invalid_json`.", content: { "application/json": { schema: ErrorSchema } } },

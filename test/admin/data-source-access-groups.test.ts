@@ -102,7 +102,7 @@ describe("mapping a customer to a data source of another access group", () => {
 
   it("acts like no mapping on the page and in the CSV once the data source is restricted to another group", async () => {
     const id = (await createSource({})).body.data_source.id as number;
-    const mapped = await createCustomer(b.write, { provided_id: "alpha-" + unique("b"), mapping: { [schema]: id } });
+    const mapped = await createCustomer(b.write, { provided_id: `alpha-${unique("b")}`, mapping: { [schema]: id } });
     const unmapped = await createCustomer(b.write, { provided_id: unique("b-unmapped") });
     const embedId = await dashboard({ panels: [kpi("orders", schema, "SELECT COUNT(*) AS value FROM orders")] });
     const csv = (token: string) => call("GET", `/embed/${embedId}/panels/orders.csv?customer_token=${token}`);

@@ -157,12 +157,12 @@ describe("stored behind the API's back, the corpus changes no row when rendered,
 
 describe("PostgreSQL refuses a second statement itself (extended protocol), whatever reaches it", () => {
   it("runs the wrapper-escaping statement as one statement: refused, nothing changed; a SELECT still runs", async () => {
-    const escape = READ_ONLY_CORPUS.find((e) => e.name.startsWith("COMMIT out of"))!;
+    const wrapperEscape = READ_ONLY_CORPUS.find((e) => e.name.startsWith("COMMIT out of"))!;
     const trips = { kind: "postgres" as const, trips: 0, connections: 0 };
     const results = await runPostgres(
       warehouse,
       [
-        { panelId: "escape", sql: forTable(escape.sql, PG_TABLE), params: [] },
+        { panelId: "escape", sql: forTable(wrapperEscape.sql, PG_TABLE), params: [] },
         { panelId: "two", sql: `SELECT 1 AS value; DELETE FROM ${PG_TABLE}`, params: [] },
         { panelId: "control", sql: `SELECT count(*) AS value FROM ${PG_TABLE}`, params: [] },
       ],

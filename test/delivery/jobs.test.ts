@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bindings, call, deliverByHand, sha256, deliverySetup, jobCount, sentMails, unique, unqueuedJob as newJob, waitForJob, workspace } from "./helpers";
+import { bindings, call, deliverByHand, sha256, deliverySetup, jobCount, sentMails, unqueuedJob as newJob, waitForJob, workspace } from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {

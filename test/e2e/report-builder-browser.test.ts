@@ -377,12 +377,12 @@ describe("<report-builder> in a browser", () => {
       const controls = await frame.evaluate(() => {
         const all = [...document.querySelectorAll("button, select, input, summary, [tabindex='0']")].filter((e: any) => e.offsetParent !== null);
         // A radio group is one Tab stop (arrow keys move inside it): its radios share a probe.
-        all.forEach((e: any, i: number) => e.setAttribute("data-probe", e.type === "radio" ? `radio:${e.name}` : String(i)));
+        all.forEach((e: any, i: number) => void e.setAttribute("data-probe", e.type === "radio" ? `radio:${e.name}` : String(i)));
         const stops = new Set(all.map((e: any) => e.getAttribute("data-probe")));
         const unlabelled = all.filter((e: any) => {
           if (e.tagName === "BUTTON" || e.tagName === "SUMMARY") return !e.textContent.trim();
           if (e.getAttribute("aria-label")) return false;
-          return !(e.labels && e.labels.length && e.labels[0].textContent.trim());
+          return !(e.labels?.length && e.labels[0].textContent.trim());
         });
         const outside = all.filter((e: any) => e.getBoundingClientRect().right > window.innerWidth + 0.5 || e.getBoundingClientRect().left < 0);
         return { count: stops.size, unlabelled: unlabelled.map((e: any) => e.outerHTML.slice(0, 80)), outside: outside.map((e: any) => e.outerHTML.slice(0, 80)) };

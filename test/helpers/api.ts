@@ -22,7 +22,7 @@ interface CallOptions {
 function apiRequest(method: string, path: string, options: CallOptions): Request {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers["Service-Authorization"] = `Token ${options.token}`;
-  if (options.admin) headers["Authorization"] = `Bearer ${ADMIN_TOKEN}`;
+  if (options.admin) headers.Authorization = `Bearer ${ADMIN_TOKEN}`;
   let body: string | undefined = options.rawBody;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);

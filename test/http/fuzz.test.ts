@@ -23,7 +23,7 @@ interface Operation {
   required: string[];
 }
 
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 let tables: string[] = [];
 let providedId = "";
 let requests = 0;

@@ -79,7 +79,7 @@ describe("xlsx: spreadsheets with typed cells", () => {
     expect(sheetNames(["Revenue: by month / region [EUR]", "a".repeat(40), "A".repeat(40), "", "Sales", "sales"])).toEqual([
       "Revenue  by month   region  EUR",
       "a".repeat(31),
-      "A".repeat(27) + " (2)",
+      `${"A".repeat(27)} (2)`,
       "Sheet",
       "Sales",
       "sales (2)",

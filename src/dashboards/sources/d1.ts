@@ -29,7 +29,7 @@ export async function runD1(
   try {
     trips.trips++;
     const batch = await database.batch(prepared.map((p) => p.statement));
-    batch.forEach((result, i) => results.set(prepared[i].panelId, limitRows(result.results as Row[], limits.rowLimit)));
+    for (const [i, result] of batch.entries()) results.set(prepared[i].panelId, limitRows(result.results as Row[], limits.rowLimit));
   } catch {
     await Promise.all(
       prepared.map(async ({ panelId, statement }) => {

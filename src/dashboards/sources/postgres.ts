@@ -152,7 +152,7 @@ function isConnectionLost(error: unknown): boolean {
 
 function connectionMessage(error: unknown): string {
   const { code } = (error ?? {}) as PgError;
-  if (code !== undefined && code.startsWith("28")) return "The database refused the credentials of this data source; the panel could not be loaded.";
+  if (code?.startsWith("28")) return "The database refused the credentials of this data source; the panel could not be loaded.";
   if (code === "3D000") return "The database of this data source does not exist; the panel could not be loaded.";
   return "The database of this data source could not be reached; the panel could not be loaded.";
 }

@@ -1,4 +1,4 @@
-import { and, exists } from "drizzle-orm";
+import { exists } from "drizzle-orm";
 import { customerNotFound } from "../../customers/not-found";
 import { visibleByProvidedId, visibleCustomerId } from "../../customers/repository";
 import * as dashboards from "../../dashboards/repository";
@@ -15,6 +15,7 @@ import { failUnstarted, startJob, type NewJob, type StartScope } from "../run/st
 import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "../schemas";
 import { config } from "../../config";
 import { insertSavedReportJob, type SavedReportJobToCheck } from "./saved-report";
+import { allOf } from "../../db/conditions";
 
 /** Where jobs are made: the access group they belong to, and where their links point. */
 export interface DeliveryScope extends StartScope {
@@ -58,10 +59,10 @@ interface InsertedJob extends NewJob {
 async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToCheck, versions: VersionPolicy): Promise<InsertedJob> {
   if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
   const { db, accessGroupId } = scope;
-  const renderable = and(
+  const renderable = allOf(
     exists(dashboards.anyVersion(db, job.embedId)),
     job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
-  )!;
+  );
   const render: RenderRequest = { embedId: job.embedId, customer: visibleByProvidedId(job.providedId, accessGroupId), versions, variables: job.request.variables };
   // A job someone waits for is born claimed by its first attempt, which this call runs.
   const born = scope.background !== undefined;

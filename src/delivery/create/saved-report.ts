@@ -1,4 +1,4 @@
-import { and, exists } from "drizzle-orm";
+import { exists } from "drizzle-orm";
 import { customerNotFound } from "../../customers/not-found";
 import { visibleCustomerId, visibleCustomerTokenHash } from "../../customers/repository";
 import type { Database } from "../../db/client";
@@ -9,6 +9,7 @@ import { checkCallbackUrl, webhookSecretMissing } from "../../webhooks/service";
 import type { Env } from "../../env";
 import * as repo from "../repository";
 import type { JobRequest } from "../schemas";
+import { allOf } from "../../db/conditions";
 
 /**
  * Jobs of saved reports (the report builder's, `report_id`): made like a dashboard's job —
@@ -40,10 +41,10 @@ export async function insertSavedReportJob(
 ): Promise<{ row: repo.JobRow; customerId: number; customerTokenHash: string }> {
   if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
   const { db, accessGroupId } = scope;
-  const condition = and(
+  const condition = allOf(
     exists(reportOfVisibleCustomer(db, job.reportId, job.providedId, accessGroupId)),
     job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
-  )!;
+  );
   const [customer, report, secret, inserted, [row]] = await db.batch([
     visibleCustomerTokenHash(db, job.providedId, accessGroupId),
     reportOfVisibleCustomer(db, job.reportId, job.providedId, accessGroupId),

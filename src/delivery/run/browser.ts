@@ -298,7 +298,7 @@ async function captureOn(tab: Tab, html: string, options: CaptureOptions, deadli
     const printed = tab.devtools.send("Page.printToPDF", {
       printBackground: true,
       paperWidth: options.width / 96,
-      paperHeight: Math.round(options.width * 1.414) / 96,
+      paperHeight: Math.round(options.width * Math.SQRT2) / 96,
       marginTop: 16 / 96,
       marginBottom: 16 / 96,
       marginLeft: 0,

@@ -1,4 +1,4 @@
-import { and, eq, lt, lte, sql, type SQL } from "drizzle-orm";
+import { eq, lt, lte, sql, type SQL } from "drizzle-orm";
 import { byId } from "../../customers/repository";
 import { dashboardFromReads, panelTables, renderForCustomer, renderLoaded, type DashboardReadRows, type RenderRequest } from "../../dashboards/service";
 import type { Database } from "../../db/client";
@@ -8,10 +8,10 @@ import type { Env } from "../../env";
 import { XLSX_CONTENT_TYPE } from "../../lib/xlsx";
 import { errorDetail, log } from "../../lib/log";
 import { QueryCacheReport } from "../../query-cache/cache";
-import { goneReason, isGoneError } from "../gone";
+import { goneFailure } from "../gone";
 import { sqlNow } from "../../db/time";
 import { JobFailure, transition, type JobRow } from "../job-state";
-import { reportMail, screenshotMail, withUnsubscribe, type StoredFile } from "../mail/messages";
+import { reportMail, screenshotMail, withUnsubscribe, } from "../mail/messages";
 import * as repo from "../repository";
 import type { JobRequest } from "../schemas";
 import type { DeliveryEffects } from "./effects";
@@ -19,6 +19,7 @@ import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
 import { reportJobFile, reportJobHtml } from "./saved-report";
+import { allOf } from "../../db/conditions";
 
 /**
  * A first attempt in the API call's background lives at most this long (Workers end
@@ -61,7 +62,7 @@ export interface DashboardRead {
  * has ended.
  */
 function backstopClaimable(): SQL {
-  return and(eq(jobs.status, "rendering"), lte(jobs.attempts, 1), lt(jobs.updatedAt, sqlSecondsAgo(FIRST_ATTEMPT_LIFETIME_SECONDS)))!;
+  return allOf(eq(jobs.status, "rendering"), lte(jobs.attempts, 1), lt(jobs.updatedAt, sqlSecondsAgo(FIRST_ATTEMPT_LIFETIME_SECONDS)));
 }
 
 /**
@@ -172,7 +173,8 @@ async function renderJobPage(db: Database, env: Env, { customerId, embedId, repo
       cacheReport,
     }, presentation);
   } catch (error) {
-    if (isGoneError(error)) throw new JobFailure(goneReason(error), true, error.message);
+    const gone = goneFailure(error);
+    if (gone !== undefined) throw new JobFailure(gone.reason, true, gone.message);
     throw error;
   }
 }
@@ -199,7 +201,8 @@ async function jobFile(db: Database, env: Env, { customerId, embedId, reportId, 
     });
     return { bytes: await dashboardWorkbook(tables), contentType: XLSX_CONTENT_TYPE };
   } catch (error) {
-    if (isGoneError(error)) throw new JobFailure(goneReason(error), true, error.message);
+    const gone = goneFailure(error);
+    if (gone !== undefined) throw new JobFailure(gone.reason, true, gone.message);
     throw error;
   }
 }

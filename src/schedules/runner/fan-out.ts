@@ -76,7 +76,7 @@ async function evaluateAlerts(db: Database, env: Env, runs: LoadedRun[]): Promis
     return targets.map((target) => ({ i, rule, target, previous: previous.get(target.customerId) }));
   });
   await inPool(work, FAN_OUT_CONCURRENCY, async ({ i, rule, target, previous }) => {
-    verdicts[i]!.set(target.customerId, await evaluate(db, env, rule, target.providedId, previous));
+    verdicts[i]?.set(target.customerId, await evaluate(db, env, rule, target.providedId, previous));
   });
   return verdicts;
 }

@@ -28,7 +28,7 @@ describe("the delivery queue's messages are parsed before anything acts on them 
   it("acknowledges a malformed message once, with a warning naming it, and runs the well-formed job beside it (control)", async () => {
     const warnings = vi.spyOn(console, "warn");
     const jobId = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, null);
-    const email = unique("secret-recipient") + "@example.com";
+    const email = `${unique("secret-recipient")}@example.com`;
     const malformed = {
       "not-an-object": "render please",
       "no-body": null,
