@@ -13,7 +13,11 @@ const { server, fire, createMany } = await startSchedulerBench(19889);
 
 try {
   const common = { dashboard_embed_id: "sales-overview", provided_id: "acme-berlin" };
-  const schedules = await createMany("/api/create_report_schedule/", (i) => ({ ...common, cron: i < 50 ? "0 3 * * *" : "30 4 1 1 *", recipients: [`s-${i}@bench.example`] }));
+  const schedules = await createMany("/api/create_report_schedule/", (i) => ({
+    ...common,
+    cron: i < 50 ? "0 3 * * *" : "30 4 1 1 *",
+    recipients: [`s-${i}@bench.example`],
+  }));
   const alerts = await createMany("/api/create_alert/", (i) => ({
     ...common,
     panel_id: "revenue",

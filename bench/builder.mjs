@@ -34,7 +34,10 @@ function bundleGzipBytes() {
   const out = mkdtempSync(join(tmpdir(), "bundle-"));
   try {
     const args = ["deploy", "--dry-run", "--minify", "--outdir", out];
-    const result = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), ...args], { cwd: root, encoding: "utf8" });
+    const result = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), ...args], {
+      cwd: root,
+      encoding: "utf8",
+    });
     if (result.status !== 0) throw new Error(`wrangler ${args.join(" ")}:\n${result.stdout}\n${result.stderr}`);
     return readdirSync(out)
       .filter((f) => f.endsWith(".js"))
@@ -61,7 +64,10 @@ async function xlsxLibraryGzipBytes() {
   return gzipSync(result.outputFiles[0].contents).length;
 }
 
-const server = await startLocalServer({ port, args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "BUILDER_REQUESTS_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"] });
+const server = await startLocalServer({
+  port,
+  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "BUILDER_REQUESTS_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"],
+});
 try {
   const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
   const api = (path, body) => fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) => r.json());
@@ -71,11 +77,16 @@ try {
   if (!blueprint) throw new Error("npm start did not seed the demo blueprint 'Sales data'");
   const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: blueprint.id, expires_in: 3600 });
   const bearer = { Authorization: `Bearer ${minted.token}`, "Content-Type": "application/json" };
-  const post = (path, body, extra = {}) => fetch(`${base}${path}`, { method: "POST", headers: { ...bearer, ...extra }, body: JSON.stringify(body) });
+  const post = (path, body, extra = {}) =>
+    fetch(`${base}${path}`, { method: "POST", headers: { ...bearer, ...extra }, body: JSON.stringify(body) });
 
   /** acme-berlin's schema on D1 (as seeded) or on PostgreSQL (the demo script loads the same rows). */
   function mapTo(kind) {
-    const result = spawnSync(process.execPath, [join(root, "scripts", "demo-postgres.mjs"), "--base", base, "--customer", "acme-berlin", ...(kind === "d1" ? ["--d1"] : [])], { cwd: root, encoding: "utf8" });
+    const result = spawnSync(
+      process.execPath,
+      [join(root, "scripts", "demo-postgres.mjs"), "--base", base, "--customer", "acme-berlin", ...(kind === "d1" ? ["--d1"] : [])],
+      { cwd: root, encoding: "utf8" },
+    );
     if (result.status !== 0) throw new Error(`demo-postgres failed:\n${result.stdout}\n${result.stderr}`);
   }
 
@@ -101,7 +112,8 @@ try {
       const b = await timed("/_dev/floor/report-sql", floorBody);
       if (i === 0) {
         // Same rows both ways (the floor's are untyped and one longer: limit + 1 at most).
-        if (a.answer.row_count === 0 || Math.abs(b.answer.rows.length - a.answer.row_count) > 1) throw new Error(`rows differ: ${a.answer.row_count} vs ${b.answer.rows.length}`);
+        if (a.answer.row_count === 0 || Math.abs(b.answer.rows.length - a.answer.row_count) > 1)
+          throw new Error(`rows differ: ${a.answer.row_count} vs ${b.answer.rows.length}`);
         continue;
       }
       builder.push(a.ms);
@@ -127,7 +139,9 @@ try {
     health.push(performance.now() - started);
   }
 
-  console.log(`\nReport builder query on the demo blueprint "Sales data" (acme-berlin: month × product, sum and count), median of ${runs}, Node ${process.version}`);
+  console.log(
+    `\nReport builder query on the demo blueprint "Sales data" (acme-berlin: month × product, sum and count), median of ${runs}, Node ${process.version}`,
+  );
   console.log(`  GET /health (the local runtime's own floor): ${median(health).toFixed(2)} ms`);
   for (const r of results) {
     console.log(
@@ -141,4 +155,6 @@ try {
 
 const bundle = bundleGzipBytes();
 const library = await xlsxLibraryGzipBytes();
-console.log(`  Worker bundle (minified, gzip): ${(bundle / 1024).toFixed(1)} KiB; write-excel-file with fflate on its own: ${(library / 1024).toFixed(1)} KiB (${((100 * library) / bundle).toFixed(1)} % of the bundle)`);
+console.log(
+  `  Worker bundle (minified, gzip): ${(bundle / 1024).toFixed(1)} KiB; write-excel-file with fflate on its own: ${(library / 1024).toFixed(1)} KiB (${((100 * library) / bundle).toFixed(1)} % of the bundle)`,
+);

@@ -35,7 +35,11 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 try {
   const vars = server.vars;
   const headers = { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const customer = await fetch(`${base}/api/get_customer/`, { method: "POST", headers, body: JSON.stringify({ provided_id: "acme-berlin" }) }).then((r) => r.json());
+  const customer = await fetch(`${base}/api/get_customer/`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ provided_id: "acme-berlin" }),
+  }).then((r) => r.json());
 
   async function endToEnd(exportType) {
     const started = performance.now();
@@ -50,7 +54,8 @@ try {
     for (;;) {
       const download = await fetch(`${res.url}?wait=30`);
       await download.arrayBuffer();
-      if (download.status === 200) return { ms: performance.now() - started, jobId: res.job_id, startedAt, answeredAt, downloadedAt: Date.now() };
+      if (download.status === 200)
+        return { ms: performance.now() - started, jobId: res.job_id, startedAt, answeredAt, downloadedAt: Date.now() };
       if (download.status !== 202) throw new Error(`download answered ${download.status}`);
     }
   }
@@ -71,7 +76,15 @@ try {
   const html = await fetch(`${base}/embed/sales-overview?customer_token=${customer.customer.token}`).then((r) => r.text());
   const browser = await puppeteer.launch({
     executablePath: chromium,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   // "first drawing": the service forgets the charts it drew before each of these runs, so
   // the page is drawn from scratch; "repeat": the same page again (its charts are kept).
@@ -97,10 +110,10 @@ try {
     // Ours and the floor take turns, so both see the same load on the machine.
     for (const type of ["image", "pdf"]) {
       for (let i = 0; i < 3; i++) {
-    // warm both
-    await endToEnd(type);
-    await bare(type);
-  }
+        // warm both
+        await endToEnd(type);
+        await bare(type);
+      }
       for (let i = 0; i < runs; i++) {
         await forgetCharts();
         const run = await endToEnd(type);
@@ -132,14 +145,24 @@ try {
   console.log(`\nDelivery latency, warm browser, sales-overview at 1280 px, median of ${runs}:`);
   for (const type of ["image", "pdf"]) {
     const b = median(floor[type]);
-    for (const [label, series] of [["first drawing", ours], ["repeat", repeat]]) {
+    for (const [label, series] of [
+      ["first drawing", ours],
+      ["repeat", repeat],
+    ]) {
       const a = median(series[type]);
-      console.log(`  ${type === "image" ? "PNG" : "PDF"}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${(a / b).toFixed(2)}`);
+      console.log(
+        `  ${type === "image" ? "PNG" : "PDF"}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${(a / b).toFixed(2)}`,
+      );
     }
   }
   console.log(`\nStage by stage, median ms of ${runs} (the medians need not add up to the median total;`);
   console.log(`queue_dispatch = job start − API answer: negative when the job starts before the answer reaches the caller):`);
-  const columns = [["PNG first", stages.image], ["PNG repeat", repeatStages.image], ["PDF first", stages.pdf], ["PDF repeat", repeatStages.pdf]];
+  const columns = [
+    ["PNG first", stages.image],
+    ["PNG repeat", repeatStages.image],
+    ["PDF first", stages.pdf],
+    ["PDF repeat", repeatStages.pdf],
+  ];
   console.log(`  ${"".padEnd(16)}${columns.map(([t]) => t.padStart(12)).join("")}`);
   for (const name of stageNames) {
     const cells = columns.map(([, list]) => {
@@ -149,7 +172,9 @@ try {
     console.log(`  ${name.padEnd(16)}${cells.join("")}`);
   }
   console.log(`\nThroughput: ${burst} PNG screenshots requested at once, until the last file is received:`);
-  console.log(`  ours ${burstOurs.toFixed(0)} ms   bare Chromium, ${burst} captures in its warm tab ${burstFloor.toFixed(0)} ms   ratio ${(burstOurs / burstFloor).toFixed(2)}`);
+  console.log(
+    `  ours ${burstOurs.toFixed(0)} ms   bare Chromium, ${burst} captures in its warm tab ${burstFloor.toFixed(0)} ms   ratio ${(burstOurs / burstFloor).toFixed(2)}`,
+  );
 } finally {
   await server.stop();
 }

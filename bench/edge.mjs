@@ -60,7 +60,16 @@ function hopCost(region, hops) {
 
 const server = await startLocalServer({
   port,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "BUILDER_REQUESTS_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn", "--log-level", "warn"],
+  args: [
+    "--var",
+    "RATE_LIMIT_PER_MINUTE:1000000",
+    "--var",
+    "BUILDER_REQUESTS_PER_MINUTE:1000000",
+    "--var",
+    "LOG_LEVEL:warn",
+    "--log-level",
+    "warn",
+  ],
 });
 
 try {
@@ -75,9 +84,15 @@ try {
     const text = await res.text();
     const ms = performance.now() - started;
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    if (expectCache && res.headers.get("X-Query-Cache") !== expectCache) throw new Error(`${path}: X-Query-Cache ${res.headers.get("X-Query-Cache")}, expected ${expectCache}`);
+    if (expectCache && res.headers.get("X-Query-Cache") !== expectCache)
+      throw new Error(`${path}: X-Query-Cache ${res.headers.get("X-Query-Cache")}, expected ${expectCache}`);
     const n = (name) => Number(res.headers.get(name) ?? 0);
-    const bindings = Object.fromEntries((res.headers.get("X-Binding-Round-Trips") ?? "").split(" ").filter(Boolean).map((p) => p.split("=")));
+    const bindings = Object.fromEntries(
+      (res.headers.get("X-Binding-Round-Trips") ?? "")
+        .split(" ")
+        .filter(Boolean)
+        .map((p) => p.split("=")),
+    );
     const d1 = n("X-D1-Round-Trips");
     const d1Primary = n("X-D1-Primary-Round-Trips");
     return {
@@ -103,42 +118,58 @@ try {
   const schemas = await (await fetch(`${base}/admin/schemas/`, { headers: adminHeaders })).json();
   const schemaId = schemas.schemas[0].id;
   const blueprint = JSON.parse(
-    (await measure("POST", "/api/create_blueprint/", {
-      customer_id: "acme-berlin",
-      blueprint_name: "Edge bench",
-      tables: [{ table_name: "orders", schema_id: schemaId, columns: [{ name: "id", type: "INTEGER" }] }],
-    })).body,
+    (
+      await measure("POST", "/api/create_blueprint/", {
+        customer_id: "acme-berlin",
+        blueprint_name: "Edge bench",
+        tables: [{ table_name: "orders", schema_id: schemaId, columns: [{ name: "id", type: "INTEGER" }] }],
+      })
+    ).body,
   ).blueprint_id;
 
   // The demo's sales overview pushed once more with cache_ttl_seconds, and a blueprint over the
   // demo orders with cache_ttl_seconds on its table: the cases with and without a cache hit.
   const sales = JSON.parse(readFileSync(new URL("../examples/dashboards/sales.json", import.meta.url), "utf8"));
-  const adminPost = (path, body) => fetch(`${base}${path}`, { method: "POST", headers: adminHeaders, body: JSON.stringify(body) }).then((r) => r.json());
+  const adminPost = (path, body) =>
+    fetch(`${base}${path}`, { method: "POST", headers: adminHeaders, body: JSON.stringify(body) }).then((r) => r.json());
   await adminPost("/admin/dashboards/", { embed_id: "edge-bench-cached", name: "Sales (cached)" });
-  await adminPost("/admin/dashboard_versions/", { embed_id: "edge-bench-cached", definition: { ...sales.definition, cache_ttl_seconds: 3600 } });
+  await adminPost("/admin/dashboard_versions/", {
+    embed_id: "edge-bench-cached",
+    definition: { ...sales.definition, cache_ttl_seconds: 3600 },
+  });
   const builderBlueprint = JSON.parse(
-    (await measure("POST", "/api/create_blueprint/", {
-      customer_id: "acme-berlin",
-      blueprint_name: "Edge bench builder",
-      tables: [
-        {
-          table_name: "orders",
-          schema_id: schemaId,
-          query: "SELECT day, product, amount FROM orders WHERE customer_id = {{customer.provided_id}}",
-          columns: [
-            { name: "day", type: "DATE" },
-            { name: "product", type: "STRING" },
-            { name: "amount", type: "FLOAT" },
-          ],
-          cache_ttl_seconds: 3600,
-        },
-      ],
-    })).body,
+    (
+      await measure("POST", "/api/create_blueprint/", {
+        customer_id: "acme-berlin",
+        blueprint_name: "Edge bench builder",
+        tables: [
+          {
+            table_name: "orders",
+            schema_id: schemaId,
+            query: "SELECT day, product, amount FROM orders WHERE customer_id = {{customer.provided_id}}",
+            columns: [
+              { name: "day", type: "DATE" },
+              { name: "product", type: "STRING" },
+              { name: "amount", type: "FLOAT" },
+            ],
+            cache_ttl_seconds: 3600,
+          },
+        ],
+      })
+    ).body,
   ).blueprint_id;
-  const builderEmbedId = JSON.parse((await measure("POST", "/api/get_blueprint/", { blueprint_id: builderBlueprint })).body).blueprint.embed_id;
-  const builderToken = JSON.parse((await measure("POST", "/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: builderBlueprint })).body).token;
+  const builderEmbedId = JSON.parse((await measure("POST", "/api/get_blueprint/", { blueprint_id: builderBlueprint })).body).blueprint
+    .embed_id;
+  const builderToken = JSON.parse(
+    (await measure("POST", "/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: builderBlueprint })).body,
+  ).token;
   const builderHeaders = { Authorization: `Bearer ${builderToken}`, "Content-Type": "application/json" };
-  const builderQuery = (limit) => ({ dataset: "orders", group_by: [{ column: "day", bucket: "month" }, { column: "product" }], values: [{ column: "amount", aggregate: "sum" }], limit });
+  const builderQuery = (limit) => ({
+    dataset: "orders",
+    group_by: [{ column: "day", bucket: "month" }, { column: "product" }],
+    values: [{ column: "amount", aggregate: "sum" }],
+    limit,
+  });
   // A miss each time: another `since` (before every order: the same rows) or another limit is another key.
   let misses = 0;
   const embedPath = (id, since) => `/embed/${id}?customer_token=${customer.token}&var_since=${since}`;
@@ -153,11 +184,35 @@ try {
     ["create_customer (new)", true, () => measure("POST", "/api/create_customer/", { provided_id: `edge-${Date.now()}-${created++}` })],
     ["list v2 (page of 100)", true, () => measure("GET", "/api/v2/customers/?page=1&page_size=100")],
     ["get_blueprint", true, () => measure("POST", "/api/get_blueprint/", { blueprint_id: blueprint })],
-    ["embed page, miss", false, () => measure("GET", embedPath("edge-bench-cached", `2025-12-31T${misses++}`), undefined, {}, "miss"), "embed page, miss"],
-    ["embed page, hit", false, () => measure("GET", embedPath("edge-bench-cached", "2026-01-01"), undefined, {}, "hit"), "embed page, miss"],
-    ["builder query, miss", false, () => measure("POST", `/report-builder/${builderEmbedId}/query`, builderQuery(1000 - misses++), builderHeaders, "miss"), "builder query, miss"],
-    ["builder query, hit", false, () => measure("POST", `/report-builder/${builderEmbedId}/query`, builderQuery(1000), builderHeaders, "hit"), "builder query, miss"],
-    ["generate_embed_token", true, () => measure("POST", "/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" })],
+    [
+      "embed page, miss",
+      false,
+      () => measure("GET", embedPath("edge-bench-cached", `2025-12-31T${misses++}`), undefined, {}, "miss"),
+      "embed page, miss",
+    ],
+    [
+      "embed page, hit",
+      false,
+      () => measure("GET", embedPath("edge-bench-cached", "2026-01-01"), undefined, {}, "hit"),
+      "embed page, miss",
+    ],
+    [
+      "builder query, miss",
+      false,
+      () => measure("POST", `/report-builder/${builderEmbedId}/query`, builderQuery(1000 - misses++), builderHeaders, "miss"),
+      "builder query, miss",
+    ],
+    [
+      "builder query, hit",
+      false,
+      () => measure("POST", `/report-builder/${builderEmbedId}/query`, builderQuery(1000), builderHeaders, "hit"),
+      "builder query, miss",
+    ],
+    [
+      "generate_embed_token",
+      true,
+      () => measure("POST", "/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" }),
+    ],
   ];
 
   const median = (values) => {
@@ -181,10 +236,13 @@ try {
     const samples = [];
     for (let i = 0; i < calls; i++) samples.push(await run());
     samplesOf.set(name, samples);
-    const before = beforeFrom ? (s) => dataOnPrimary(s.hops) : (s) => ({ ...s.hops, do: authenticated ? 1 : 0, d1Primary: s.hops.d1, d1Replica: 0 });
+    const before = beforeFrom
+      ? (s) => dataOnPrimary(s.hops)
+      : (s) => ({ ...s.hops, do: authenticated ? 1 : 0, d1Primary: s.hops.d1, d1Replica: 0 });
     // Before the cache every view ran its queries: a hit row's "before" is its miss row's.
     const beforeSamples = beforeFrom ? samplesOf.get(beforeFrom) : samples;
-    const hopsText = (h) => `DO ${h.do}, D1 ${h.d1} (primary ${h.d1Primary}), data ${h.dataPrimary + h.dataReplica} (primary ${h.dataPrimary}), KV ${h.kv}, R2 ${h.r2}, queue ${h.queue}`;
+    const hopsText = (h) =>
+      `DO ${h.do}, D1 ${h.d1} (primary ${h.d1Primary}), data ${h.dataPrimary + h.dataReplica} (primary ${h.dataPrimary}), KV ${h.kv}, R2 ${h.r2}, queue ${h.queue}`;
     rows.push({
       name,
       local: median(samples.map((s) => s.ms)),
@@ -203,7 +261,10 @@ try {
   }
 
   console.log(`\nHops per call (median call of ${calls}, warm):`);
-  for (const row of rows) console.log(`  ${row.name.padEnd(24)} before: ${row.hopsBefore}\n  ${"".padEnd(24)} after:  ${row.hopsAfter}   local p50 ${row.local.toFixed(1)} ms`);
+  for (const row of rows)
+    console.log(
+      `  ${row.name.padEnd(24)} before: ${row.hopsBefore}\n  ${"".padEnd(24)} after:  ${row.hopsAfter}   local p50 ${row.local.toFixed(1)} ms`,
+    );
 
   console.log(`\nModelled p50 in ms, before → after (primary, Durable Objects, R2, queue in Virginia):`);
   console.log(`  ${"operation".padEnd(24)}${regions.map((r) => r.padStart(18)).join("")}`);
@@ -211,7 +272,9 @@ try {
     const cells = regions.map((r) => `${row.model[r].before.toFixed(0)} → ${row.model[r].after.toFixed(0)}`.padStart(18));
     console.log(`  ${row.name.padEnd(24)}${cells.join("")}`);
   }
-  console.log(`\nRTT to Virginia (CloudPing p50): ${regions.map((r) => `${r} ${RTT_TO_VIRGINIA[r]} ms`).join(", ")}; caller↔edge ${EDGE_RTT} ms; in-region replica/KV ${REGION_RTT} ms (São Paulo's replica: Virginia).`);
+  console.log(
+    `\nRTT to Virginia (CloudPing p50): ${regions.map((r) => `${r} ${RTT_TO_VIRGINIA[r]} ms`).join(", ")}; caller↔edge ${EDGE_RTT} ms; in-region replica/KV ${REGION_RTT} ms (São Paulo's replica: Virginia).`,
+  );
 } finally {
   await server.stop();
 }

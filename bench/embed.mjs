@@ -26,18 +26,21 @@ try {
   const component = [];
   const floor = [];
   for (let i = 0; i < RUNS + 1; i++) {
-    const ms = await page.evaluate(() => new Promise((resolve, reject) => {
-      document.querySelectorAll("dashboard-embed, iframe").forEach((e) => {
-        e.remove();
-      });
-      const element = document.createElement("dashboard-embed");
-      element.setAttribute("embed-id", "sales-overview");
-      element.setAttribute("token-url", "/token?customer=acme-berlin&dashboard=sales-overview");
-      const started = performance.now();
-      element.addEventListener("dashboard-load", () => resolve(performance.now() - started), { once: true });
-      element.addEventListener("dashboard-error", (e) => reject(new Error(JSON.stringify(e.detail))), { once: true });
-      document.body.appendChild(element);
-    }));
+    const ms = await page.evaluate(
+      () =>
+        new Promise((resolve, reject) => {
+          document.querySelectorAll("dashboard-embed, iframe").forEach((e) => {
+            e.remove();
+          });
+          const element = document.createElement("dashboard-embed");
+          element.setAttribute("embed-id", "sales-overview");
+          element.setAttribute("token-url", "/token?customer=acme-berlin&dashboard=sales-overview");
+          const started = performance.now();
+          element.addEventListener("dashboard-load", () => resolve(performance.now() - started), { once: true });
+          element.addEventListener("dashboard-error", (e) => reject(new Error(JSON.stringify(e.detail))), { once: true });
+          document.body.appendChild(element);
+        }),
+    );
     if (i > 0) component.push(ms); // the first run warms the isolate
 
     const minted = await fetch(`${server.base}/api/generate_embed_token/`, {
@@ -45,17 +48,21 @@ try {
       headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
       body: JSON.stringify({ provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" }),
     }).then((r) => r.json());
-    const plain = await page.evaluate((url) => new Promise((resolve) => {
-      document.querySelectorAll("dashboard-embed, iframe").forEach((e) => {
-        e.remove();
-      });
-      const frame = document.createElement("iframe");
-      frame.style.cssText = "width:100%;height:900px;border:0";
-      const started = performance.now();
-      frame.addEventListener("load", () => resolve(performance.now() - started), { once: true });
-      frame.src = url;
-      document.body.appendChild(frame);
-    }), minted.embed_url);
+    const plain = await page.evaluate(
+      (url) =>
+        new Promise((resolve) => {
+          document.querySelectorAll("dashboard-embed, iframe").forEach((e) => {
+            e.remove();
+          });
+          const frame = document.createElement("iframe");
+          frame.style.cssText = "width:100%;height:900px;border:0";
+          const started = performance.now();
+          frame.addEventListener("load", () => resolve(performance.now() - started), { once: true });
+          frame.src = url;
+          document.body.appendChild(frame);
+        }),
+      minted.embed_url,
+    );
     if (i > 0) floor.push(plain);
   }
 
@@ -71,7 +78,9 @@ try {
   console.log(`  component (insert → dashboard-load) ${median(component).toFixed(0)} ms`);
   console.log(`  floor (plain iframe, pre-minted)    ${median(floor).toFixed(0)} ms`);
   console.log(`  ratio                               ${(median(component) / median(floor)).toFixed(2)}`);
-  console.log(`  embed page ${(Buffer.byteLength(html) / 1024).toFixed(1)} KiB (${(gzipSync(html).length / 1024).toFixed(1)} KiB gzip), embed.js ${(Buffer.byteLength(script) / 1024).toFixed(1)} KiB (${(gzipSync(script).length / 1024).toFixed(1)} KiB gzip)`);
+  console.log(
+    `  embed page ${(Buffer.byteLength(html) / 1024).toFixed(1)} KiB (${(gzipSync(html).length / 1024).toFixed(1)} KiB gzip), embed.js ${(Buffer.byteLength(script) / 1024).toFixed(1)} KiB (${(gzipSync(script).length / 1024).toFixed(1)} KiB gzip)`,
+  );
 } finally {
   await browser.close();
   await host.stop();

@@ -41,9 +41,18 @@ try {
   });
   await call("POST", "/api/create_group_tag/", { name: "bench" });
   await call("POST", "/api/create_customer/", { provided_id: "bench-root", properties: { a: 1 }, mapping: { 1: "demo" } });
-  await call("POST", "/api/create_customer/", { provided_id: "bench-team", parent_provided_id: "bench-root", hierarchy_level_name: "Team", properties: { b: 2 } });
+  await call("POST", "/api/create_customer/", {
+    provided_id: "bench-team",
+    parent_provided_id: "bench-root",
+    hierarchy_level_name: "Team",
+    properties: { b: 2 },
+  });
   const created = await call("POST", "/api/create_customer/", {
-    provided_id: "bench-user", parent_provided_id: "bench-team", hierarchy_level_name: "User", group_tags: ["bench"], properties: { c: 3 },
+    provided_id: "bench-user",
+    parent_provided_id: "bench-team",
+    hierarchy_level_name: "User",
+    group_tags: ["bench"],
+    properties: { c: 3 },
   });
 
   const trips = {
@@ -52,8 +61,8 @@ try {
     "get_customer (3-level chain)": (await call("POST", "/api/get_customer/", { provided_id: "bench-user" })).trips,
     "list v1": (await call("GET", "/api/customers/")).trips,
     "list v2 (one page)": (await call("GET", "/api/v2/customers/?page_size=2")).trips,
-    "update_customer": (await call("POST", "/api/update_customer/", { provided_id: "bench-user", name: "Bench user" })).trips,
-    "refresh_customer_token": (await call("POST", "/api/refresh_customer_token/", { current_token: created.body.customer.token })).trips,
+    update_customer: (await call("POST", "/api/update_customer/", { provided_id: "bench-user", name: "Bench user" })).trips,
+    refresh_customer_token: (await call("POST", "/api/refresh_customer_token/", { current_token: created.body.customer.token })).trips,
   };
   console.log("\nD1 round trips per request (X-D1-Round-Trips):");
   for (const [name, count] of Object.entries(trips)) console.log(`  ${name.padEnd(42)} ${count}`);
@@ -63,10 +72,21 @@ try {
   const get = { url: `${base}/api/get_customer/`, method: "POST", headers, body: JSON.stringify({ provided_id: "bench-user" }) };
   // Floors (development-only routes): one trivial D1 query; the JSON body rules and an echo.
   const floorD1 = { url: `${base}/_dev/floor/d1` };
-  const floorEcho = { url: `${base}/_dev/floor/echo`, method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ provided_id: "bench-user" }) };
+  const floorEcho = {
+    url: `${base}/_dev/floor/echo`,
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ provided_id: "bench-user" }),
+  };
   // get_customer is a POST with a JSON body: its own floor is the body rules plus one query.
   const floorBodyD1 = { ...floorEcho, url: `${base}/_dev/floor/body-d1` };
-  const routes = [["health", health], ["get", get], ["d1", floorD1], ["echo", floorEcho], ["bodyD1", floorBodyD1]];
+  const routes = [
+    ["health", health],
+    ["get", get],
+    ["d1", floorD1],
+    ["echo", floorEcho],
+    ["bodyD1", floorBodyD1],
+  ];
   for (const [, opts] of routes) await run({ ...opts, duration: 2 }); // warm-up
   const results = { health: [], get: [], d1: [], echo: [], bodyD1: [] };
   for (let r = 0; r < rounds; r++) {
@@ -74,15 +94,24 @@ try {
       const before = serverCpu(server.pid);
       const result = await run(opts);
       if (result.non2xx > 0) throw new Error(`${name}: ${result.non2xx} non-2xx responses`);
-      results[name].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu: { before, after: serverCpu(server.pid) }, requests: result.requests.total });
+      results[name].push({
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        cpu: { before, after: serverCpu(server.pid) },
+        requests: result.requests.total,
+      });
     }
   }
   // The Worker's workerd process (single-threaded; wrangler's proxy runs in another): the one
   // that spent the most CPU over the whole run.
   const spent = new Map();
-  for (const list of Object.values(results)) for (const { cpu } of list) for (const [pid, ticks] of cpu.after) spent.set(pid, (spent.get(pid) ?? 0) + ticks - (cpu.before.get(pid) ?? ticks));
+  for (const list of Object.values(results))
+    for (const { cpu } of list)
+      for (const [pid, ticks] of cpu.after) spent.set(pid, (spent.get(pid) ?? 0) + ticks - (cpu.before.get(pid) ?? ticks));
   const worker = [...spent].sort((a, b) => b[1] - a[1])[0]?.[0];
-  for (const list of Object.values(results)) for (const r of list) r.cpuUs = worker === undefined ? NaN : cpuUsPerRequest(worker, r.cpu, r.requests);
+  for (const list of Object.values(results))
+    for (const r of list) r.cpuUs = worker === undefined ? NaN : cpuUsPerRequest(worker, r.cpu, r.requests);
   const median = (values) => {
     if (values.some(Number.isNaN)) return NaN;
     const sorted = [...values].sort((a, b) => a - b);
@@ -100,9 +129,15 @@ try {
   const cpuText = (us) => (Number.isNaN(us) ? "CPU n/a (no /proc)" : `${(us / 1000).toFixed(2)} ms CPU`);
   const line = (label, name, note = "") =>
     console.log(
-      `  ${label.padEnd(25)} ${med(name, (r) => r.rps).toFixed(0).padStart(5)} req/s   p50 ${med(name, (r) => r.p50).toFixed(1)} ms   p99 ${med(name, (r) => r.p99).toFixed(1)} ms   ${cpuText(med(name, (r) => r.cpuUs))}${note}`,
+      `  ${label.padEnd(25)} ${med(name, (r) => r.rps)
+        .toFixed(0)
+        .padStart(
+          5,
+        )} req/s   p50 ${med(name, (r) => r.p50).toFixed(1)} ms   p99 ${med(name, (r) => r.p99).toFixed(1)} ms   ${cpuText(med(name, (r) => r.cpuUs))}${note}`,
     );
-  console.log(`\nautocannon, ${connections} connections, ${rounds} rounds × ${duration}s per route, interleaved, loopback via wrangler dev;`);
+  console.log(
+    `\nautocannon, ${connections} connections, ${rounds} rounds × ${duration}s per route, interleaved, loopback via wrangler dev;`,
+  );
   console.log("medians over the rounds; CPU = the Worker's workerd process (single-threaded, the bottleneck) per request:");
   line("GET  /health", "health");
   line("POST /api/get_customer", "get");

@@ -24,15 +24,23 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const server = await startLocalServer({ port, args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"] });
 try {
   const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const viewer = await fetch(`${base}/api/get_customer/`, { method: "POST", headers, body: JSON.stringify({ provided_id: customer }) }).then((r) => r.json());
+  const viewer = await fetch(`${base}/api/get_customer/`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ provided_id: customer }),
+  }).then((r) => r.json());
   const page = `${base}/embed/sales-overview?customer_token=${viewer.customer.token}`;
 
   /** Maps the customer to D1 or PostgreSQL with the demo script (which also loads PostgreSQL). */
   function mapTo(kind) {
-    const result = spawnSync(process.execPath, [join(root, "scripts", "demo-postgres.mjs"), "--base", base, "--customer", customer, ...(kind === "d1" ? ["--d1"] : [])], {
-      cwd: root,
-      encoding: "utf8",
-    });
+    const result = spawnSync(
+      process.execPath,
+      [join(root, "scripts", "demo-postgres.mjs"), "--base", base, "--customer", customer, ...(kind === "d1" ? ["--d1"] : [])],
+      {
+        cwd: root,
+        encoding: "utf8",
+      },
+    );
     if (result.status !== 0) throw new Error(`demo-postgres failed:\n${result.stdout}\n${result.stderr}`);
   }
 
@@ -86,7 +94,9 @@ try {
   console.log(row("embed page on D1", d1));
   console.log(row("embed page on Postgres", postgres));
   console.log(`  PostgreSQL / D1: ${(postgres.median / d1.median).toFixed(2)}×`);
-  console.log(`  PostgreSQL sessions counted by the server: ${serverSessions} for ${runs + 1} renders (${(serverSessions / (runs + 1)).toFixed(2)} per render)`);
+  console.log(
+    `  PostgreSQL sessions counted by the server: ${serverSessions} for ${runs + 1} renders (${(serverSessions / (runs + 1)).toFixed(2)} per render)`,
+  );
 } finally {
   await server.stop();
 }

@@ -22,17 +22,26 @@ const base = `http://127.0.0.1:${port}`;
 const server = await startLocalServer({
   port,
   args: [
-    "--var", "RATE_LIMIT_PER_MINUTE:1000000000",
-    "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000",
-    "--var", "LOG_LEVEL:warn",
-    "--log-level", "warn",
-    "--inspector-port", String(inspectorPort),
+    "--var",
+    "RATE_LIMIT_PER_MINUTE:1000000000",
+    "--var",
+    "DELIVERY_LIMIT_PER_MINUTE:1000000",
+    "--var",
+    "LOG_LEVEL:warn",
+    "--log-level",
+    "warn",
+    "--inspector-port",
+    String(inspectorPort),
   ],
 });
 
 try {
   const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  await fetch(`${base}/api/create_customer/`, { method: "POST", headers, body: JSON.stringify({ provided_id: "profiled", properties: { a: 1 } }) });
+  await fetch(`${base}/api/create_customer/`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ provided_id: "profiled", properties: { a: 1 } }),
+  });
   const getCustomer = { url: `${base}/api/get_customer/`, method: "POST", headers, body: JSON.stringify({ provided_id: "profiled" }) };
   async function deliveries(ms) {
     let count = 0;
@@ -48,7 +57,10 @@ try {
     }
     return `${count} deliveries`;
   }
-  const load = target === "delivery" ? deliveries : async (ms) => `${(await autocannon({ ...getCustomer, connections: 20, duration: ms / 1000 })).requests.average} req/s`;
+  const load =
+    target === "delivery"
+      ? deliveries
+      : async (ms) => `${(await autocannon({ ...getCustomer, connections: 20, duration: ms / 1000 })).requests.average} req/s`;
   await load(3000); // warm-up
 
   const [worker] = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
@@ -61,11 +73,12 @@ try {
     pending.get(message.id)?.(message.result);
     pending.delete(message.id);
   });
-  const send = (method, params = {}) => new Promise((resolve) => {
-    const id = ++nextId;
-    pending.set(id, resolve);
-    ws.send(JSON.stringify({ id, method, params }));
-  });
+  const send = (method, params = {}) =>
+    new Promise((resolve) => {
+      const id = ++nextId;
+      pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
 
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 200 });
@@ -80,11 +93,13 @@ try {
   const sources = new Map();
   const lineOf = async ({ scriptId, lineNumber }) => {
     if (!scriptId || scriptId === "0") return "";
-    if (!sources.has(scriptId)) sources.set(scriptId, ((await send("Debugger.getScriptSource", { scriptId }))?.scriptSource ?? "").split("\n"));
+    if (!sources.has(scriptId))
+      sources.set(scriptId, ((await send("Debugger.getScriptSource", { scriptId }))?.scriptSource ?? "").split("\n"));
     return (sources.get(scriptId)[lineNumber] ?? "").trim().slice(0, 90);
   };
   const selfTime = new Map();
-  for (let i = 0; i < profile.samples.length; i++) selfTime.set(profile.samples[i], (selfTime.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  for (let i = 0; i < profile.samples.length; i++)
+    selfTime.set(profile.samples[i], (selfTime.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const byFunction = new Map();
   let total = 0;
   for (const node of profile.nodes) {
@@ -99,7 +114,9 @@ try {
   console.log(`\n${target}: ${done} in 10 s; profile in ${file}`);
   console.log(`self time, top 30 of ${(total / 1000).toFixed(0)} ms sampled:`);
   for (const [key, { time, frame }] of [...byFunction].sort((a, b) => b[1].time - a[1].time).slice(0, 30)) {
-    console.log(`${(time / 1000).toFixed(0).padStart(7)} ms ${((100 * time) / total).toFixed(1).padStart(5)} %  ${key}  ${await lineOf(frame)}`);
+    console.log(
+      `${(time / 1000).toFixed(0).padStart(7)} ms ${((100 * time) / total).toFixed(1).padStart(5)} %  ${key}  ${await lineOf(frame)}`,
+    );
   }
   ws.close();
 } finally {

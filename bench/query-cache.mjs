@@ -23,10 +23,17 @@ const server = await startLocalServer({ port, args: ["--var", "LOG_LEVEL:warn", 
 try {
   const { base, vars } = server;
   const admin = (path, body) =>
-    fetch(`${base}${path}`, { method: "POST", headers: { Authorization: `Bearer ${vars.ADMIN_TOKEN}`, "Content-Type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
+    fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${vars.ADMIN_TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
   const sales = JSON.parse(readFileSync(new URL("../examples/dashboards/sales.json", import.meta.url), "utf8"));
   await admin("/admin/dashboards/", { embed_id: "sales-cached", name: "Sales (cached)" });
-  const saved = await admin("/admin/dashboard_versions/", { embed_id: "sales-cached", definition: { ...sales.definition, cache_ttl_seconds: 3600 } });
+  const saved = await admin("/admin/dashboard_versions/", {
+    embed_id: "sales-cached",
+    definition: { ...sales.definition, cache_ttl_seconds: 3600 },
+  });
   if (!saved.success) throw new Error(JSON.stringify(saved));
   const customer = await fetch(`${base}/api/get_customer/`, {
     method: "POST",
@@ -40,19 +47,27 @@ try {
   const routes = {
     health: { url: `${base}/health` },
     hit: { url: `${base}/embed/sales-cached?customer_token=${token}&var_since=2026-01-01` },
-    miss: { url: `${base}/embed/sales-cached?customer_token=${token}`, requests: [{ setupRequest: (req) => ({ ...req, path: `/embed/sales-cached?customer_token=${token}&var_since=2025-12-31T${++n}` }) }] },
+    miss: {
+      url: `${base}/embed/sales-cached?customer_token=${token}`,
+      requests: [{ setupRequest: (req) => ({ ...req, path: `/embed/sales-cached?customer_token=${token}&var_since=2025-12-31T${++n}` }) }],
+    },
     off: { url: `${base}/embed/${sales.embed_id}?customer_token=${token}&var_since=2026-01-01` },
   };
   // What each route is, from the headers the Worker reports outside production.
   for (const [name, opts] of Object.entries(routes)) {
     if (name === "health") continue;
-    const path = name === "miss" ? `/embed/sales-cached?customer_token=${token}&var_since=2025-12-31Tcheck` : new URL(opts.url).pathname + new URL(opts.url).search;
+    const path =
+      name === "miss"
+        ? `/embed/sales-cached?customer_token=${token}&var_since=2025-12-31Tcheck`
+        : new URL(opts.url).pathname + new URL(opts.url).search;
     await fetch(`${base}${path}`).then((r) => r.text());
     const res = await fetch(`${base}${path}`);
     await res.text();
     const expected = { hit: "hit", miss: "hit", off: "off" }[name]; // the second look at the same miss URL hits
     if (res.headers.get("X-Query-Cache") !== expected) throw new Error(`${name}: X-Query-Cache ${res.headers.get("X-Query-Cache")}`);
-    console.log(`${name.padEnd(5)} ${res.headers.get("X-Query-Cache")} on a repeat, X-Data-Round-Trips ${res.headers.get("X-Data-Round-Trips")} (miss: 1 per request)`);
+    console.log(
+      `${name.padEnd(5)} ${res.headers.get("X-Query-Cache")} on a repeat, X-Data-Round-Trips ${res.headers.get("X-Data-Round-Trips")} (miss: 1 per request)`,
+    );
   }
 
   const run = (opts, seconds = duration) => autocannon({ connections, duration: seconds, ...opts });
@@ -72,11 +87,25 @@ try {
   };
   const med = (name, key) => median(results[name].map((r) => r[key]));
   const ratios = (name) => results[name].map((r, i) => r.rps / results.health[i].rps);
-  console.log(`\nautocannon, ${connections} connections, ${rounds} rounds × ${duration}s per route, interleaved, loopback via wrangler dev (medians):`);
-  const labels = { health: "GET /health", hit: "embed page, all 7 panels hit", miss: "embed page, every panel misses", off: "embed page, caching off" };
+  console.log(
+    `\nautocannon, ${connections} connections, ${rounds} rounds × ${duration}s per route, interleaved, loopback via wrangler dev (medians):`,
+  );
+  const labels = {
+    health: "GET /health",
+    hit: "embed page, all 7 panels hit",
+    miss: "embed page, every panel misses",
+    off: "embed page, caching off",
+  };
   for (const name of Object.keys(routes)) {
-    const ratio = name === "health" ? "" : `   ×${median(ratios(name)).toFixed(2)} of /health (rounds ${ratios(name).map((x) => x.toFixed(2)).join(", ")})`;
-    console.log(`  ${labels[name].padEnd(32)} ${med(name, "rps").toFixed(0).padStart(5)} req/s   p50 ${med(name, "p50").toFixed(1)} ms   p99 ${med(name, "p99").toFixed(1)} ms${ratio}`);
+    const ratio =
+      name === "health"
+        ? ""
+        : `   ×${median(ratios(name)).toFixed(2)} of /health (rounds ${ratios(name)
+            .map((x) => x.toFixed(2))
+            .join(", ")})`;
+    console.log(
+      `  ${labels[name].padEnd(32)} ${med(name, "rps").toFixed(0).padStart(5)} req/s   p50 ${med(name, "p50").toFixed(1)} ms   p99 ${med(name, "p99").toFixed(1)} ms${ratio}`,
+    );
   }
   const hitOverMiss = results.hit.map((r, i) => r.rps / results.miss[i].rps);
   console.log(`  hit / miss per round: ${hitOverMiss.map((x) => x.toFixed(2)).join(", ")}`);

@@ -9,4 +9,18 @@ import { DashboardDefinition } from "../src/dashboards/definition";
 import { renderDashboard } from "../src/dashboards/render";
 import { renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest } from "../src/dashboards/service";
 
-export { forgetDrawnCharts, eq, customers, sql, createDatabase, runPanels, DashboardDefinition, renderDashboard, renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest };
+export {
+  forgetDrawnCharts,
+  eq,
+  customers,
+  sql,
+  createDatabase,
+  runPanels,
+  DashboardDefinition,
+  renderDashboard,
+  renderForCustomer,
+  saveVersion,
+  createOrReplaceDashboard,
+  tagVersion,
+  newest,
+};

@@ -16,15 +16,24 @@ import { demoDataSql, workspaceSeedSql } from "../scripts/lib/seed.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const work = mkdtempSync(join(tmpdir(), "render-bench-"));
 const bundle = join(work, "entry.mjs");
-await build({ entryPoints: [join(root, "bench", "render-entry.ts")], bundle: true, platform: "node", format: "esm", outfile: bundle, logLevel: "error",
+await build({
+  entryPoints: [join(root, "bench", "render-entry.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  outfile: bundle,
+  logLevel: "error",
   // pg (the PostgreSQL runner) requires Node built-ins; Node provides them to the bundle.
   banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
-  external: ["cloudflare:*"] });
+  external: ["cloudflare:*"],
+});
 const lib = await import(pathToFileURL(bundle).href);
 
 const { env, dispose } = await getPlatformProxy({ configPath: join(root, "wrangler.toml"), persist: { path: join(work, "state") } });
 try {
-  for (const file of readdirSync(join(root, "migrations")).filter((f) => f.endsWith(".sql")).sort()) {
+  for (const file of readdirSync(join(root, "migrations"))
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
     for (const statement of readFileSync(join(root, "migrations", file), "utf8").split("--> statement-breakpoint")) {
       if (statement.trim()) await env.DB.prepare(statement).run();
     }
@@ -38,15 +47,26 @@ try {
 
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(`\nServer-side render time, median of 20 (Node ${process.version}); viewer: acme-berlin`);
-  for (const file of readdirSync(join(root, "examples", "dashboards")).filter((f) => f.endsWith(".json")).sort()) {
+  for (const file of readdirSync(join(root, "examples", "dashboards"))
+    .filter((f) => f.endsWith(".json"))
+    .sort()) {
     const example = JSON.parse(readFileSync(join(root, "examples", "dashboards", file), "utf8"));
     const definition = lib.DashboardDefinition.parse(example.definition);
     await lib.createOrReplaceDashboard(db, { embed_id: example.embed_id, name: example.name });
     await lib.saveVersion(db, { embed_id: example.embed_id, definition });
-    const request = { embedId: example.embed_id, customer: lib.eq(lib.customers.providedId, "acme-berlin"), versions: lib.newest, variables: {} };
+    const request = {
+      embedId: example.embed_id,
+      customer: lib.eq(lib.customers.providedId, "acme-berlin"),
+      versions: lib.newest,
+      variables: {},
+    };
 
     const context = {
-      customer: { provided_id: "acme-berlin", name: "Acme Berlin", properties: { currency: "EUR", region: "EU", plan: "enterprise", city: "Berlin" } },
+      customer: {
+        provided_id: "acme-berlin",
+        name: "Acme Berlin",
+        properties: { currency: "EUR", region: "EU", plan: "enterprise", city: "Berlin" },
+      },
       variables: Object.fromEntries(definition.variables.map((v) => [v.name, v.default])),
     };
     const results = await lib.runPanels(env, definition, { 1: "1" }, [{ id: 1, binding: "DEMO_DATA" }], context);

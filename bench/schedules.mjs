@@ -39,19 +39,32 @@ try {
   const busy = await fire(dueAt);
   if (busy.log?.due !== 50 || busy.log.claimed !== 50) throw new Error(`unexpected tick: ${JSON.stringify(busy.log)}`);
   const runJobs = [];
-  for (const { schedule } of created.slice(0, 50)) runJobs.push(...(await api("/api/get_report_schedule/", { id: schedule.id })).runs[0].job_ids);
+  for (const { schedule } of created.slice(0, 50))
+    runJobs.push(...(await api("/api/get_report_schedule/", { id: schedule.id })).runs[0].job_ids);
   await waitForJobs(runJobs); // let the 50 e-mails go out before measuring latency
 
   // ---- 2. 20-customer group-tag run -------------------------------------------------------
   const tag = "bench-monthly";
   await api("/api/create_group_tag/", { name: tag });
   for (let i = 1; i <= 20; i++) {
-    await api("/api/create_customer/", { provided_id: `bench-c${i}`, name: `Bench ${i}`, emails: [`owner@bench-c${i}.example`], group_tags: [tag], mapping: { 1: "1" } });
+    await api("/api/create_customer/", {
+      provided_id: `bench-c${i}`,
+      name: `Bench ${i}`,
+      emails: [`owner@bench-c${i}.example`],
+      group_tags: [tag],
+      mapping: { 1: "1" },
+    });
   }
   // Floor: the same 20 reports requested at once, to the last e-mail.
   const floorStart = performance.now();
   const floorJobs = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => api("/api/dashboard/report", { provided_id: `bench-c${i + 1}`, dashboard_embed_id: "sales-overview", email: `owner@bench-c${i + 1}.example` })),
+    Array.from({ length: 20 }, (_, i) =>
+      api("/api/dashboard/report", {
+        provided_id: `bench-c${i + 1}`,
+        dashboard_embed_id: "sales-overview",
+        email: `owner@bench-c${i + 1}.example`,
+      }),
+    ),
   );
   const floorMs = (await waitForJobs(floorJobs.map((j) => j.job_id))) - floorStart;
 
@@ -62,7 +75,8 @@ try {
     group_tag: tag,
     cron: `${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *`,
   });
-  if (Date.parse(schedule.next_run_at) !== slot.getTime()) throw new Error(`next_run_at ${schedule.next_run_at} is not ${slot.toISOString()}`);
+  if (Date.parse(schedule.next_run_at) !== slot.getTime())
+    throw new Error(`next_run_at ${schedule.next_run_at} is not ${slot.toISOString()}`);
   let run;
   for (;;) {
     const { runs } = await api("/api/get_report_schedule/", { id: schedule.id });

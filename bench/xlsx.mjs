@@ -21,8 +21,16 @@ import { startLocalServer } from "../scripts/lib/local-server.mjs";
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
   const work = mkdtempSync(join(tmpdir(), "xlsx-bench-"));
   const bundle = join(work, "delivered.mjs");
-  await build({ entryPoints: [join(root, "src", "reports", "delivered.ts")], bundle: true, platform: "node", format: "esm", outfile: bundle, logLevel: "error",
-    banner: { js: 'import { createRequire as bannerRequire } from "node:module"; const require = bannerRequire(import.meta.url);' }, external: ["cloudflare:*"] });
+  await build({
+    entryPoints: [join(root, "src", "reports", "delivered.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: bundle,
+    logLevel: "error",
+    banner: { js: 'import { createRequire as bannerRequire } from "node:module"; const require = bannerRequire(import.meta.url);' },
+    external: ["cloudflare:*"],
+  });
   const { reportWorkbook, reportCsvBytes } = await import(pathToFileURL(bundle).href);
   rmSync(work, { recursive: true, force: true });
   const columns = [
@@ -33,10 +41,11 @@ import { startLocalServer } from "../scripts/lib/local-server.mjs";
     { name: "amount", display_name: "Amount", type: "FLOAT" },
   ];
   const products = ["Seats", "Storage", "Support", "Training"];
-  const rowsOf = (n) => Array.from({ length: n }, (_, i) => {
-    const day = new Date(Date.UTC(2026, 0, 1) + (i % 365) * 86_400_000).toISOString().slice(0, 10);
-    return { id: i + 1, day, month: day.slice(0, 7), product: products[i % 4], amount: Math.round(((i * 7919) % 100_000) + 0.5) / 100 };
-  });
+  const rowsOf = (n) =>
+    Array.from({ length: n }, (_, i) => {
+      const day = new Date(Date.UTC(2026, 0, 1) + (i % 365) * 86_400_000).toISOString().slice(0, 10);
+      return { id: i + 1, day, month: day.slice(0, 7), product: products[i % 4], amount: Math.round(((i * 7919) % 100_000) + 0.5) / 100 };
+    });
   const medianOf = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(`\nA saved report's writers alone, in process (Node ${process.version}), median of 9`);
   for (const n of [1_000, 10_000]) {
@@ -56,13 +65,18 @@ import { startLocalServer } from "../scripts/lib/local-server.mjs";
         times.csv.push(csvMs);
       }
     }
-    console.log(`  ${n} rows × 5 columns: XLSX ${medianOf(times.xlsx).toFixed(1)} ms, ${(sizes.xlsx / 1024).toFixed(1)} KiB; CSV ${medianOf(times.csv).toFixed(1)} ms, ${(sizes.csv / 1024).toFixed(1)} KiB`);
+    console.log(
+      `  ${n} rows × 5 columns: XLSX ${medianOf(times.xlsx).toFixed(1)} ms, ${(sizes.xlsx / 1024).toFixed(1)} KiB; CSV ${medianOf(times.csv).toFixed(1)} ms, ${(sizes.csv / 1024).toFixed(1)} KiB`,
+    );
   }
 }
 
 const port = 19891;
 const base = `http://127.0.0.1:${port}`;
-const server = await startLocalServer({ port, args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000"] });
+const server = await startLocalServer({
+  port,
+  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000"],
+});
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 try {
@@ -75,7 +89,11 @@ try {
   let sheets = 0;
   for (let round = 0; round < 8; round++) {
     let started = performance.now();
-    const job = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", export_type: "xlsx" });
+    const job = await api("/api/dashboard/screenshot", {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      export_type: "xlsx",
+    });
     const file = await fetch(`${job.url}?wait=30`);
     if (file.status !== 200) throw new Error(`download answered ${file.status}: ${await file.text()}`);
     const bytes = new Uint8Array(await file.arrayBuffer());
@@ -98,7 +116,13 @@ try {
   if (!blueprint) throw new Error("the demo blueprint 'Sales data' is missing");
   const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: blueprint.id });
   const builder = async (path, body) =>
-    (await fetch(`${base}/report-builder/${blueprint.embed_id}${path}`, { method: "POST", headers: { Authorization: `Bearer ${minted.token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) })).json();
+    (
+      await fetch(`${base}/report-builder/${blueprint.embed_id}${path}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${minted.token}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      })
+    ).json();
   const query = { dataset: "orders", columns: ["id", "day", "month", "product", "amount"], limit: 1000 };
   const saved = await builder("/reports", { name: "Every order", query, chart: { type: "table" } });
   if (!saved.report) throw new Error(`report not saved: ${JSON.stringify(saved)}`);

@@ -51,7 +51,13 @@ export function parseArgs(argv) {
 }
 
 /** "a,b" → ["a", "b"]; "all" → null (every access group). */
-const accessGroupList = (text) => (text === "all" ? null : String(text).split(",").map((name) => name.trim()).filter(Boolean));
+const accessGroupList = (text) =>
+  text === "all"
+    ? null
+    : String(text)
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean);
 
 function requestFor(positional, flags) {
   const [resource, action, ...rest] = positional;
@@ -60,45 +66,88 @@ function requestFor(positional, flags) {
     return value;
   };
   switch (`${resource} ${action}`) {
-    case "access-groups list": return ["GET", "/admin/access_groups/"];
-    case "access-groups create": return ["POST", "/admin/access_groups/", { name: need(rest[0], "<name>") }];
+    case "access-groups list":
+      return ["GET", "/admin/access_groups/"];
+    case "access-groups create":
+      return ["POST", "/admin/access_groups/", { name: need(rest[0], "<name>") }];
     case "tokens create":
-      return ["POST", "/admin/api_tokens/", {
-        access_group: need(flags["access-group"], "--access-group"),
-        permission: need(flags.permission, "--permission"),
-        ...(flags.name ? { name: flags.name } : {}),
-      }];
-    case "tokens revoke": return ["POST", "/admin/revoke_api_token/", { id: need(rest[0], "<token id>") }];
-    case "levels get": return ["GET", "/admin/hierarchy_levels/"];
-    case "levels set": return ["PUT", "/admin/hierarchy_levels/", { levels: rest.length ? rest : need(undefined, "level names") }];
-    case "schemas list": return ["GET", "/admin/schemas/"];
-    case "schemas create": return ["POST", "/admin/schemas/", { name: need(rest[0], "<name>") }];
-    case "data-sources list": return ["GET", "/admin/data_sources/"];
+      return [
+        "POST",
+        "/admin/api_tokens/",
+        {
+          access_group: need(flags["access-group"], "--access-group"),
+          permission: need(flags.permission, "--permission"),
+          ...(flags.name ? { name: flags.name } : {}),
+        },
+      ];
+    case "tokens revoke":
+      return ["POST", "/admin/revoke_api_token/", { id: need(rest[0], "<token id>") }];
+    case "levels get":
+      return ["GET", "/admin/hierarchy_levels/"];
+    case "levels set":
+      return ["PUT", "/admin/hierarchy_levels/", { levels: rest.length ? rest : need(undefined, "level names") }];
+    case "schemas list":
+      return ["GET", "/admin/schemas/"];
+    case "schemas create":
+      return ["POST", "/admin/schemas/", { name: need(rest[0], "<name>") }];
+    case "data-sources list":
+      return ["GET", "/admin/data_sources/"];
     case "data-sources create":
-      return ["POST", "/admin/data_sources/", {
-        name: need(flags.name, "--name"),
-        binding: need(flags.binding, "--binding"),
-        ...(flags.kind ? { kind: flags.kind } : {}),
-        ...(flags["provided-id"] ? { provided_id: flags["provided-id"] } : {}),
-        ...(flags["access-groups"] ? { access_groups: accessGroupList(flags["access-groups"]) } : {}),
-      }];
+      return [
+        "POST",
+        "/admin/data_sources/",
+        {
+          name: need(flags.name, "--name"),
+          binding: need(flags.binding, "--binding"),
+          ...(flags.kind ? { kind: flags.kind } : {}),
+          ...(flags["provided-id"] ? { provided_id: flags["provided-id"] } : {}),
+          ...(flags["access-groups"] ? { access_groups: accessGroupList(flags["access-groups"]) } : {}),
+        },
+      ];
     case "data-sources access":
-      return ["POST", "/admin/update_data_source/", { id: Number(need(rest[0], "<data source id>")), access_groups: accessGroupList(need(rest[1], "<access groups> or all")) }];
-    case "dashboards list": return ["GET", "/admin/dashboards/"];
+      return [
+        "POST",
+        "/admin/update_data_source/",
+        { id: Number(need(rest[0], "<data source id>")), access_groups: accessGroupList(need(rest[1], "<access groups> or all")) },
+      ];
+    case "dashboards list":
+      return ["GET", "/admin/dashboards/"];
     case "dashboards tag":
-      return ["POST", "/admin/dashboard_tags/", { embed_id: need(rest[0], "<embed id>"), tag: need(rest[1], "<tag>"), version_number: Number(need(rest[2], "<version number>")) }];
-    case "dashboards push": return ["PUSH", need(rest[0], "<file.json>")];
+      return [
+        "POST",
+        "/admin/dashboard_tags/",
+        { embed_id: need(rest[0], "<embed id>"), tag: need(rest[1], "<tag>"), version_number: Number(need(rest[2], "<version number>")) },
+      ];
+    case "dashboards push":
+      return ["PUSH", need(rest[0], "<file.json>")];
     // Dashboards as code: several calls each, run by scripts/lib/dashboard-files.mjs.
     case "dashboards validate":
       return ["FILES", (request) => dashboardFiles.validate(request, rest, { customer: flags.customer })];
     case "dashboards preview":
-      return ["FILES", (request) => dashboardFiles.preview(request, need(rest[0], "<file.json>"), { customer: need(flags.customer, "--customer <provided_id>"), expiresIn: flags["expires-in"] })];
+      return [
+        "FILES",
+        (request) =>
+          dashboardFiles.preview(request, need(rest[0], "<file.json>"), {
+            customer: need(flags.customer, "--customer <provided_id>"),
+            expiresIn: flags["expires-in"],
+          }),
+      ];
     case "dashboards pull":
-      return ["FILES", (request, base) => dashboardFiles.pull(request, base, need(rest[0], "<embed id>"), { version: flags.version, tag: flags.tag, out: flags.out })];
+      return [
+        "FILES",
+        (request, base) =>
+          dashboardFiles.pull(request, base, need(rest[0], "<embed id>"), { version: flags.version, tag: flags.tag, out: flags.out }),
+      ];
     case "dashboards diff":
-      return ["FILES", (request, base) => dashboardFiles.diff(request, base, need(rest[0], "<embed id>"), need(rest[1], "<version a>"), need(rest[2], "<version b>"))];
-    case "schedules list": return ["GET", "/admin/report_schedules/"];
-    case "schedules run": return ["POST", "/admin/run_report_schedule/", { id: need(rest[0], "<schedule id>") }];
+      return [
+        "FILES",
+        (request, base) =>
+          dashboardFiles.diff(request, base, need(rest[0], "<embed id>"), need(rest[1], "<version a>"), need(rest[2], "<version b>")),
+      ];
+    case "schedules list":
+      return ["GET", "/admin/report_schedules/"];
+    case "schedules run":
+      return ["POST", "/admin/run_report_schedule/", { id: need(rest[0], "<schedule id>") }];
     default:
       throw new Error(usage);
   }
@@ -122,7 +171,12 @@ async function main() {
   const result =
     method === "PUSH"
       ? await pushDashboard(request, JSON.parse(readFileSync(path, "utf8")), {
-          tags: flags.tag ? String(flags.tag).split(",").map((t) => t.trim()).filter(Boolean) : [],
+          tags: flags.tag
+            ? String(flags.tag)
+                .split(",")
+                .map((t) => t.trim())
+                .filter(Boolean)
+            : [],
           draft: Boolean(flags.draft),
         })
       : await request(method, path, body);

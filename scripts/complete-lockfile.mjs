@@ -14,7 +14,15 @@ const lock = JSON.parse(readFileSync(lockPath, "utf8"));
 const packages = lock.packages;
 
 function platformOf(name) {
-  const os = /darwin/.test(name) ? "darwin" : /win(dows|32)/.test(name) ? "win32" : /linux/.test(name) ? "linux" : /freebsd/.test(name) ? "freebsd" : undefined;
+  const os = /darwin/.test(name)
+    ? "darwin"
+    : /win(dows|32)/.test(name)
+      ? "win32"
+      : /linux/.test(name)
+        ? "linux"
+        : /freebsd/.test(name)
+          ? "freebsd"
+          : undefined;
   const cpu = /arm64|aarch64/.test(name) ? "arm64" : /(x64|-64)$/.test(name) ? "x64" : /ia32/.test(name) ? "ia32" : undefined;
   return { ...(os ? { os: [os] } : {}), ...(cpu ? { cpu: [cpu] } : {}) };
 }

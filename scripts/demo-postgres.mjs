@@ -56,7 +56,12 @@ if (!backToD1) {
 const request = adminClient(base, vars.ADMIN_TOKEN);
 let sourceId = "1"; // the D1 demo data source
 if (!backToD1) {
-  const created = await request("POST", "/admin/data_sources/", { name: "Warehouse (PostgreSQL)", binding: "WAREHOUSE", kind: "postgres", provided_id: "warehouse" });
+  const created = await request("POST", "/admin/data_sources/", {
+    name: "Warehouse (PostgreSQL)",
+    binding: "WAREHOUSE",
+    kind: "postgres",
+    provided_id: "warehouse",
+  });
   if (created.success !== 1 && created.error?.code !== "data_source_exists") {
     console.error(`Could not register the data source: ${JSON.stringify(created.error)}`);
     process.exit(1);
@@ -76,7 +81,9 @@ const url = `${base.replace("127.0.0.1", "localhost")}/embed/sales-overview?cust
 const page = await fetch(url);
 console.log(`Customer ${customer} now reads schema ${SCHEMA_ID} from ${backToD1 ? "D1 (DEMO_DATA)" : "PostgreSQL"}.`);
 console.log(`  Demo dashboard: ${url}`);
-console.log(`  Render: HTTP ${page.status}, data round trips per source ${page.headers.get("X-Data-Round-Trips-By-Source")}, connections ${page.headers.get("X-Data-Connections")}`);
+console.log(
+  `  Render: HTTP ${page.status}, data round trips per source ${page.headers.get("X-Data-Round-Trips-By-Source")}, connections ${page.headers.get("X-Data-Connections")}`,
+);
 
 if (!backToD1) await selectOnlyRole(connectionString);
 
@@ -93,7 +100,9 @@ async function selectOnlyRole(ownerConnection) {
     const [{ exists }] = (await owner.query("SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS exists", [role])).rows;
     // Identifiers and the password are our own constants, never input.
     await owner.query(`${exists ? "ALTER" : "CREATE"} ROLE ${role} LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEDB NOCREATEROLE`);
-    const { rows: [{ db }] } = await owner.query("SELECT current_database() AS db");
+    const {
+      rows: [{ db }],
+    } = await owner.query("SELECT current_database() AS db");
     await owner.query(`GRANT CONNECT ON DATABASE "${db}" TO ${role}`);
     await owner.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
     await owner.query(`REVOKE CREATE ON SCHEMA public FROM ${role}`);
@@ -110,8 +119,13 @@ async function selectOnlyRole(ownerConnection) {
   const reader = new pg.Client({ connectionString: url.href });
   await reader.connect();
   try {
-    const { rows: [{ n }] } = await reader.query("SELECT count(*)::int AS n FROM orders");
-    const write = await reader.query("DELETE FROM orders WHERE false").then(() => "allowed (!)", (error) => `refused (${error.message})`);
+    const {
+      rows: [{ n }],
+    } = await reader.query("SELECT count(*)::int AS n FROM orders");
+    const write = await reader.query("DELETE FROM orders WHERE false").then(
+      () => "allowed (!)",
+      (error) => `refused (${error.message})`,
+    );
     console.log(`Role ${role}: reads orders (${n} rows); a write is ${write}.`);
   } finally {
     await reader.end();

@@ -50,7 +50,9 @@ for (const version of versions) {
   const target = join(projectCacheHome, ".wrangler", "chrome", `linux-${version}`, "chrome-linux64", "chrome");
   if (existsSync(target) && !isWrapper(target)) continue;
   if (!localChromium) {
-    console.warn(`ensure-chrome: no Chrome ${version} in the wrangler cache and no local Chromium (run npm install); browser rendering will not work.`);
+    console.warn(
+      `ensure-chrome: no Chrome ${version} in the wrangler cache and no local Chromium (run npm install); browser rendering will not work.`,
+    );
     continue;
   }
   const sandbox = process.getuid?.() === 0 ? " --no-sandbox" : "";

@@ -35,7 +35,11 @@ try {
     }
   }
   const api = (path, body, headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}` }) =>
-    fetch(`${server.base}${path}`, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
+    fetch(`${server.base}${path}`, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
   const { blueprints } = await api("/api/get_customer_blueprints/", { customer_id: customer });
   const blueprint = blueprints?.find((b) => b.name === "Sales data");
   if (blueprint) {
@@ -44,7 +48,11 @@ try {
       `/report-builder/${blueprint.embed_id}/reports`,
       {
         name: "Revenue by month",
-        query: { dataset: "orders", group_by: [{ column: "day", bucket: "month" }], values: [{ column: "amount", aggregate: "sum" }, { aggregate: "count" }] },
+        query: {
+          dataset: "orders",
+          group_by: [{ column: "day", bucket: "month" }],
+          values: [{ column: "amount", aggregate: "sum" }, { aggregate: "count" }],
+        },
         chart: { type: "bar", x: "day_month", y: ["sum_amount"] },
       },
       { Authorization: `Bearer ${token}` },

@@ -30,7 +30,9 @@ const portInUse = await new Promise((resolve) => {
     .listen(port, "127.0.0.1", () => probe.close(() => resolve(false)));
 });
 if (portInUse) {
-  console.error(`Port ${port} is already in use on 127.0.0.1 (another \`npm start\` still running?). Stop it, or choose another port: PORT=8788 npm start`);
+  console.error(
+    `Port ${port} is already in use on 127.0.0.1 (another \`npm start\` still running?). Stop it, or choose another port: PORT=8788 npm start`,
+  );
   process.exit(1);
 }
 const stateDir = process.env.STATE_DIR ?? join(root, ".wrangler", "state");
@@ -39,7 +41,12 @@ const wranglerBin = join(root, "node_modules", "wrangler", "bin", "wrangler.js")
 const childEnv = withProjectCacheHome({ ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" });
 
 function wrangler(args, options = {}) {
-  const result = spawnSync(process.execPath, [wranglerBin, ...args], { cwd: root, env: childEnv, stdio: options.quiet ? "pipe" : "inherit", encoding: "utf8" });
+  const result = spawnSync(process.execPath, [wranglerBin, ...args], {
+    cwd: root,
+    env: childEnv,
+    stdio: options.quiet ? "pipe" : "inherit",
+    encoding: "utf8",
+  });
   if (result.status !== 0) {
     if (options.quiet) process.stderr.write(`${result.stdout}\n${result.stderr}`);
     throw new Error(`wrangler ${args.join(" ")} failed`);
@@ -117,7 +124,9 @@ const request = adminClient(`http://127.0.0.1:${port}`, vars.ADMIN_TOKEN);
 const dashboardsMarker = join(stateDir, "demo-dashboards-seeded");
 if (!existsSync(dashboardsMarker)) {
   const dir = join(root, "examples", "dashboards");
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()) {
     const result = await pushDashboard(request, JSON.parse(readFileSync(join(dir, file), "utf8")), { tags: ["production", "email"] });
     if (result.success !== 1) console.error(`Could not seed ${file}: ${JSON.stringify(result.error)}`);
   }
@@ -130,7 +139,9 @@ const demoCustomer = await fetch(`http://127.0.0.1:${port}/api/get_customer/`, {
 })
   .then((r) => r.json())
   .catch(() => ({}));
-const demoUrl = demoCustomer.customer ? `${base}/embed/sales-overview?customer_token=${demoCustomer.customer.token}` : "(demo customer acme-berlin not found)";
+const demoUrl = demoCustomer.customer
+  ? `${base}/embed/sales-overview?customer_token=${demoCustomer.customer.token}`
+  : "(demo customer acme-berlin not found)";
 
 // Signed links (valid 24 h, minted anew at every start) for the demo dashboard and for the
 // report builder on the demo blueprint "Sales data" of acme-berlin (created once, through the
@@ -143,7 +154,10 @@ const publicApi = (path, body) =>
   })
     .then((r) => r.json())
     .catch(() => ({}));
-const signedLink = (body) => publicApi("/api/generate_embed_token/", { provided_id: "acme-berlin", expires_in: 86_400, ...body }).then((r) => r.embed_url ?? `(could not mint: ${JSON.stringify(r.error ?? r)})`);
+const signedLink = (body) =>
+  publicApi("/api/generate_embed_token/", { provided_id: "acme-berlin", expires_in: 86_400, ...body }).then(
+    (r) => r.embed_url ?? `(could not mint: ${JSON.stringify(r.error ?? r)})`,
+  );
 const salesData = {
   customer_id: "acme-berlin",
   blueprint_name: "Sales data",
@@ -166,9 +180,11 @@ const salesData = {
 };
 const blueprints = await publicApi("/api/get_customer_blueprints/", { customer_id: "acme-berlin" });
 let salesBlueprint = blueprints.blueprints?.find((b) => b.name === salesData.blueprint_name)?.id;
-if (blueprints.success === 1 && salesBlueprint === undefined) salesBlueprint = (await publicApi("/api/create_blueprint/", salesData)).blueprint_id;
+if (blueprints.success === 1 && salesBlueprint === undefined)
+  salesBlueprint = (await publicApi("/api/create_blueprint/", salesData)).blueprint_id;
 const signedDashboardUrl = demoCustomer.customer ? await signedLink({ dashboard_embed_id: "sales-overview" }) : demoUrl;
-const builderUrl = salesBlueprint !== undefined ? await signedLink({ blueprint_id: salesBlueprint, user_id: "demo-user" }) : "(demo blueprint not found)";
+const builderUrl =
+  salesBlueprint !== undefined ? await signedLink({ blueprint_id: salesBlueprint, user_id: "demo-user" }) : "(demo blueprint not found)";
 
 console.log(`
 ──────────────────────────────────────────────────────────────────────────────

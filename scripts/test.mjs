@@ -26,25 +26,40 @@ spawnSync(process.execPath, [join(root, "scripts", "docs-assets.mjs")], { stdio:
 // @cloudflare/workers-types), so the file is the same on every machine.
 const bindingTypes = spawnSync(
   process.execPath,
-  [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "types", "--check", "--env-file=/dev/null", "--include-runtime=false", "--strict-vars=false"],
+  [
+    join(root, "node_modules", "wrangler", "bin", "wrangler.js"),
+    "types",
+    "--check",
+    "--env-file=/dev/null",
+    "--include-runtime=false",
+    "--strict-vars=false",
+  ],
   { cwd: root, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
 );
 if (bindingTypes.status !== 0) {
-  console.error(`${bindingTypes.stdout}${bindingTypes.stderr}\nworker-configuration.d.ts is not what wrangler.toml declares: run \`npm run types\` and commit it.`);
+  console.error(
+    `${bindingTypes.stdout}${bindingTypes.stderr}\nworker-configuration.d.ts is not what wrangler.toml declares: run \`npm run types\` and commit it.`,
+  );
   console.log("Summary: 0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }
 
 // Lint and format first (biome.json; `npx biome check --write` fixes what it can), then
 // types: either fails the run before any test starts.
-const lint = spawnSync(process.execPath, [join(root, "node_modules", "@biomejs", "biome", "bin", "biome"), "ci", "--reporter=summary"], { cwd: root, stdio: "inherit" });
+const lint = spawnSync(process.execPath, [join(root, "node_modules", "@biomejs", "biome", "bin", "biome"), "ci", "--reporter=summary"], {
+  cwd: root,
+  stdio: "inherit",
+});
 if (lint.status !== 0) {
   console.log("Summary: 0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }
 
 // Types: a type error fails the run before any test starts.
-const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit"], { cwd: root, stdio: "inherit" });
+const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit"], {
+  cwd: root,
+  stdio: "inherit",
+});
 if (typecheck.status !== 0) {
   console.log("Summary: 0 passed, 1 failed, 0 skipped");
   process.exit(1);

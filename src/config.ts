@@ -9,7 +9,10 @@ import { z } from "zod";
 const count = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const positive = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 /** "true" or "false" (a TOML boolean arrives as a boolean); absent = the default below. */
-const flag = z.preprocess((value) => (typeof value === "boolean" ? String(value) : value), z.enum(["true", "false"], { error: 'must be "true" or "false"' }).optional());
+const flag = z.preprocess(
+  (value) => (typeof value === "boolean" ? String(value) : value),
+  z.enum(["true", "false"], { error: 'must be "true" or "false"' }).optional(),
+);
 
 const Vars = z.object({
   /**
@@ -65,7 +68,9 @@ export function config(env: object): Config {
     const vars = Object.fromEntries(Object.keys(Vars.shape).map((name) => [name, emptyAsAbsent((env as Record<string, unknown>)[name])]));
     const outcome = Vars.safeParse(vars);
     if (!outcome.success) {
-      const problems = outcome.error.issues.map((issue) => `${issue.path.join(".")} is ${JSON.stringify(vars[String(issue.path[0])])}: ${issue.message}`);
+      const problems = outcome.error.issues.map(
+        (issue) => `${issue.path.join(".")} is ${JSON.stringify(vars[String(issue.path[0])])}: ${issue.message}`,
+      );
       throw new ConfigError(`Invalid configuration: ${problems.join("; ")}.`);
     }
     result = withSwitches(outcome.data);

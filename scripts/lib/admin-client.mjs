@@ -20,13 +20,20 @@ export function adminClient(base, token) {
  * saves the definition as its next version and points each tag at it.
  */
 export async function pushDashboard(request, file, { tags = [], draft = false } = {}) {
-  const dashboard = await request("POST", "/admin/dashboards/", { embed_id: file.embed_id, name: file.name ?? file.definition?.title ?? file.embed_id });
+  const dashboard = await request("POST", "/admin/dashboards/", {
+    embed_id: file.embed_id,
+    name: file.name ?? file.definition?.title ?? file.embed_id,
+  });
   if (dashboard.success !== 1) return dashboard;
   const embedId = dashboard.dashboard.embed_id;
   const version = await request("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition: file.definition, draft });
   if (version.success !== 1) return version;
   for (const tag of tags) {
-    const tagged = await request("POST", "/admin/dashboard_tags/", { embed_id: embedId, tag, version_number: version.version.version_number });
+    const tagged = await request("POST", "/admin/dashboard_tags/", {
+      embed_id: embedId,
+      tag,
+      version_number: version.version.version_number,
+    });
     if (tagged.success !== 1) return tagged;
   }
   return { success: 1, dashboard: dashboard.dashboard, version: version.version, tags };

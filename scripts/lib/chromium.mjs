@@ -36,7 +36,10 @@ export function fontsConfXml() {
   const dirs = [registryFonts, ...systemFontDirs].map((dir) => `  <dir>${xmlText(dir)}</dir>`).join("\n");
   const alias = (families, prefer) =>
     families
-      .map((family) => `  <alias binding="same"><family>${family}</family><prefer>${prefer.map((p) => `<family>${p}</family>`).join("")}</prefer></alias>`)
+      .map(
+        (family) =>
+          `  <alias binding="same"><family>${family}</family><prefer>${prefer.map((p) => `<family>${p}</family>`).join("")}</prefer></alias>`,
+      )
       .join("\n");
   return `<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
@@ -113,8 +116,14 @@ function writeIfChanged(path, text, mode) {
  */
 export function chromiumArgs() {
   return [
-    "--headless=new", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
     ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
     `--user-data-dir=${mkdtempSync(join(tmpdir(), "chromium-"))}`,
   ];

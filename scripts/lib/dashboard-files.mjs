@@ -124,7 +124,12 @@ export async function pulledFile(request, base, embedId, { version, tag } = {}) 
   const result = await request("GET", `/admin/dashboard_versions/?${query}`);
   if (result.success !== 1) throw requestFailed(result);
   return {
-    file: { $schema: `${base}/schemas/dashboard.json`, embed_id: result.dashboard.embed_id, name: result.dashboard.name, definition: result.version.definition },
+    file: {
+      $schema: `${base}/schemas/dashboard.json`,
+      embed_id: result.dashboard.embed_id,
+      name: result.dashboard.name,
+      definition: result.version.definition,
+    },
     version: result.version,
   };
 }
@@ -180,7 +185,10 @@ export function panelDiff(a, b) {
 export async function diff(request, base, embedId, a, b) {
   if (!embedId || a === undefined || b === undefined) throw new Error("missing <embed id> <version a> <version b>");
   for (const version of [a, b]) if (!/^[1-9]\d*$/.test(String(version))) throw new Error(`'${version}' is not a version number`);
-  const [first, second] = await Promise.all([pulledFile(request, base, embedId, { version: a }), pulledFile(request, base, embedId, { version: b })]);
+  const [first, second] = await Promise.all([
+    pulledFile(request, base, embedId, { version: a }),
+    pulledFile(request, base, embedId, { version: b }),
+  ]);
   const { lines, other } = panelDiff(first.file.definition, second.file.definition);
   for (const line of lines) console.log(line);
   if (other.length > 0) console.error(`Also changed outside the panels: ${other.join(", ")}.`);

@@ -18,10 +18,13 @@ export function startLocalCron(base, { cron = "* * * * *", onError = (error) => 
     }
   };
   const schedule = () => {
-    timer = setTimeout(async () => {
-      await fire();
-      schedule();
-    }, 60_000 - (Date.now() % 60_000) + 250);
+    timer = setTimeout(
+      async () => {
+        await fire();
+        schedule();
+      },
+      60_000 - (Date.now() % 60_000) + 250,
+    );
   };
   fire();
   schedule();

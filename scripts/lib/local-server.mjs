@@ -76,5 +76,12 @@ export async function startLocalServer({ port, stateDir, args = [], onOutput, en
     if (ownState && !keepState) rmSync(state, { recursive: true, force: true });
   }
 
-  return { base: `http://127.0.0.1:${port}`, pid: child.pid, stateDir: state, vars: readDevVars(join(root, ".dev.vars")), output: () => output, stop };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    stateDir: state,
+    vars: readDevVars(join(root, ".dev.vars")),
+    output: () => output,
+    stop,
+  };
 }

@@ -11,10 +11,34 @@ function customerToken(secret) {
 }
 
 const demoCustomers = [
-  { providedId: "acme", name: "Acme Corporation", level: "Customer", parent: null, properties: { plan: "enterprise", region: "EU", currency: "EUR" }, mapping: { 1: "1" }, emails: ["ops@acme.example"] },
-  { providedId: "acme-berlin", name: "Acme Berlin", level: "User", parent: "acme", properties: { city: "Berlin" }, mapping: null, emails: [] },
+  {
+    providedId: "acme",
+    name: "Acme Corporation",
+    level: "Customer",
+    parent: null,
+    properties: { plan: "enterprise", region: "EU", currency: "EUR" },
+    mapping: { 1: "1" },
+    emails: ["ops@acme.example"],
+  },
+  {
+    providedId: "acme-berlin",
+    name: "Acme Berlin",
+    level: "User",
+    parent: "acme",
+    properties: { city: "Berlin" },
+    mapping: null,
+    emails: [],
+  },
   { providedId: "acme-paris", name: "Acme Paris", level: "User", parent: "acme", properties: { city: "Paris" }, mapping: null, emails: [] },
-  { providedId: "globex", name: "Globex Inc.", level: "Customer", parent: null, properties: { plan: "starter", region: "US", currency: "USD" }, mapping: { 1: "1" }, emails: ["it@globex.example"] },
+  {
+    providedId: "globex",
+    name: "Globex Inc.",
+    level: "Customer",
+    parent: null,
+    properties: { plan: "starter", region: "US", currency: "USD" },
+    mapping: { 1: "1" },
+    emails: ["it@globex.example"],
+  },
 ];
 
 /** SQL for the main database: the Development access group, its write token, a schema, the demo data source and demo customers. */

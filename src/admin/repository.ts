@@ -34,7 +34,10 @@ export function accessGroupNames(db: Database) {
 }
 
 export function accessGroupByName(db: Database, name: string) {
-  return db.select({ id: accessGroups.id, name: accessGroups.name }).from(accessGroups).where(eq(accessGroups.nameKey, nameKey(name)));
+  return db
+    .select({ id: accessGroups.id, name: accessGroups.name })
+    .from(accessGroups)
+    .where(eq(accessGroups.nameKey, nameKey(name)));
 }
 
 // ---- API tokens -------------------------------------------------------------------------
@@ -104,7 +107,10 @@ export function insertSchema(db: Database, name: string) {
 
 /** Which of these schema ids exist. */
 export function existingSchemas(db: Database, ids: number[]) {
-  return db.select({ id: schemas.id }).from(schemas).where(inArray(schemas.id, jsonList(ids)));
+  return db
+    .select({ id: schemas.id })
+    .from(schemas)
+    .where(inArray(schemas.id, jsonList(ids)));
 }
 
 export function listSchemas(db: Database) {
@@ -132,8 +138,5 @@ export function setDataSourceAccessGroups(db: Database, id: number, accessGroupI
 }
 
 export function listDataSources(db: Database) {
-  return db
-    .select(dataSourceColumns)
-    .from(dataSources)
-    .orderBy(asc(dataSources.id));
+  return db.select(dataSourceColumns).from(dataSources).orderBy(asc(dataSources.id));
 }

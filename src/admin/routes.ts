@@ -85,7 +85,8 @@ const setLevels = adminOperation({
   operationId: "adminSetHierarchyLevels",
   tags,
   summary: "Replace the hierarchy levels",
-  description: "Levels are matched by name. 409 `hierarchy_level_in_use` when a level with customers would disappear or a parent would end up at or below its child.",
+  description:
+    "Levels are matched by name. 409 `hierarchy_level_in_use` when a level with customers would disappear or a parent would end up at or below its child.",
   body: z.object({ levels: Levels }),
   response: successSchema({ levels: z.array(z.string()) }),
 });
@@ -156,11 +157,15 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(getLevels, async (c) => c.json({ success: ok, levels: await admin.getLevels(c.get("db")) }, 200));
   app.openapi(setLevels, async (c) => c.json({ success: ok, levels: await admin.setLevels(c.get("db"), c.req.valid("json").levels) }, 200));
-  app.openapi(createSchema, async (c) => c.json({ success: ok, schema: await admin.createSchema(c.get("db"), c.req.valid("json").name) }, 200));
+  app.openapi(createSchema, async (c) =>
+    c.json({ success: ok, schema: await admin.createSchema(c.get("db"), c.req.valid("json").name) }, 200),
+  );
   app.openapi(listSchemas, async (c) => c.json({ success: ok, schemas: await admin.listSchemas(c.get("db")) }, 200));
   app.openapi(createDataSource, async (c) =>
     c.json({ success: ok, data_source: await admin.createDataSource(c.get("db"), c.env, c.req.valid("json")) }, 200),
   );
-  app.openapi(updateDataSource, async (c) => c.json({ success: ok, data_source: await admin.updateDataSource(c.get("db"), c.req.valid("json")) }, 200));
+  app.openapi(updateDataSource, async (c) =>
+    c.json({ success: ok, data_source: await admin.updateDataSource(c.get("db"), c.req.valid("json")) }, 200),
+  );
   app.openapi(listDataSources, async (c) => c.json({ success: ok, data_sources: await admin.listDataSources(c.get("db")) }, 200));
 }

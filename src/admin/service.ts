@@ -143,14 +143,25 @@ export async function createDataSource(
   if (problem) throw new ApiError("validation_error", problem, "binding");
   const [found, groups] = await db.batch([repo.accessGroupsByNames(db, input.access_groups ?? []), repo.accessGroupNames(db)]);
   const accessGroupIds = accessGroupList(input.access_groups, found);
-  const [created] = await repo.insertDataSource(db, { name: input.name, binding: input.binding, kind, providedId: input.provided_id ?? null, accessGroupIds });
-  if (!created) throw new ApiError("data_source_exists", `A data source with provided_id '${input.provided_id}' already exists.`, "provided_id");
+  const [created] = await repo.insertDataSource(db, {
+    name: input.name,
+    binding: input.binding,
+    kind,
+    providedId: input.provided_id ?? null,
+    accessGroupIds,
+  });
+  if (!created)
+    throw new ApiError("data_source_exists", `A data source with provided_id '${input.provided_id}' already exists.`, "provided_id");
   return dataSourceInfo(created, groups);
 }
 
 /** Sets which access groups may use a data source (null: every access group). */
 export async function updateDataSource(db: Database, input: { id: number; access_groups: string[] | null }): Promise<DataSourceInfo> {
-  const [found, groups, sources] = await db.batch([repo.accessGroupsByNames(db, input.access_groups ?? []), repo.accessGroupNames(db), repo.listDataSources(db)]);
+  const [found, groups, sources] = await db.batch([
+    repo.accessGroupsByNames(db, input.access_groups ?? []),
+    repo.accessGroupNames(db),
+    repo.listDataSources(db),
+  ]);
   if (!sources.some((s) => s.id === input.id)) throw new ApiError("data_source_not_found", `Data source ${input.id} does not exist.`, "id");
   const accessGroupIds = accessGroupList(input.access_groups, found);
   const [updated] = await repo.setDataSourceAccessGroups(db, input.id, accessGroupIds);

@@ -75,7 +75,8 @@ export function headline(title: string, value: number, op: ConditionOp, threshol
 function asNumber(value: unknown): number | null {
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
   if (typeof value === "bigint") return Number(value);
-  if (typeof value === "string" && value.trim() !== "" && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value.trim())) return Number(value);
+  if (typeof value === "string" && value.trim() !== "" && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value.trim()))
+    return Number(value);
   return null;
 }
 
@@ -96,14 +97,25 @@ export function firstValue(rows: Record<string, unknown>[], column: string | nul
  * false, null = unknown, undefined = never evaluated). A panel that cannot be run for this
  * customer (no mapping, a failing query, gone) is an unknown value, not an error.
  */
-export async function evaluate(db: Database, env: Env, rule: AlertRule, providedId: string, previous: boolean | null | undefined): Promise<Verdict> {
+export async function evaluate(
+  db: Database,
+  env: Env,
+  rule: AlertRule,
+  providedId: string,
+  previous: boolean | null | undefined,
+): Promise<Verdict> {
   let value: number | null = null;
   let title = rule.panelId;
   try {
     const data = await panelData(
       db,
       env,
-      { embedId: rule.dashboardEmbedId, customer: visibleByProvidedId(providedId, rule.accessGroupId), versions: ALERT_VERSIONS, variables: rule.variables ?? {} },
+      {
+        embedId: rule.dashboardEmbedId,
+        customer: visibleByProvidedId(providedId, rule.accessGroupId),
+        versions: ALERT_VERSIONS,
+        variables: rule.variables ?? {},
+      },
       rule.panelId,
     );
     title = data.title || rule.panelId;

@@ -6,7 +6,9 @@ import { AlertIdBody, AlertSchema, CreateAlertBody, EvaluationSchema, RunSchema,
 import * as alerts from "./service";
 
 const tags = ["Alerts"];
-const Unsubscribed = z.array(z.string()).openapi({ description: "Addresses that used an e-mail's unsubscribe link: later runs skip them." });
+const Unsubscribed = z
+  .array(z.string())
+  .openapi({ description: "Addresses that used an e-mail's unsubscribe link: later runs skip them." });
 
 const create = apiOperation({
   method: "post",
@@ -41,7 +43,12 @@ const get = apiOperation({
   write: false,
   retryNotFoundOnPrimary: true,
   body: AlertIdBody,
-  response: successSchema({ alert: AlertSchema, unsubscribed: Unsubscribed, evaluations: z.array(EvaluationSchema), runs: z.array(RunSchema) }),
+  response: successSchema({
+    alert: AlertSchema,
+    unsubscribed: Unsubscribed,
+    evaluations: z.array(EvaluationSchema),
+    runs: z.array(RunSchema),
+  }),
 });
 
 const update = apiOperation({
@@ -50,7 +57,8 @@ const update = apiOperation({
   operationId: "updateAlert",
   tags,
   summary: "Change an alert (each given field replaces the stored one)",
-  description: "Giving `provided_id` or `group_tag` replaces the target (the other becomes null). A new cron, time zone or un-pausing counts from now.",
+  description:
+    "Giving `provided_id` or `group_tag` replaces the target (the other becomes null). A new cron, time zone or un-pausing counts from now.",
   write: true,
   body: UpdateAlertBody,
   response: successSchema({ alert: AlertSchema }),
@@ -73,7 +81,8 @@ const run = apiOperation({
   operationId: "runAlert",
   tags,
   summary: "Evaluate an alert now (a separate run with trigger `manual`; it counts as an evaluation for on_change)",
-  description: "Evaluates every target customer and starts the notifications before answering. Each call counts once against DELIVERY_LIMIT_PER_MINUTE.",
+  description:
+    "Evaluates every target customer and starts the notifications before answering. Each call counts once against DELIVERY_LIMIT_PER_MINUTE.",
   write: true,
   delivery: true,
   body: AlertIdBody,

@@ -4,7 +4,10 @@ import { Cron, oneTarget, Recipients, RuleFields, RunSchema, Subject } from "../
 
 const AlertId = z.string().min(1).max(64).openapi({ description: "The alert's id.", example: "alr_4f9k2m1x8q7w3e5r6t0y" });
 const PanelId = plainText(1, 64).openapi({ description: "A data panel (not `text`) of the dashboard.", example: "revenue" });
-const Column = plainText(1, 128).openapi({ description: "The result column compared; default: the panel's first numeric column.", example: "value" });
+const Column = plainText(1, 128).openapi({
+  description: "The result column compared; default: the panel's first numeric column.",
+  example: "value",
+});
 export const Condition = z
   .object({
     op: z.enum(["gt", "gte", "lt", "lte", "eq", "neq"]),
@@ -14,9 +17,13 @@ export const Condition = z
 const CallbackUrl = z
   .url({ protocol: /^https?$/ })
   .max(2048)
-  .openapi({ description: "Webhook: POSTed (signed like a job's webhook) for each customer the alert fires for. https only (http on localhost in development)." });
+  .openapi({
+    description:
+      "Webhook: POSTed (signed like a job's webhook) for each customer the alert fires for. https only (http on localhost in development).",
+  });
 const Notify = z.enum(["on_change", "always"]).openapi({
-  description: "`on_change` (default): only when the condition becomes true after being false or unknown; `always`: at every slot where it holds.",
+  description:
+    "`on_change` (default): only when the condition becomes true after being false or unknown; `always`: at every slot where it holds.",
 });
 
 /** Fields that create and update share: a schedule's (RuleFields), the panel and condition it watches, and whom it notifies. */
@@ -30,16 +37,22 @@ const fields = {
   }),
   callback_url: CallbackUrl.nullable().optional(),
   notify: Notify.optional(),
-  subject: Subject.nullable().optional().openapi({ description: "The e-mail's subject; default: the sentence that says why (`Revenue is 312, below 500`)." }),
+  subject: Subject.nullable()
+    .optional()
+    .openapi({ description: "The e-mail's subject; default: the sentence that says why (`Revenue is 312, below 500`)." }),
 };
 
-export const CreateAlertBody = z
-  .object(fields)
-  .superRefine(oneTarget(true))
-  .openapi("CreateAlertRequest");
+export const CreateAlertBody = z.object(fields).superRefine(oneTarget(true)).openapi("CreateAlertRequest");
 
 export const UpdateAlertBody = z
-  .object({ id: AlertId, ...fields, dashboard_embed_id: EmbedId.optional(), panel_id: PanelId.optional(), condition: Condition.optional(), cron: Cron.optional() })
+  .object({
+    id: AlertId,
+    ...fields,
+    dashboard_embed_id: EmbedId.optional(),
+    panel_id: PanelId.optional(),
+    condition: Condition.optional(),
+    cron: Cron.optional(),
+  })
   .superRefine(oneTarget(false))
   .openapi("UpdateAlertRequest");
 
@@ -72,7 +85,10 @@ export const EvaluationSchema = z
     provided_id: z.string(),
     slot: z.string().openapi({ description: "ISO 8601 UTC minute of the run." }),
     trigger: z.enum(["schedule", "manual"]),
-    value: z.number().nullable().openapi({ description: "The first row's value; null when there was none (no rows, not a number, no data)." }),
+    value: z
+      .number()
+      .nullable()
+      .openapi({ description: "The first row's value; null when there was none (no rows, not a number, no data)." }),
     fired: z.boolean().openapi({ description: "True only when a notification (e-mail or webhook) was sent." }),
   })
   .openapi("AlertEvaluation");

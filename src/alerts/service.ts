@@ -41,7 +41,13 @@ function view(row: repo.AlertRow): Alert {
   };
 }
 
-const evaluationView = (e: { providedId: string; slot: string; trigger: string; value: number | null; fired: number | boolean }): Evaluation => ({
+const evaluationView = (e: {
+  providedId: string;
+  slot: string;
+  trigger: string;
+  value: number | null;
+  fired: number | boolean;
+}): Evaluation => ({
   provided_id: e.providedId,
   slot: e.slot,
   trigger: e.trigger === "manual" ? "manual" : "schedule",
@@ -57,7 +63,13 @@ async function checkCallback(scope: ScheduleScope, env: Env, callbackUrl: string
   if (secret.length === 0) throw webhookSecretMissing();
 }
 
-export async function createAlert(scope: ScheduleScope, env: Env, input: CreateAlertInput, linkBase: string, now = new Date()): Promise<Alert> {
+export async function createAlert(
+  scope: ScheduleScope,
+  env: Env,
+  input: CreateAlertInput,
+  linkBase: string,
+  now = new Date(),
+): Promise<Alert> {
   const columns = await newRuleColumns(scope, input, linkBase, now, input.panel_id);
   await checkCallback(scope, env, input.callback_url);
   const id = `alr_${randomAlphanumeric(20)}`;
@@ -82,7 +94,10 @@ export async function listAlerts(scope: ScheduleScope): Promise<Alert[]> {
   return (await repo.schedulesOfAccessGroup(scope.db, scope.accessGroupId, "alert")).map(view);
 }
 
-export async function getAlert(scope: ScheduleScope, id: string): Promise<{ alert: Alert; unsubscribed: string[]; evaluations: Evaluation[]; runs: Run[] }> {
+export async function getAlert(
+  scope: ScheduleScope,
+  id: string,
+): Promise<{ alert: Alert; unsubscribed: string[]; evaluations: Evaluation[]; runs: Run[] }> {
   const [[row], unsubscribed, evaluations, runs, counts] = await scope.db.batch([
     repo.visibleSchedule(scope.db, id, scope.accessGroupId, "alert"),
     repo.unsubscribedOf(scope.db, id),
@@ -104,7 +119,13 @@ export async function getAlert(scope: ScheduleScope, id: string): Promise<{ aler
  * Each given field replaces the stored one; giving `provided_id` or `group_tag` replaces the
  * target. A new cron, time zone or un-pausing counts from now (as for schedules).
  */
-export async function updateAlert(scope: ScheduleScope, env: Env, input: UpdateAlertInput, linkBase: string, now = new Date()): Promise<Alert> {
+export async function updateAlert(
+  scope: ScheduleScope,
+  env: Env,
+  input: UpdateAlertInput,
+  linkBase: string,
+  now = new Date(),
+): Promise<Alert> {
   const [current] = await repo.visibleSchedule(scope.db, input.id, scope.accessGroupId, "alert");
   if (!current) throw alertNotFound(input.id);
   const timing = updatedTiming(current, input, now);
@@ -151,6 +172,8 @@ export async function runAlert(scope: ScheduleScope, env: Env, id: string): Prom
   const { run, evaluations } = await runNow(scope.db, env, { accessGroupId: scope.accessGroupId, id, kind: "alert" });
   return {
     run,
-    evaluations: evaluations.map((e) => evaluationView({ providedId: e.providedId, slot: run.slot, trigger: "manual", value: e.value ?? null, fired: e.fired ?? false })),
+    evaluations: evaluations.map((e) =>
+      evaluationView({ providedId: e.providedId, slot: run.slot, trigger: "manual", value: e.value ?? null, fired: e.fired ?? false }),
+    ),
   };
 }

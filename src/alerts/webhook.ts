@@ -20,7 +20,12 @@ interface AlertFields {
  * with the value and the sentence of its e-mail. It rides the delivery queue and is signed
  * and retried as a job's webhook is.
  */
-export function alertWebhook(alert: AlertFields, run: { slot: string }, target: { providedId: string }, verdict: Verdict): AlertWebhookMessage {
+export function alertWebhook(
+  alert: AlertFields,
+  run: { slot: string },
+  target: { providedId: string },
+  verdict: Verdict,
+): AlertWebhookMessage {
   return {
     alertWebhook: {
       url: alert.callbackUrl ?? "",

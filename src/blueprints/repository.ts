@@ -21,7 +21,13 @@ export function insertBlueprint(db: Database, b: Pick<BlueprintRow, "embedId" | 
 
 export function visibleBlueprint(db: Database, id: number, accessGroupId: number) {
   return db
-    .select({ id: blueprints.id, embedId: blueprints.embedId, name: blueprints.name, customerProvidedId: customers.providedId, tables: blueprints.tables })
+    .select({
+      id: blueprints.id,
+      embedId: blueprints.embedId,
+      name: blueprints.name,
+      customerProvidedId: customers.providedId,
+      tables: blueprints.tables,
+    })
     .from(blueprints)
     .innerJoin(customers, eq(customers.id, blueprints.customerId))
     .where(and(eq(blueprints.id, id), eq(customers.accessGroupId, accessGroupId)));

@@ -22,13 +22,10 @@ const Table = z
     columns: z.array(Column).min(1).max(500),
     dataset_name: plainText(1, 256).nullable().optional().openapi({ description: "Defaults to table_name." }),
     description: z.string().max(10_000).nullable().optional(),
-    cache_ttl_seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_CACHE_TTL_SECONDS)
-      .optional()
-      .openapi({ description: "Seconds a report-builder query's result on this table is served from the cache near the viewer (0–86400; 0 or absent: never cached)." }),
+    cache_ttl_seconds: z.number().int().min(0).max(MAX_CACHE_TTL_SECONDS).optional().openapi({
+      description:
+        "Seconds a report-builder query's result on this table is served from the cache near the viewer (0–86400; 0 or absent: never cached).",
+    }),
   })
   .superRefine((table, ctx) => {
     const seen = new Set<string>();

@@ -45,7 +45,12 @@ const schemaIds = (tables: TableInput[]) => [...new Set(tables.map((t) => t.sche
 function checkQueries(tables: TableInput[]): void {
   tables.forEach((table, index) => {
     const problem = table.query == null ? null : readOnlyProblem(table.query);
-    if (problem) throw new ApiError("query_not_read_only", `The query of table '${table.table_name}' is not a read-only query: ${problem}.`, `tables.${index}.query`);
+    if (problem)
+      throw new ApiError(
+        "query_not_read_only",
+        `The query of table '${table.table_name}' is not a read-only query: ${problem}.`,
+        `tables.${index}.query`,
+      );
   });
 }
 

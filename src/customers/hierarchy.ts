@@ -35,7 +35,11 @@ export function checkNewParent(
 /** A customer keeping its parent while moving to `level` stays below that parent. */
 export function checkKeptParent(parent: { providedId: string; levelPosition: number }, level: Level): void {
   if (!isAbove(parent.levelPosition, level.position)) {
-    throw new ApiError("parent_not_higher_level", `The current parent '${parent.providedId}' is not above level '${level.name}'.`, "hierarchy_level_name");
+    throw new ApiError(
+      "parent_not_higher_level",
+      `The current parent '${parent.providedId}' is not above level '${level.name}'.`,
+      "hierarchy_level_name",
+    );
   }
 }
 

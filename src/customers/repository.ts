@@ -55,9 +55,7 @@ const viewColumns = (shown: string) =>
   CASE WHEN ${shown} THEN (SELECT json_group_array(name) FROM (SELECT t.name FROM customer_group_tags ct JOIN group_tags t ON t.id = ct.group_tag_id
      WHERE ct.customer_id = c.id ORDER BY ct.position)) ELSE '[]' END AS groupTags`);
 
-const viewJoins = sql.raw(
-  `JOIN hierarchy_levels l ON l.id = c.hierarchy_level_id LEFT JOIN access_groups g ON g.id = c.access_group_id`,
-);
+const viewJoins = sql.raw(`JOIN hierarchy_levels l ON l.id = c.hierarchy_level_id LEFT JOIN access_groups g ON g.id = c.access_group_id`);
 
 /** The customer matched by `where` (a condition on `customers`) and all its ancestors, nearest first. */
 export function customerChain(db: Database, where: SQL) {
@@ -103,7 +101,10 @@ function listWhere(db: Database, filter: ListFilter): SQL {
       : eq(customers.parentId, db.select({ id: parent.id }).from(parent).where(eq(parent.providedId, filter.parentProvidedId))),
     filter.hierarchyLevelName === undefined
       ? undefined
-      : eq(customers.hierarchyLevelId, db.select({ id: hierarchyLevels.id }).from(hierarchyLevels).where(eq(hierarchyLevels.name, filter.hierarchyLevelName))),
+      : eq(
+          customers.hierarchyLevelId,
+          db.select({ id: hierarchyLevels.id }).from(hierarchyLevels).where(eq(hierarchyLevels.name, filter.hierarchyLevelName)),
+        ),
   );
 }
 
@@ -140,7 +141,10 @@ export function customerCount(db: Database, filter: ListFilter) {
 
 /** Any customer with this provided_id, in any access group. */
 export function customerOwner(db: Database, providedId: string) {
-  return db.select({ id: customers.id, accessGroupId: customers.accessGroupId }).from(customers).where(eq(customers.providedId, providedId));
+  return db
+    .select({ id: customers.id, accessGroupId: customers.accessGroupId })
+    .from(customers)
+    .where(eq(customers.providedId, providedId));
 }
 
 /** A prospective parent, looked up across the whole workspace. */
@@ -200,7 +204,10 @@ export function paidCustomerCount(db: Database) {
 
 // ---- writes ---------------------------------------------------------------------------
 
-export type NewCustomer = Pick<CustomerRow, "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping" | "tokenNonce" | "tokenHash"> & {
+export type NewCustomer = Pick<
+  CustomerRow,
+  "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping" | "tokenNonce" | "tokenHash"
+> & {
   accessGroupId: number;
   emails: string[];
 };
@@ -240,7 +247,9 @@ export function replaceCustomerTags(db: Database, customerId: number, tagIds: nu
   ] as const;
 }
 
-export type CustomerChanges = Partial<Pick<CustomerRow, "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping">> & {
+export type CustomerChanges = Partial<
+  Pick<CustomerRow, "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping">
+> & {
   emails?: string[];
 };
 
@@ -283,7 +292,10 @@ export function replaceToken(db: Database, oldHash: string, accessGroupId: numbe
 
 /** A visible customer's id and current token hash (what an embed token is minted against). */
 export function visibleCustomerTokenHash(db: Database, providedId: string, accessGroupId: number) {
-  return db.select({ id: customers.id, tokenHash: customers.tokenHash }).from(customers).where(visibleByProvidedId(providedId, accessGroupId));
+  return db
+    .select({ id: customers.id, tokenHash: customers.tokenHash })
+    .from(customers)
+    .where(visibleByProvidedId(providedId, accessGroupId));
 }
 
 /** The id of the customer with this provided_id in this access group (what hangs off a customer checks first). */

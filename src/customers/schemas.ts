@@ -1,11 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { Email, jsonObject64KiB, plainText } from "../http/fields";
 
-export const ProvidedId = plainText(1, 256).openapi({ description: "The vendor's own identifier of the customer (1–256 characters, case-sensitive).", example: "acme" });
+export const ProvidedId = plainText(1, 256).openapi({
+  description: "The vendor's own identifier of the customer (1–256 characters, case-sensitive).",
+  example: "acme",
+});
 
 const Name = plainText(1, 256);
 
-export const Properties = jsonObject64KiB().openapi({ description: "Key-value pairs, available as variables in dashboards (at most 64 KiB as JSON).", example: { region: "EU" } });
+export const Properties = jsonObject64KiB().openapi({
+  description: "Key-value pairs, available as variables in dashboards (at most 64 KiB as JSON).",
+  example: { region: "EU" },
+});
 
 export const Mapping = z
   .record(
@@ -17,8 +23,14 @@ export const Mapping = z
     example: { "1": "demo" },
   });
 
-const Emails = z.array(Email).max(100).openapi({ example: ["ops@acme.example"] });
-const GroupTagNames = z.array(z.string().min(1).max(64)).max(100).openapi({ example: ["vip"] });
+const Emails = z
+  .array(Email)
+  .max(100)
+  .openapi({ example: ["ops@acme.example"] });
+const GroupTagNames = z
+  .array(z.string().min(1).max(64))
+  .max(100)
+  .openapi({ example: ["vip"] });
 const LevelName = z.string().min(1).max(256);
 
 export const CreateCustomerBody = z

@@ -85,7 +85,10 @@ interface ReferenceLookups {
 function referenceQueries(db: Database, input: { group_tags?: string[]; mapping?: CustomerMapping | null }) {
   const mapping = input.mapping ?? {};
   return [
-    repo.groupTagsByKey(db, (input.group_tags ?? []).map((name) => name.toLowerCase())),
+    repo.groupTagsByKey(
+      db,
+      (input.group_tags ?? []).map((name) => name.toLowerCase()),
+    ),
     repo.schemasById(db, Object.keys(mapping)),
     repo.dataSourcesByReference(db, Object.values(mapping).map(String)),
   ] as const;
@@ -168,28 +171,31 @@ export async function createCustomer(
 
   const token = await newCustomerToken(scope.tokenKey);
   const isDemo = input.is_demo_group ?? false;
-  const [, , created, ownerAfter] = await parentMayVanish(parentProvidedId, db.batch([
-    repo.insertCustomer(
-      db,
-      {
-        providedId: input.provided_id,
-        name: input.name ?? input.provided_id,
-        accessGroupId: scope.accessGroupId,
-        hierarchyLevelId: level[0].id,
-        parentId: parent[0]?.id ?? null,
-        isDemo,
-        emails: normaliseEmails(input.emails ?? []),
-        properties: input.properties ?? null,
-        mapping,
-        tokenNonce: token.nonce,
-        tokenHash: token.hash,
-      },
-      scope.paidCustomerLimit,
-    ),
-    repo.insertCustomerTags(db, token.hash, tagIds),
-    repo.customerChain(db, repo.visibleByProvidedId(input.provided_id, scope.accessGroupId)),
-    repo.customerOwner(db, input.provided_id),
-  ]));
+  const [, , created, ownerAfter] = await parentMayVanish(
+    parentProvidedId,
+    db.batch([
+      repo.insertCustomer(
+        db,
+        {
+          providedId: input.provided_id,
+          name: input.name ?? input.provided_id,
+          accessGroupId: scope.accessGroupId,
+          hierarchyLevelId: level[0].id,
+          parentId: parent[0]?.id ?? null,
+          isDemo,
+          emails: normaliseEmails(input.emails ?? []),
+          properties: input.properties ?? null,
+          mapping,
+          tokenNonce: token.nonce,
+          tokenHash: token.hash,
+        },
+        scope.paidCustomerLimit,
+      ),
+      repo.insertCustomerTags(db, token.hash, tagIds),
+      repo.customerChain(db, repo.visibleByProvidedId(input.provided_id, scope.accessGroupId)),
+      repo.customerOwner(db, input.provided_id),
+    ]),
+  );
 
   if (created.length > 0) {
     // A concurrent call may have created it first: then this call reports the winner.
@@ -240,7 +246,15 @@ async function loadForUpdate(scope: CustomerScope, input: UpdateCustomerInput) {
     ...referenceQueries(db, input),
   ]);
   const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
-  return { chain, topChildPosition: children[0]?.topChildPosition, newIdOwner: owner[0], level: level[0], parent: parent[0], paidCount: paid[0].total, lookups };
+  return {
+    chain,
+    topChildPosition: children[0]?.topChildPosition,
+    newIdOwner: owner[0],
+    level: level[0],
+    parent: parent[0],
+    paidCount: paid[0].total,
+    lookups,
+  };
 }
 
 interface UpdatePlan {
@@ -263,7 +277,9 @@ function checkUpdate(scope: CustomerScope, input: UpdateCustomerInput, loaded: A
   if (input.hierarchy_level_name !== undefined && !level) throw unknownLevel(input.hierarchy_level_name);
 
   const resultLevel =
-    input.hierarchy_level_name !== undefined ? level : { id: current.hierarchyLevelId, name: current.hierarchyLevel, position: current.levelPosition };
+    input.hierarchy_level_name !== undefined
+      ? level
+      : { id: current.hierarchyLevelId, name: current.hierarchyLevel, position: current.levelPosition };
   if (newParent !== undefined) {
     checkNewParent(parent, scope.accessGroupId, resultLevel, false);
   } else if (input.parent_provided_id === undefined && current.parentId !== null && chain[1]) {
@@ -294,7 +310,11 @@ function checkUpdate(scope: CustomerScope, input: UpdateCustomerInput, loaded: A
 }
 
 /** The writes and the read-back of the result, in one round trip. */
-async function writeUpdate(scope: CustomerScope, input: UpdateCustomerInput, plan: UpdatePlan): Promise<{ customer: Customer; id: number }> {
+async function writeUpdate(
+  scope: CustomerScope,
+  input: UpdateCustomerInput,
+  plan: UpdatePlan,
+): Promise<{ customer: Customer; id: number }> {
   const { db } = scope;
   const update = repo.updateCustomer(db, plan.id, plan.changes);
   const tagWrites = plan.tagIds ? repo.replaceCustomerTags(db, plan.id, plan.tagIds) : [];

@@ -14,7 +14,10 @@ export const DashboardFile = z
     name: z.string().min(1).max(200).meta({ description: "The dashboard's name (shown when the definition has no title)." }),
     definition: DashboardDefinition.meta({ description: "Saved as the dashboard's next version by `dashboards push`." }),
   })
-  .meta({ title: "Dashboard file", description: "A dashboard as code: push it, pull it back, validate and preview it (docs/dashboards-as-code.md)." });
+  .meta({
+    title: "Dashboard file",
+    description: "A dashboard as code: push it, pull it back, validate and preview it (docs/dashboards-as-code.md).",
+  });
 
 export const DASHBOARD_SCHEMA_PATH = "/schemas/dashboard.json";
 

@@ -24,7 +24,9 @@ const schemaDocument = createRoute({
   summary: "The JSON Schema (2020-12) of a dashboard file",
   description:
     "Generated from the zod schema that validates saved versions. Point `$schema` of a dashboard file (or your editor's settings) at it to get completion and checks while editing.",
-  responses: { 200: { description: "A JSON Schema document.", content: { "application/schema+json": { schema: z.record(z.string(), z.unknown()) } } } },
+  responses: {
+    200: { description: "A JSON Schema document.", content: { "application/schema+json": { schema: z.record(z.string(), z.unknown()) } } },
+  },
 });
 
 const FileProblem = z
@@ -50,7 +52,9 @@ const check = adminOperation({
     "looked up in the query's result columns. Nothing is saved. An unknown customer is 404 `customer_not_found`.",
   body: z
     .looseObject({
-      provided_id: plainText(1, 256).optional().openapi({ description: "Prepare every data panel's query against this customer's data (any access group)." }),
+      provided_id: plainText(1, 256)
+        .optional()
+        .openapi({ description: "Prepare every data panel's query against this customer's data (any access group)." }),
       embed_id: z.unknown().optional(),
       name: z.unknown().optional(),
       definition: z.unknown().optional(),
@@ -100,7 +104,8 @@ const previewPage = createRoute({
   operationId: "dashboardPreviewPage",
   tags,
   summary: "An unsaved dashboard drawn for one customer (a preview link)",
-  description: "As the embed page (`width`, `var_<name>` parameters, filter controls, CSV links), for the definition and customer the preview token names.",
+  description:
+    "As the embed page (`width`, `var_<name>` parameters, filter controls, CSV links), for the definition and customer the preview token names.",
   request: {
     params: z.object({ embedId: z.string() }),
     query: z.object({
@@ -109,7 +114,7 @@ const previewPage = createRoute({
     }),
   },
   responses: {
-    200: html("The rendered dashboard (`<body data-render-complete=\"true\">`)."),
+    200: html('The rendered dashboard (`<body data-render-complete="true">`).'),
     401: html("The link is not valid: expired, altered, for another embed id, or its customer's token was refreshed."),
   },
 });
@@ -135,7 +140,9 @@ const previewCsv = createRoute({
 export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(schemaDocument, (c) => {
     c.header("Cache-Control", "public, max-age=300");
-    return c.json(dashboardJsonSchema(new URL(c.req.url).origin) as Record<string, never>, 200, { "Content-Type": "application/schema+json; charset=utf-8" });
+    return c.json(dashboardJsonSchema(new URL(c.req.url).origin) as Record<string, never>, 200, {
+      "Content-Type": "application/schema+json; charset=utf-8",
+    });
   });
 
   app.openapi(check, async (c) => {
@@ -143,7 +150,9 @@ export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.json({ success: 1 as const, ...(await checkFile(c.get("db"), c.env, file, provided_id)) }, 200);
   });
 
-  app.openapi(preview, async (c) => c.json({ success: 1 as const, ...(await createPreview(c.get("db"), c.env, new URL(c.req.url).origin, c.req.valid("json"))) }, 200));
+  app.openapi(preview, async (c) =>
+    c.json({ success: 1 as const, ...(await createPreview(c.get("db"), c.env, new URL(c.req.url).origin, c.req.valid("json"))) }, 200),
+  );
 
   app.openapi(previewPage, async (c) => {
     const embedId = c.req.param("embedId");
@@ -154,11 +163,17 @@ export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
     try {
       loaded = await loadPreview(c.get("db"), c.env, embedId, query.token ?? "", variablesFromQuery(query));
     } catch (error) {
-      if (error instanceof ApiError && error.code === "invalid_embed_token") return c.html(errorPage("Not authorised", error.message, 401), 401);
+      if (error instanceof ApiError && error.code === "invalid_embed_token")
+        return c.html(errorPage("Not authorised", error.message, 401), 401);
       throw error;
     }
     const dataRoundTrips = new DataRoundTrips();
-    const page = await renderLoaded(c.env, loaded, { ...pageWidth(query.width), interaction: { path: `/preview/${encodeURIComponent(embedId)}`, query, locked: [] } }, { dataRoundTrips });
+    const page = await renderLoaded(
+      c.env,
+      loaded,
+      { ...pageWidth(query.width), interaction: { path: `/preview/${encodeURIComponent(embedId)}`, query, locked: [] } },
+      { dataRoundTrips },
+    );
     if (config(c.env).DIAGNOSTICS) c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
     return c.html(page, 200);
   });

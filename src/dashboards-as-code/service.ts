@@ -65,7 +65,13 @@ export async function checkFile(db: Database, env: object, file: unknown, provid
   if (!parsed.success || !definition) return { valid: false, problems };
 
   for (const error of definitionRuleErrors(definition, schemas)) {
-    problems.push(problem(file, (error.field ?? "").split(".").map((k) => (/^\d+$/.test(k) ? Number(k) : k)), error.message));
+    problems.push(
+      problem(
+        file,
+        (error.field ?? "").split(".").map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
+        error.message,
+      ),
+    );
   }
   if (providedId === undefined || problems.length > 0) return { valid: problems.length === 0, problems };
 
@@ -76,7 +82,8 @@ export async function checkFile(db: Database, env: object, file: unknown, provid
     const result = described.get(panel.id);
     if (!result) return; // a text panel
     if (result.status === "ok") panels.push({ id: panel.id, columns: result.columns });
-    for (const [field, message] of panelColumnProblems(panel, result, providedId)) problems.push(problem(file, ["definition", "panels", index, ...field], message));
+    for (const [field, message] of panelColumnProblems(panel, result, providedId))
+      problems.push(problem(file, ["definition", "panels", index, ...field], message));
   });
   return { valid: problems.length === 0, problems, panels };
 }
@@ -92,7 +99,10 @@ function panelColumnProblems(panel: PanelDefinition, result: PanelColumns, provi
   if (result.status === "failed") return [[["sql"], result.message.replace(/^The query failed/, "the query failed")]];
   const named: [(string | number)[], string | undefined][] =
     panel.type === "pie"
-      ? [[["label_column"], panel.label_column], [["value_column"], panel.value_column]]
+      ? [
+          [["label_column"], panel.label_column],
+          [["value_column"], panel.value_column],
+        ]
       : panel.type === "bar" || panel.type === "line" || panel.type === "area"
         ? [[["x_column"], panel.x_column], ...(panel.y_columns ?? []).map((c, i): [(string | number)[], string] => [["y_columns", i], c])]
         : [];
@@ -123,7 +133,10 @@ const UNSAVED_EMBED_ID = "unsaved";
  * hash of a random id) until the link expires. One D1 round trip and one KV write.
  */
 export async function createPreview(db: Database, env: Env, baseUrl: string, input: PreviewRequest) {
-  const [chain, schemas] = await db.batch([repo.chainByProvidedId(db, input.provided_id), repo.existingSchemas(db, schemaIdsOf(input.definition))]);
+  const [chain, schemas] = await db.batch([
+    repo.chainByProvidedId(db, input.provided_id),
+    repo.existingSchemas(db, schemaIdsOf(input.definition)),
+  ]);
   if (chain.length === 0) throw customerNotFound(input.provided_id);
   const [unknown] = definitionRuleErrors(input.definition, schemas);
   if (unknown) throw unknown;
@@ -131,10 +144,21 @@ export async function createPreview(db: Database, env: Env, baseUrl: string, inp
   const embedId = input.embed_id ?? UNSAVED_EMBED_ID;
   const seconds = input.expires_in ?? DEFAULT_PREVIEW_SECONDS;
   const previewId = randomHex(16);
-  await repo.storePreview(env.LINKS, previewId, { embed_id: embedId, name: input.name ?? input.definition.title ?? embedId, definition: input.definition }, seconds);
+  await repo.storePreview(
+    env.LINKS,
+    previewId,
+    { embed_id: embedId, name: input.name ?? input.definition.title ?? embedId, definition: input.definition },
+    seconds,
+  );
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + seconds;
-  const token = await signPreviewToken(env, { pvw: previewId, cid: chain[0].id, ctv: await customerTokenFingerprint(chain[0].tokenHash), iat, exp });
+  const token = await signPreviewToken(env, {
+    pvw: previewId,
+    cid: chain[0].id,
+    ctv: await customerTokenFingerprint(chain[0].tokenHash),
+    iat,
+    exp,
+  });
   return {
     token,
     expires_at: new Date(exp * 1000).toISOString(),
@@ -147,7 +171,13 @@ export async function createPreview(db: Database, env: Env, baseUrl: string, inp
  * the token is bad or expired, its preview gone, it was issued for another embed id, or the
  * customer's token was refreshed (or the customer deleted) since.
  */
-export async function loadPreview(db: Database, env: Env, embedId: string, token: string, variables: Record<string, unknown>): Promise<LoadedDashboard> {
+export async function loadPreview(
+  db: Database,
+  env: Env,
+  embedId: string,
+  token: string,
+  variables: Record<string, unknown>,
+): Promise<LoadedDashboard> {
   const claims = await verifyPreviewToken(env, token);
   const preview = claims ? await repo.storedPreview(env.LINKS, claims.pvw) : null;
   if (!claims || !preview) throw new ApiError("invalid_embed_token", "This preview link is not valid or has expired.");

@@ -49,10 +49,22 @@ const getVersion = adminOperation({
   query: z
     .object({
       embed_id: EmbedId,
-      version_number: z.coerce.number().int().positive().optional().openapi({ description: "The version; with neither this nor `tag` the newest version or draft." }),
-      tag: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional().openapi({ description: "The environment tag whose version to read (e.g. `production`)." }),
+      version_number: z.coerce
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .openapi({ description: "The version; with neither this nor `tag` the newest version or draft." }),
+      tag: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/)
+        .optional()
+        .openapi({ description: "The environment tag whose version to read (e.g. `production`)." }),
     })
-    .refine((q) => q.version_number === undefined || q.tag === undefined, { message: "give version_number or tag, not both", path: ["tag"] }),
+    .refine((q) => q.version_number === undefined || q.tag === undefined, {
+      message: "give version_number or tag, not both",
+      path: ["tag"],
+    }),
   response: successSchema({
     dashboard: Dashboard,
     version: z.object({ version_number: z.number().int(), draft: z.boolean(), definition: DashboardDefinition }),
@@ -70,10 +82,16 @@ const tagVersion = adminOperation({
 });
 
 export function registerDashboardAdminRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(createOrReplace, async (c) => c.json({ success: 1 as const, dashboard: await dashboards.createOrReplaceDashboard(c.get("db"), c.req.valid("json")) }, 200));
+  app.openapi(createOrReplace, async (c) =>
+    c.json({ success: 1 as const, dashboard: await dashboards.createOrReplaceDashboard(c.get("db"), c.req.valid("json")) }, 200),
+  );
   app.openapi(list, async (c) => c.json({ success: 1 as const, dashboards: await dashboards.listDashboards(c.get("db")) }, 200));
-  app.openapi(saveVersion, async (c) => c.json({ success: 1 as const, version: await dashboards.saveVersion(c.get("db"), c.req.valid("json")) }, 200));
-  app.openapi(getVersion, async (c) => c.json({ success: 1 as const, ...(await dashboards.getVersion(c.get("db"), c.req.valid("query"))) }, 200));
+  app.openapi(saveVersion, async (c) =>
+    c.json({ success: 1 as const, version: await dashboards.saveVersion(c.get("db"), c.req.valid("json")) }, 200),
+  );
+  app.openapi(getVersion, async (c) =>
+    c.json({ success: 1 as const, ...(await dashboards.getVersion(c.get("db"), c.req.valid("query"))) }, 200),
+  );
   app.openapi(tagVersion, async (c) => {
     await dashboards.tagVersion(c.get("db"), c.req.valid("json"));
     return c.json({ success: 1 as const }, 200);

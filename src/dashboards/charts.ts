@@ -69,10 +69,18 @@ export function drawnChartCount(): number {
 function render(option: echarts.EChartsCoreOption, width: number, height: number): string {
   const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
   try {
-    chart.setOption({ animation: false, color: PALETTE, textStyle: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" }, ...option });
+    chart.setOption({
+      animation: false,
+      color: PALETTE,
+      textStyle: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" },
+      ...option,
+    });
     return chart
       .renderToSVGString()
-      .replace(/^<svg width="\d+(\.\d+)?" height="\d+(\.\d+)?"/, '<svg class="chart" width="100%" height="100%" preserveAspectRatio="xMidYMid meet" role="img"');
+      .replace(
+        /^<svg width="\d+(\.\d+)?" height="\d+(\.\d+)?"/,
+        '<svg class="chart" width="100%" height="100%" preserveAspectRatio="xMidYMid meet" role="img"',
+      );
   } finally {
     chart.dispose();
   }
@@ -88,67 +96,71 @@ export function cartesianChart(
   const categories = rows.map((row) => String(row[xColumn] ?? ""));
   const values = yColumns.map((column) => rows.map((row) => toNumber(row[column])));
   const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values]);
-  return drawnOnce(key, () => render(
-    {
-      legend: { show: yColumns.length > 1, top: 0, left: 0, itemGap: 24, icon: "roundRect", textStyle: { color: TEXT } },
-      // ECharts 6 keeps axis labels inside the chart by itself (grid.outerBounds).
-      grid: { left: 8, right: 16, top: yColumns.length > 1 ? 32 : 12, bottom: 8 },
-      xAxis: {
-        type: "category",
-        data: categories,
-        boundaryGap: type === "bar",
-        axisLine: { lineStyle: { color: GRID_LINE } },
-        axisTick: { show: false },
-        axisLabel: { color: TEXT, hideOverlap: true },
+  return drawnOnce(key, () =>
+    render(
+      {
+        legend: { show: yColumns.length > 1, top: 0, left: 0, itemGap: 24, icon: "roundRect", textStyle: { color: TEXT } },
+        // ECharts 6 keeps axis labels inside the chart by itself (grid.outerBounds).
+        grid: { left: 8, right: 16, top: yColumns.length > 1 ? 32 : 12, bottom: 8 },
+        xAxis: {
+          type: "category",
+          data: categories,
+          boundaryGap: type === "bar",
+          axisLine: { lineStyle: { color: GRID_LINE } },
+          axisTick: { show: false },
+          axisLabel: { color: TEXT, hideOverlap: true },
+        },
+        yAxis: {
+          type: "value",
+          splitLine: { lineStyle: { color: GRID_LINE } },
+          axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value) },
+        },
+        series: yColumns.map((column, i) => ({
+          name: column,
+          type: type === "area" ? "line" : type,
+          data: values[i],
+          smooth: false,
+          showSymbol: false,
+          barMaxWidth: 36,
+          itemStyle: type === "bar" ? { borderRadius: [3, 3, 0, 0] } : undefined,
+          areaStyle: type === "area" ? { opacity: 0.18 } : undefined,
+          lineStyle: type === "bar" ? undefined : { width: 2.5 },
+        })),
       },
-      yAxis: {
-        type: "value",
-        splitLine: { lineStyle: { color: GRID_LINE } },
-        axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value) },
-      },
-      series: yColumns.map((column, i) => ({
-        name: column,
-        type: type === "area" ? "line" : type,
-        data: values[i],
-        smooth: false,
-        showSymbol: false,
-        barMaxWidth: 36,
-        itemStyle: type === "bar" ? { borderRadius: [3, 3, 0, 0] } : undefined,
-        areaStyle: type === "area" ? { opacity: 0.18 } : undefined,
-        lineStyle: type === "bar" ? undefined : { width: 2.5 },
-      })),
-    },
-    size.width,
-    size.height,
-  ));
+      size.width,
+      size.height,
+    ),
+  );
 }
 
 export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, size: { width: number; height: number }): string {
   const legendRight = size.width > size.height * 1.3;
   const slices = rows.map((row) => ({ name: String(row[labelColumn] ?? ""), value: toNumber(row[valueColumn]) ?? 0 }));
-  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices]), () => render(
-    {
-      legend: legendRight
-        ? { orient: "vertical", right: 8, top: "middle", icon: "circle", textStyle: { color: TEXT } }
-        : { bottom: 0, icon: "circle", textStyle: { color: TEXT } },
-      series: [
-        {
-          type: "pie",
-          radius: ["42%", "70%"],
-          center: legendRight ? ["38%", "50%"] : ["50%", "45%"],
-          avoidLabelOverlap: true,
-          itemStyle: { borderColor: "#fff", borderWidth: 2 },
-          label: {
-            position: "inside",
-            color: "#fff",
-            fontWeight: 600,
-            formatter: (p: { percent?: number }) => ((p.percent ?? 0) >= 4 ? `${Math.round(p.percent ?? 0)}%` : ""),
+  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices]), () =>
+    render(
+      {
+        legend: legendRight
+          ? { orient: "vertical", right: 8, top: "middle", icon: "circle", textStyle: { color: TEXT } }
+          : { bottom: 0, icon: "circle", textStyle: { color: TEXT } },
+        series: [
+          {
+            type: "pie",
+            radius: ["42%", "70%"],
+            center: legendRight ? ["38%", "50%"] : ["50%", "45%"],
+            avoidLabelOverlap: true,
+            itemStyle: { borderColor: "#fff", borderWidth: 2 },
+            label: {
+              position: "inside",
+              color: "#fff",
+              fontWeight: 600,
+              formatter: (p: { percent?: number }) => ((p.percent ?? 0) >= 4 ? `${Math.round(p.percent ?? 0)}%` : ""),
+            },
+            data: slices,
           },
-          data: slices,
-        },
-      ],
-    },
-    size.width,
-    size.height,
-  ));
+        ],
+      },
+      size.width,
+      size.height,
+    ),
+  );
 }

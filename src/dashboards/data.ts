@@ -70,7 +70,12 @@ export interface QueryRun {
  * from the query cache where it can, the rest in one call of the source's runner (D1: one
  * batch through a session; PostgreSQL: one connection, one read-only transaction).
  */
-export async function runSourceQueries(env: object, source: DataSource, queries: PanelQuery[], run: QueryRun = {}): Promise<Map<string, PanelResult>> {
+export async function runSourceQueries(
+  env: object,
+  source: DataSource,
+  queries: PanelQuery[],
+  run: QueryRun = {},
+): Promise<Map<string, PanelResult>> {
   const kind = source.kind ?? "d1";
   const limits = { ...runLimits(env), ...run.limits };
   const binding = (env as Record<string, never>)[source.binding];
@@ -147,7 +152,10 @@ export async function describePanels(
   const described = new Map<string, PanelColumns>();
   for (const [panelId, result] of results) {
     const message = result.status === "failed" ? result.message : undefined;
-    described.set(panelId, result.status === "no_mapping" ? result : { status: "failed", message: message ?? "the data source's binding cannot run this query" });
+    described.set(
+      panelId,
+      result.status === "no_mapping" ? result : { status: "failed", message: message ?? "the data source's binding cannot run this query" },
+    );
   }
   const limits = runLimits(env);
   await Promise.all(

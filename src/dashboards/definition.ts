@@ -8,10 +8,10 @@ import { placeholderProblem } from "./sql";
  * renderer can resolve. Both say no more than the API does, so an editor never flags a
  * definition the API accepts.
  */
-const READ_STATEMENT_START = "^(?:\\s|--[^\\n]*(?:\\n|$)|/\\*[\\s\\S]*?\\*/)*(?:[Ss][Ee][Ll][Ee][Cc][Tt]|[Ww][Ii][Tt][Hh]|[Vv][Aa][Ll][Uu][Ee][Ss])(?![A-Za-z0-9_])";
+const READ_STATEMENT_START =
+  "^(?:\\s|--[^\\n]*(?:\\n|$)|/\\*[\\s\\S]*?\\*/)*(?:[Ss][Ee][Ll][Ee][Cc][Tt]|[Ww][Ii][Tt][Hh]|[Vv][Aa][Ll][Uu][Ee][Ss])(?![A-Za-z0-9_])";
 const PATH_TAIL = "(?:\\.[A-Za-z0-9_-]+)";
-const UNKNOWN_PLACEHOLDER =
-  `\\{\\{\\s*(?!(?:customer\\.provided_id|customer\\.name|customer\\.properties${PATH_TAIL}+|variables${PATH_TAIL}+)\\s*\\}\\})[A-Za-z_][A-Za-z0-9_]*${PATH_TAIL}*\\s*\\}\\}`;
+const UNKNOWN_PLACEHOLDER = `\\{\\{\\s*(?!(?:customer\\.provided_id|customer\\.name|customer\\.properties${PATH_TAIL}+|variables${PATH_TAIL}+)\\s*\\}\\})[A-Za-z_][A-Za-z0-9_]*${PATH_TAIL}*\\s*\\}\\}`;
 
 export const PANEL_TYPES = ["kpi", "table", "bar", "line", "area", "pie", "text"] as const;
 export type PanelType = (typeof PANEL_TYPES)[number];
@@ -42,7 +42,12 @@ export const jsonSchemaRules = new Map<z.ZodType, (json: Record<string, unknown>
 
 const Layout = z
   .object({
-    x: z.number().int().min(0).max(GRID_COLUMNS - 1).meta({ description: "Column of the left edge, 0–11." }),
+    x: z
+      .number()
+      .int()
+      .min(0)
+      .max(GRID_COLUMNS - 1)
+      .meta({ description: "Column of the left edge, 0–11." }),
     y: z.number().int().min(0).max(500).meta({ description: "Row of the top edge (rows are 64 px)." }),
     w: z.number().int().min(1).max(GRID_COLUMNS).meta({ description: "Width in columns, 1–12; x + w is at most 12." }),
     h: z.number().int().min(1).max(40).meta({ description: "Height in rows, 1–40." }),
@@ -92,18 +97,34 @@ const Panel = z
       .meta({ description: "Unique within the dashboard: names the panel in CSV links, alerts and `dashboards diff`." }),
     type: z
       .enum(PANEL_TYPES, { error: (issue) => `unknown panel type '${String(issue.input)}'; use one of ${PANEL_TYPES.join(", ")}` })
-      .meta({ description: "kpi (the first row's `value`), table (every column), bar/line/area (x_column, y_columns), pie (label_column, value_column) or text." }),
+      .meta({
+        description:
+          "kpi (the first row's `value`), table (every column), bar/line/area (x_column, y_columns), pie (label_column, value_column) or text.",
+      }),
     title: z.string().max(200).default("").meta({ description: "Shown above the panel; placeholders are interpolated, HTML-escaped." }),
     layout: Layout,
-    schema_id: z.number().int().positive().optional().meta({ description: "Data panels: the schema whose data source (per the viewing customer's mapping) runs `sql`." }),
-    sql: z
+    schema_id: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: "Data panels: the schema whose data source (per the viewing customer's mapping) runs `sql`." }),
+    sql: z.string().max(20_000).optional().meta({
+      description:
+        "Data panels: one read-only SELECT / WITH … SELECT / VALUES; placeholders such as {{customer.provided_id}} are bound as parameters.",
+    }),
+    text: z
       .string()
       .max(20_000)
       .optional()
-      .meta({ description: "Data panels: one read-only SELECT / WITH … SELECT / VALUES; placeholders such as {{customer.provided_id}} are bound as parameters." }),
-    text: z.string().max(20_000).optional().meta({ description: "Text panels: paragraphs separated by blank lines; placeholders interpolated, HTML-escaped." }),
+      .meta({ description: "Text panels: paragraphs separated by blank lines; placeholders interpolated, HTML-escaped." }),
     x_column: z.string().min(1).optional().meta({ description: "bar, line, area: the result column along the x axis." }),
-    y_columns: z.array(z.string().min(1)).min(1).max(12).optional().meta({ description: "bar, line, area: the result columns drawn as series (1–12)." }),
+    y_columns: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(12)
+      .optional()
+      .meta({ description: "bar, line, area: the result columns drawn as series (1–12)." }),
     label_column: z.string().min(1).optional().meta({ description: "pie: the result column naming each slice." }),
     value_column: z.string().min(1).optional().meta({ description: "pie: the result column sizing each slice." }),
     format: Format,
@@ -142,11 +163,18 @@ jsonSchemaRules.set(Panel, (json) => {
 
 export const DashboardDefinition = z
   .looseObject({
-    title: z.string().max(200).optional().meta({ description: "The page's heading (default: the dashboard's name); placeholders are interpolated." }),
+    title: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: "The page's heading (default: the dashboard's name); placeholders are interpolated." }),
     variables: z
       .array(
         z.object({
-          name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/).meta({ description: "Used as {{variables.<name>}}; set by `var_<name>` in the page's URL." }),
+          name: z
+            .string()
+            .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/)
+            .meta({ description: "Used as {{variables.<name>}}; set by `var_<name>` in the page's URL." }),
           default: z.unknown().optional().meta({ description: "The value when the page does not set one." }),
           label: z.string().max(100).optional(),
           control: Control.optional().meta({ description: "A filter control shown above the panels." }),

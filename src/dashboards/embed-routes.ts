@@ -47,20 +47,25 @@ const MAX_LOCKED_VARIABLES_BYTES = 4096;
 export const EmbedTokenBody = z
   .object({
     provided_id: plainText(1, 256).openapi({ description: "The customer the dashboard shows (of the token's access group)." }),
-    dashboard_embed_id: EmbedId.optional().openapi({ description: "The dashboard the token opens (and no other). Exactly one of this and `blueprint_id`." }),
-    blueprint_id: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .openapi({ description: "A blueprint of this customer: the token opens its report builder (`/report-builder/<embed_id>`) instead of a dashboard." }),
+    dashboard_embed_id: EmbedId.optional().openapi({
+      description: "The dashboard the token opens (and no other). Exactly one of this and `blueprint_id`.",
+    }),
+    blueprint_id: z.number().int().positive().optional().openapi({
+      description:
+        "A blueprint of this customer: the token opens its report builder (`/report-builder/<embed_id>`) instead of a dashboard.",
+    }),
     filters: z
       .array(LockedFilter)
       .max(20)
       .refine((v) => JSON.stringify(v).length <= MAX_LOCKED_VARIABLES_BYTES, `must be at most ${MAX_LOCKED_VARIABLES_BYTES} bytes as JSON`)
       .optional()
-      .openapi({ description: "Builder only: locked filters, each with its `dataset`; added to every query on that dataset, never removed or widened." }),
-    user_id: plainText(1, 256).optional().openapi({ description: "Builder only: the end user, recorded as `created_by` on the reports they save." }),
+      .openapi({
+        description:
+          "Builder only: locked filters, each with its `dataset`; added to every query on that dataset, never removed or widened.",
+      }),
+    user_id: plainText(1, 256)
+      .optional()
+      .openapi({ description: "Builder only: the end user, recorded as `created_by` on the reports they save." }),
     can_save: z.boolean().optional().openapi({ description: "Builder only: may save, change and delete reports (default true)." }),
     environment: plainText(1, 64).optional().openapi({ description: "Pins the version tag (e.g. `production`)." }),
     variables: z
@@ -76,12 +81,17 @@ export const EmbedTokenBody = z
       .optional()
       .openapi({ description: "Origins that may frame the page (`frame-ancestors`); replaces FRAME_ANCESTORS for this token." }),
     user_email: Email.optional().openapi({
-      description: "The viewer's own address: lets them subscribe to this dashboard by e-mail from the embed page (always to this address only).",
+      description:
+        "The viewer's own address: lets them subscribe to this dashboard by e-mail from the embed page (always to this address only).",
     }),
   })
   .superRefine((body, ctx) => {
     if (body.dashboard_embed_id === undefined && body.blueprint_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["dashboard_embed_id"], message: "give dashboard_embed_id (a dashboard) or blueprint_id (a report builder)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["dashboard_embed_id"],
+        message: "give dashboard_embed_id (a dashboard) or blueprint_id (a report builder)",
+      });
     } else if (body.dashboard_embed_id !== undefined && body.blueprint_id !== undefined) {
       ctx.addIssue({ code: "custom", path: ["blueprint_id"], message: "give either dashboard_embed_id or blueprint_id, not both" });
     }
@@ -104,15 +114,22 @@ const generateEmbedToken = apiOperation({
   response: successSchema({
     token: z.string().openapi({ description: "A compact JWS (HS256)." }),
     expires_at: z.string().openapi({ description: "ISO 8601 UTC." }),
-    embed_url: z.string().openapi({ description: "`<base>/embed/<dashboard_embed_id>?token=<token>`, or `<base>/report-builder/<blueprint embed_id>?token=<token>`" }),
+    embed_url: z.string().openapi({
+      description: "`<base>/embed/<dashboard_embed_id>?token=<token>`, or `<base>/report-builder/<blueprint embed_id>?token=<token>`",
+    }),
   }),
 });
 
 /** The page for a render error: 401 for an unknown customer, 404/422 as the error says. */
 export function errorPageFor(error: ApiError): { html: string; status: 401 | 404 | 422 } | null {
   answeringNotFound(error.code);
-  if (error.code === "customer_not_found") return { html: errorPage("Not authorised", "This link is no longer valid (the customer token may have been refreshed).", 401), status: 401 };
-  if (error.code === "dashboard_not_found" || error.code === "dashboard_version_not_found") return { html: errorPage("Dashboard not found", error.message, 404), status: 404 };
+  if (error.code === "customer_not_found")
+    return {
+      html: errorPage("Not authorised", "This link is no longer valid (the customer token may have been refreshed).", 401),
+      status: 401,
+    };
+  if (error.code === "dashboard_not_found" || error.code === "dashboard_version_not_found")
+    return { html: errorPage("Dashboard not found", error.message, 404), status: 404 };
   if (error.code === "no_dashboard_version") return { html: errorPage("Nothing to show yet", error.message, 422), status: 422 };
   return null;
 }
@@ -138,13 +155,18 @@ const embedPage = createRoute({
     query: z.object({
       token: z.string().optional().openapi({ description: "A signed embed token from `/api/generate_embed_token/`." }),
       customer_token: z.string().optional().openapi({ description: "The customer's long-lived token (legacy; prefer `token`)." }),
-      environment: z.string().optional().openapi({ description: "Version tag; without it the newest version or draft. Ignored when the signed token pins one." }),
+      environment: z
+        .string()
+        .optional()
+        .openapi({ description: "Version tag; without it the newest version or draft. Ignored when the signed token pins one." }),
       width: z.string().optional().openapi({ description: "The frame's width in px (320–4096); charts are drawn for it." }),
     }),
   },
   responses: {
-    200: html("The rendered dashboard (`<body data-render-complete=\"true\">`)."),
-    401: html("No valid token: expired, altered, for another dashboard, refreshed customer token, deleted customer, or customer tokens refused by EMBED_REQUIRE_SIGNED. No dashboard data."),
+    200: html('The rendered dashboard (`<body data-render-complete="true">`).'),
+    401: html(
+      "No valid token: expired, altered, for another dashboard, refreshed customer token, deleted customer, or customer tokens refused by EMBED_REQUIRE_SIGNED. No dashboard data.",
+    ),
     404: html("Unknown dashboard, or an environment the dashboard does not have."),
     422: html("The dashboard has no version or draft to render."),
   },
@@ -182,9 +204,19 @@ const panelCsv = createRoute({
   },
   responses: {
     200: { description: "`text/csv; charset=utf-8`, `Content-Disposition: attachment`.", content: { "text/csv": { schema: z.string() } } },
-    401: { description: "`invalid_embed_token`: no valid token (as for the page); no data.", content: { "application/json": { schema: ErrorSchema } } },
-    404: { description: "`panel_not_found` (unknown or text panel), `dashboard_not_found`, or `dashboard_version_not_found` (an environment the dashboard lacks).", content: { "application/json": { schema: ErrorSchema } } },
-    422: { description: "`no_dashboard_version`, or `panel_data_unavailable` (no data source mapped, or the query failed).", content: { "application/json": { schema: ErrorSchema } } },
+    401: {
+      description: "`invalid_embed_token`: no valid token (as for the page); no data.",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
+    404: {
+      description:
+        "`panel_not_found` (unknown or text panel), `dashboard_not_found`, or `dashboard_version_not_found` (an environment the dashboard lacks).",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
+    422: {
+      description: "`no_dashboard_version`, or `panel_data_unavailable` (no data source mapped, or the query failed).",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
   },
 });
 
@@ -199,9 +231,18 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
     const body = c.req.valid("json");
     if (body.blueprint_id !== undefined) {
-      return c.json({ success: 1 as const, ...(await mintBuilderToken(c.get("db"), c.env, scope, { ...body, blueprint_id: body.blueprint_id })) }, 200);
+      return c.json(
+        { success: 1 as const, ...(await mintBuilderToken(c.get("db"), c.env, scope, { ...body, blueprint_id: body.blueprint_id })) },
+        200,
+      );
     }
-    return c.json({ success: 1 as const, ...(await mintEmbedToken(c.get("db"), c.env, scope, { ...body, dashboard_embed_id: body.dashboard_embed_id as string })) }, 200);
+    return c.json(
+      {
+        success: 1 as const,
+        ...(await mintEmbedToken(c.get("db"), c.env, scope, { ...body, dashboard_embed_id: body.dashboard_embed_id as string })),
+      },
+      200,
+    );
   });
 
   app.openapi(embedPage, async (c) => {
@@ -212,7 +253,8 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
       return c.html(errorPage("Not authorised", viewer.refused, 401), 401);
     }
     // A viewer whose token carries user_email gets the Subscribe control (live pages only).
-    const subscriber = viewer.userEmail && c.req.query("token") ? { email: viewer.userEmail, token: c.req.query("token") as string } : undefined;
+    const subscriber =
+      viewer.userEmail && c.req.query("token") ? { email: viewer.userEmail, token: c.req.query("token") as string } : undefined;
     await pageSecurityHeaders(c, viewer.frameAncestors, subscriber && { hash: await subscribeScriptHash() });
     const dataRoundTrips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
@@ -233,7 +275,10 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
       }
       if (!subscriber) return c.html(page, 200);
       const control = subscribeControl(embedId, subscriber.token, subscriber.email);
-      return c.html(page.replace(/<body[^>]*>/, (body) => `${body}\n${control}`), 200);
+      return c.html(
+        page.replace(/<body[^>]*>/, (body) => `${body}\n${control}`),
+        200,
+      );
     } catch (error) {
       const page = error instanceof ApiError ? errorPageFor(error) : null;
       if (!page) throw error;
@@ -255,7 +300,8 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
       rows = await panelRows(c.get("db"), c.env, { embedId, ...viewer, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) }, panelId);
     } catch (error) {
       // As on the page: a customer that is gone (or a refreshed token) is "not authorised".
-      if (error instanceof ApiError && error.code === "customer_not_found") throw new ApiError("invalid_embed_token", "This link is no longer valid.");
+      if (error instanceof ApiError && error.code === "customer_not_found")
+        throw new ApiError("invalid_embed_token", "This link is no longer valid.");
       throw error;
     }
     if (config(c.env).DIAGNOSTICS) {

@@ -84,7 +84,11 @@ ${panels}
  * be placed in a `.grid` of a page that carries PANEL_STYLE): the report builder and the
  * delivery of saved reports draw query results with it.
  */
-export function panelMarkup(panel: PanelDefinition, result: PanelResult, options: { width?: number; context: PlaceholderContext; isDemo?: boolean }): string {
+export function panelMarkup(
+  panel: PanelDefinition,
+  result: PanelResult,
+  options: { width?: number; context: PlaceholderContext; isDemo?: boolean },
+): string {
   const input: RenderInput = {
     definition: { panels: [panel], variables: [] } as unknown as Definition,
     dashboardName: "",
@@ -112,7 +116,8 @@ function queryString(params: Record<string, string>): string {
  */
 function renderControls(variables: VariableDefinition[], context: PlaceholderContext, interaction: Interaction): string {
   const controlled = variables.filter(
-    (v): v is VariableDefinition & { control: NonNullable<VariableDefinition["control"]> } => v.control !== undefined && !interaction.locked.includes(v.name),
+    (v): v is VariableDefinition & { control: NonNullable<VariableDefinition["control"]> } =>
+      v.control !== undefined && !interaction.locked.includes(v.name),
   );
   if (controlled.length === 0) return "";
   const names = new Set(controlled.map((v) => `var_${v.name}`));
@@ -178,7 +183,8 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry): str
       .join("");
   }
   const result = input.results.get(panel.id) ?? { status: "failed" as const };
-  if (result.status === "no_mapping") return message(`No data source is set up for this customer (schema ${result.schemaId}).`, "no-mapping");
+  if (result.status === "no_mapping")
+    return message(`No data source is set up for this customer (schema ${result.schemaId}).`, "no-mapping");
   if (result.status === "failed") return message(result.message ?? "This panel's data could not be loaded.", "failed");
   if (result.rows.length === 0) return message("No data for this selection.", "empty");
 
@@ -191,7 +197,15 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry): str
     case "pie":
       return pieChart(rows, panel.label_column as string, panel.value_column as string, chartSize(g, panel)) + cutNote(result);
     default:
-      return cartesianChart(panel.type as "bar" | "line" | "area", rows, panel.x_column as string, panel.y_columns as string[], chartSize(g, panel)) + cutNote(result);
+      return (
+        cartesianChart(
+          panel.type as "bar" | "line" | "area",
+          rows,
+          panel.x_column as string,
+          panel.y_columns as string[],
+          chartSize(g, panel),
+        ) + cutNote(result)
+      );
   }
 }
 
@@ -213,7 +227,8 @@ function kpi(panel: PanelDefinition, row: Row, context: PlaceholderContext, inne
     const decimals = format.decimals ?? (Number.isInteger(value) ? 0 : 2);
     const options: Intl.NumberFormatOptions = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
     if (format.style === "percent") options.style = "percent";
-    else if ((format.style === "currency" || currency) && /^[A-Z]{3}$/.test(currency)) Object.assign(options, { style: "currency", currency });
+    else if ((format.style === "currency" || currency) && /^[A-Z]{3}$/.test(currency))
+      Object.assign(options, { style: "currency", currency });
     text = new Intl.NumberFormat("en-US", options).format(value);
   }
   const prefix = format.prefix ? escapeHtml(format.prefix) : "";
@@ -229,7 +244,8 @@ function isNumeric(value: unknown): boolean {
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number") return escapeHtml(Math.abs(value) >= 1e15 ? compactNumber(value) : value.toLocaleString("en-US", { maximumFractionDigits: 2 }));
+  if (typeof value === "number")
+    return escapeHtml(Math.abs(value) >= 1e15 ? compactNumber(value) : value.toLocaleString("en-US", { maximumFractionDigits: 2 }));
   return escapeHtml(String(value));
 }
 

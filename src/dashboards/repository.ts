@@ -58,7 +58,10 @@ export function versionSelected(db: Database, embedId: string, selector: { versi
       .limit(1);
   }
   const which = selector.version_number !== undefined ? eq(dashboardVersions.versionNumber, selector.version_number) : undefined;
-  return base.where(and(eq(dashboards.embedId, embedId), which)).orderBy(desc(dashboardVersions.versionNumber)).limit(1);
+  return base
+    .where(and(eq(dashboards.embedId, embedId), which))
+    .orderBy(desc(dashboardVersions.versionNumber))
+    .limit(1);
 }
 
 /** Schemas are the admin plane's; one lookup serves every capability that names them. */
@@ -146,6 +149,11 @@ export function anyVersion(db: Database, embedId: string) {
 /** Every data source; a render keeps those the customer's access group may use (sources/access.ts). */
 export function dataSources(db: Database) {
   return db
-    .select({ id: dataSourcesTable.id, binding: dataSourcesTable.binding, kind: dataSourcesTable.kind, accessGroupIds: dataSourcesTable.accessGroupIds })
+    .select({
+      id: dataSourcesTable.id,
+      binding: dataSourcesTable.binding,
+      kind: dataSourcesTable.kind,
+      accessGroupIds: dataSourcesTable.accessGroupIds,
+    })
     .from(dataSourcesTable);
 }

@@ -20,7 +20,9 @@ import * as repo from "./repository";
 // ---- administration -----------------------------------------------------------------------
 
 export function createOrReplaceDashboard(db: Database, input: { embed_id?: string; name: string }) {
-  return repo.upsertDashboard(db, input.embed_id ?? randomAlphanumeric(20), input.name).then(([row]) => ({ embed_id: row.embedId, name: row.name }));
+  return repo
+    .upsertDashboard(db, input.embed_id ?? randomAlphanumeric(20), input.name)
+    .then(([row]) => ({ embed_id: row.embedId, name: row.name }));
 }
 
 export async function listDashboards(db: Database) {
@@ -51,7 +53,9 @@ export function definitionRuleErrors(definition: Definition, existing: { id: num
   );
   const writing = definition.panels.flatMap((panel, index) => {
     const problem = panel.sql === undefined || panel.type === "text" ? null : readOnlyProblem(panel.sql);
-    return problem ? [new ApiError("query_not_read_only", `Panel '${panel.id}' is not a read-only query: ${problem}.`, `definition.panels.${index}.sql`)] : [];
+    return problem
+      ? [new ApiError("query_not_read_only", `Panel '${panel.id}' is not a read-only query: ${problem}.`, `definition.panels.${index}.sql`)]
+      : [];
   });
   return [...unknown, ...writing];
 }
@@ -61,7 +65,10 @@ export function definitionRuleErrors(definition: Definition, existing: { id: num
  * and every panel's SQL must be one read-only statement (422 query_not_read_only).
  */
 export async function saveVersion(db: Database, input: { embed_id: string; definition: Definition; draft?: boolean }) {
-  const [dashboard, schemas] = await db.batch([repo.dashboardByEmbedId(db, input.embed_id), repo.existingSchemas(db, schemaIdsOf(input.definition))]);
+  const [dashboard, schemas] = await db.batch([
+    repo.dashboardByEmbedId(db, input.embed_id),
+    repo.existingSchemas(db, schemaIdsOf(input.definition)),
+  ]);
   if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
   const [broken] = definitionRuleErrors(input.definition, schemas);
   if (broken) throw broken;
@@ -78,12 +85,20 @@ export interface VersionSelector {
 
 /** One version as stored (a definition the API accepted), with its dashboard's name: what `dashboards pull` writes. */
 export async function getVersion(db: Database, selector: VersionSelector) {
-  const [dashboard, versions] = await db.batch([repo.dashboardNamed(db, selector.embed_id), repo.versionSelected(db, selector.embed_id, selector)]);
+  const [dashboard, versions] = await db.batch([
+    repo.dashboardNamed(db, selector.embed_id),
+    repo.versionSelected(db, selector.embed_id, selector),
+  ]);
   if (dashboard.length === 0) throw dashboardNotFound(selector.embed_id);
   if (versions.length === 0) {
-    if (selector.tag !== undefined) throw new ApiError("dashboard_version_not_found", `Dashboard '${selector.embed_id}' has no tag '${selector.tag}'.`, "tag");
+    if (selector.tag !== undefined)
+      throw new ApiError("dashboard_version_not_found", `Dashboard '${selector.embed_id}' has no tag '${selector.tag}'.`, "tag");
     if (selector.version_number !== undefined) {
-      throw new ApiError("dashboard_version_not_found", `Dashboard '${selector.embed_id}' has no version ${selector.version_number}.`, "version_number");
+      throw new ApiError(
+        "dashboard_version_not_found",
+        `Dashboard '${selector.embed_id}' has no version ${selector.version_number}.`,
+        "version_number",
+      );
     }
     throw new ApiError("no_dashboard_version", `Dashboard '${selector.embed_id}' has no version yet.`, "embed_id");
   }
@@ -100,7 +115,12 @@ export async function tagVersion(db: Database, input: { embed_id: string; tag: s
     repo.dashboardByEmbedId(db, input.embed_id),
   ]);
   if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
-  if (!tagged) throw new ApiError("dashboard_version_not_found", `Dashboard '${input.embed_id}' has no version ${input.version_number}.`, "version_number");
+  if (!tagged)
+    throw new ApiError(
+      "dashboard_version_not_found",
+      `Dashboard '${input.embed_id}' has no version ${input.version_number}.`,
+      "version_number",
+    );
 }
 
 // ---- rendering ------------------------------------------------------------------------------
@@ -148,7 +168,12 @@ export type RenderRun = Pick<RenderRequest, "dataRoundTrips" | "cacheReport" | "
 function queryRun(loaded: LoadedDashboard, run: RenderRun): QueryRun {
   return {
     roundTrips: run.dataRoundTrips,
-    cache: { ttlSeconds: loaded.definition.cache_ttl_seconds ?? 0, versions: loaded.cacheVersions, waitUntil: run.waitUntil, report: run.cacheReport },
+    cache: {
+      ttlSeconds: loaded.definition.cache_ttl_seconds ?? 0,
+      versions: loaded.cacheVersions,
+      waitUntil: run.waitUntil,
+      report: run.cacheReport,
+    },
   };
 }
 
@@ -156,12 +181,20 @@ function queryRun(loaded: LoadedDashboard, run: RenderRun): QueryRun {
  * The version `chooseVersion` found, or the error that says why there is none to render:
  * no such dashboard (404), no such environment (404), no version at all (422).
  */
-export function versionToRender(choice: repo.VersionChoice[], embedId: string, versions: VersionPolicy): repo.VersionChoice & { definition: Definition } {
+export function versionToRender(
+  choice: repo.VersionChoice[],
+  embedId: string,
+  versions: VersionPolicy,
+): repo.VersionChoice & { definition: Definition } {
   if (choice.length === 0) throw dashboardNotFound(embedId, "dashboard_embed_id");
   const [version] = choice;
   if (version.definition !== null) return { ...version, definition: version.definition };
   if (!versions.fallBackToNewest) {
-    throw new ApiError("dashboard_version_not_found", `Dashboard '${embedId}' has no environment '${versions.tags.join("', '")}'.`, "environment");
+    throw new ApiError(
+      "dashboard_version_not_found",
+      `Dashboard '${embedId}' has no environment '${versions.tags.join("', '")}'.`,
+      "environment",
+    );
   }
   throw new ApiError("no_dashboard_version", `Dashboard '${embedId}' has no version or draft to render.`, "dashboard_embed_id");
 }
@@ -172,7 +205,11 @@ export function versionToRender(choice: repo.VersionChoice[], embedId: string, v
  * delivery job reads them with its checks, see `dashboardFromReads`).
  */
 export function dashboardReads(db: Database, request: Pick<RenderRequest, "customer" | "embedId" | "versions">) {
-  return [customerChain(db, request.customer), repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest), repo.dataSources(db)] as const;
+  return [
+    customerChain(db, request.customer),
+    repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest),
+    repo.dataSources(db),
+  ] as const;
 }
 
 /** The rows `dashboardReads` answers, in its order. */
@@ -184,7 +221,10 @@ export async function dashboardFromReads(request: RenderRequest, [chain, choice,
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
   const version = versionToRender(choice, request.embedId, request.versions);
-  return definitionForCustomer(version.definition, version.dashboardName, chain, sources, request.variables, [...customerVersions(chain), dashboardVersion(version)]);
+  return definitionForCustomer(version.definition, version.dashboardName, chain, sources, request.variables, [
+    ...customerVersions(chain),
+    dashboardVersion(version),
+  ]);
 }
 
 /**
@@ -209,7 +249,15 @@ export function definitionForCustomer(
   };
   // Only the data sources the customer's access group may use: a mapping to another one is no mapping.
   const usable = usableSources(sources, chain[0].accessGroupId);
-  return { definition, dashboardName, context, isDemo: chain[0].isDemo === 1, mapping: computedMapping, sources: usable, cacheVersions: versions };
+  return {
+    definition,
+    dashboardName,
+    context,
+    isDemo: chain[0].isDemo === 1,
+    mapping: computedMapping,
+    sources: usable,
+    cacheVersions: versions,
+  };
 }
 
 /** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */
@@ -234,7 +282,12 @@ export async function renderForCustomer(
  * A loaded dashboard rendered: one batch per data source for the panels' queries (only those
  * the query cache does not answer), then the HTML.
  */
-export async function renderLoaded(env: object, loaded: LoadedDashboard, presentation: Presentation = {}, run: RenderRun = {}): Promise<string> {
+export async function renderLoaded(
+  env: object,
+  loaded: LoadedDashboard,
+  presentation: Presentation = {},
+  run: RenderRun = {},
+): Promise<string> {
   const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, run));
   return renderDashboard({ ...loaded, results, ...presentation });
 }
@@ -248,22 +301,41 @@ export async function panelRows(db: Database, env: object, request: RenderReques
 }
 
 /** A data panel's title and rows (as `panelRows`): what an alert evaluates. */
-export async function panelData(db: Database, env: object, request: RenderRequest, panelId: string): Promise<{ title: string; rows: Row[] }> {
+export async function panelData(
+  db: Database,
+  env: object,
+  request: RenderRequest,
+  panelId: string,
+): Promise<{ title: string; rows: Row[] }> {
   return dataOfPanel(env, await readDashboard(db, request), request.embedId, panelId, request);
 }
 
 /** One data panel's title and rows of a loaded dashboard (saved or previewed), as its CSV holds them. */
-export async function dataOfPanel(env: object, loaded: LoadedDashboard, embedId: string, panelId: string, run: RenderRun = {}): Promise<{ title: string; rows: Row[] }> {
+export async function dataOfPanel(
+  env: object,
+  loaded: LoadedDashboard,
+  embedId: string,
+  panelId: string,
+  run: RenderRun = {},
+): Promise<{ title: string; rows: Row[] }> {
   const panel = loaded.definition.panels.find((p) => p.id === panelId);
   if (!panel || panel.type === "text") {
     throw new ApiError("panel_not_found", `Dashboard '${embedId}' has no data panel '${panelId}'.`, "panel_id");
   }
-  const results = await runPanels(env, { ...loaded.definition, panels: [panel] }, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, run));
+  const results = await runPanels(
+    env,
+    { ...loaded.definition, panels: [panel] },
+    loaded.mapping,
+    loaded.sources,
+    loaded.context,
+    queryRun(loaded, run),
+  );
   const result = results.get(panel.id) ?? { status: "failed" as const };
   if (result.status === "no_mapping") {
     throw new ApiError("panel_data_unavailable", `No data source is set up for this customer (schema ${result.schemaId}).`, "panel_id");
   }
-  if (result.status === "failed") throw new ApiError("panel_data_unavailable", result.message ?? "This panel's data could not be loaded.", "panel_id");
+  if (result.status === "failed")
+    throw new ApiError("panel_data_unavailable", result.message ?? "This panel's data could not be loaded.", "panel_id");
   return { title: panel.title, rows: result.rows };
 }
 
@@ -282,12 +354,20 @@ export interface PanelTable {
 export async function panelTables(db: Database, env: object, request: RenderRequest): Promise<PanelTable[]> {
   const loaded = await readDashboard(db, request);
   const panels = readingOrder(loaded.definition.panels.filter((p) => p.type !== "text"));
-  const results = await runPanels(env, { ...loaded.definition, panels }, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, request));
+  const results = await runPanels(
+    env,
+    { ...loaded.definition, panels },
+    loaded.mapping,
+    loaded.sources,
+    loaded.context,
+    queryRun(loaded, request),
+  );
   return panels.map((panel) => {
     const result = results.get(panel.id) ?? { status: "failed" as const };
     const title = panel.title || panel.id;
     if (result.status === "ok") return { title, rows: result.rows };
-    if (result.status === "no_mapping") return { title, rows: [], problem: `No data source is set up for this customer (schema ${result.schemaId}).` };
+    if (result.status === "no_mapping")
+      return { title, rows: [], problem: `No data source is set up for this customer (schema ${result.schemaId}).` };
     return { title, rows: [], problem: result.message ?? "This panel's data could not be loaded." };
   });
 }

@@ -73,7 +73,9 @@ export async function resolveViewer(env: Env, embedId: string, query: Record<str
     };
   }
   if (config(env).EMBED_REQUIRE_SIGNED) {
-    return { refused: "Customer tokens are not accepted here: open dashboards with a signed embed token (POST /api/generate_embed_token/)." };
+    return {
+      refused: "Customer tokens are not accepted here: open dashboards with a signed embed token (POST /api/generate_embed_token/).",
+    };
   }
   const customerToken = query.customer_token ?? "";
   if (!HEX_TOKEN.test(customerToken)) return { refused: "This dashboard link is missing a valid embed or customer token." };

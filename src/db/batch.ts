@@ -8,7 +8,9 @@ export type Statement = BatchItem<"sqlite">;
 export type Results<T extends readonly Statement[]> = { -readonly [J in keyof T]: T[J] extends Statement ? T[J]["_"]["result"] : never };
 
 /** What `batchLists` answers: the results of each list, list by list. */
-export type ListResults<L extends readonly (readonly Statement[])[]> = { -readonly [K in keyof L]: L[K] extends readonly Statement[] ? Results<L[K]> : never };
+export type ListResults<L extends readonly (readonly Statement[])[]> = {
+  -readonly [K in keyof L]: L[K] extends readonly Statement[] ? Results<L[K]> : never;
+};
 
 function isNonEmpty<T>(items: T[]): items is [T, ...T[]] {
   return items.length > 0;

@@ -75,7 +75,11 @@ function counted(source: () => D1Database | D1DatabaseSession, counter: RoundTri
 
 export function countedD1(db: D1Database, counter: RoundTripCounter): D1Database {
   const plain: TripKind = { replicaEligible: false };
-  return counted(() => db, counter, () => plain);
+  return counted(
+    () => db,
+    counter,
+    () => plain,
+  );
 }
 
 /** A syntactically valid D1 bookmark (hex groups separated by dashes); anything else is ignored. */
@@ -127,7 +131,13 @@ export class RequestSession {
 }
 
 export function createSessionDatabase(session: RequestSession, counter: RoundTripCounter): Database {
-  return build(counted(() => session.current(), counter, () => ({ replicaEligible: session.replicaEligible })));
+  return build(
+    counted(
+      () => session.current(),
+      counter,
+      () => ({ replicaEligible: session.replicaEligible }),
+    ),
+  );
 }
 
 export function createDatabase(d1: D1Database, counter?: RoundTripCounter): Database {

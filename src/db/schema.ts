@@ -89,7 +89,9 @@ export const dataSources = sqliteTable(
     name: text("name").notNull(),
     binding: text("binding").notNull(),
     // d1: a D1 binding; postgres: a Hyperdrive binding in front of the vendor's PostgreSQL.
-    kind: text("kind", { enum: ["d1", "postgres"] }).notNull().default("d1"),
+    kind: text("kind", { enum: ["d1", "postgres"] })
+      .notNull()
+      .default("d1"),
     // JSON array of the access group ids that may use it; NULL = every access group.
     accessGroupIds: json("data_sources.access_group_ids"),
     createdAt: createdAt(),
@@ -294,7 +296,9 @@ export const reportSchedules = sqliteTable(
     timezone: text("timezone").notNull(),
     recipients: json("report_schedules.recipients").notNull().default([]),
     // `csv` only with report_id (a saved report's rows).
-    format: text("format", { enum: ["report", "pdf", "image", "xlsx", "csv"] }).notNull().default("report"),
+    format: text("format", { enum: ["report", "pdf", "image", "xlsx", "csv"] })
+      .notNull()
+      .default("report"),
     subject: text("subject"),
     variables: json("report_schedules.variables"),
     paused: integer("paused", { mode: "boolean" }).notNull().default(false),
@@ -305,8 +309,12 @@ export const reportSchedules = sqliteTable(
     updatedAt: timestamp("updated_at"),
     // Two kinds of rules share the scheduler: a schedule e-mails at every slot, an alert
     // (src/alerts/) evaluates a panel per customer and notifies when its condition holds.
-    kind: text("kind", { enum: ["schedule", "alert"] }).notNull().default("schedule"),
-    source: text("source", { enum: ["api", "embed"] }).notNull().default("api"),
+    kind: text("kind", { enum: ["schedule", "alert"] })
+      .notNull()
+      .default("schedule"),
+    source: text("source", { enum: ["api", "embed"] })
+      .notNull()
+      .default("api"),
     // The viewer who subscribed from the embed page (source 'embed').
     subscriberEmail: text("subscriber_email"),
     // A saved report delivered instead of a dashboard (dashboard_embed_id is then '').
@@ -374,7 +382,10 @@ export const alertEvaluations = sqliteTable(
     fired: integer("fired", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("alert_evaluations_run_customer").on(t.runId, t.customerId), index("alert_evaluations_alert_customer").on(t.alertId, t.customerId, t.id)],
+  (t) => [
+    uniqueIndex("alert_evaluations_run_customer").on(t.runId, t.customerId),
+    index("alert_evaluations_alert_customer").on(t.alertId, t.customerId, t.id),
+  ],
 );
 
 /** Unsubscribe links: only each token's SHA-256, with the (rule, address) it stops. */

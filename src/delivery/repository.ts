@@ -14,7 +14,8 @@ export type { JobRow } from "./job-state";
  */
 export function insertJobWhen(
   db: Database,
-  job: Pick<JobRow, "id" | "kind" | "status" | "attempts" | "accessGroupId" | "dashboardEmbedId" | "request"> & Partial<Pick<JobRow, "reportId">>,
+  job: Pick<JobRow, "id" | "kind" | "status" | "attempts" | "accessGroupId" | "dashboardEmbedId" | "request"> &
+    Partial<Pick<JobRow, "reportId">>,
   customerId: SQLWrapper,
   condition: SQL,
 ) {
@@ -49,7 +50,10 @@ export function customerTokenHashById(db: Database, customerId: number) {
 
 /** A saved report's name, for its e-mail (only as that customer's report). */
 export function savedReportName(db: Database, reportId: string, customerId: number) {
-  return db.select({ name: savedReports.name }).from(savedReports).where(and(eq(savedReports.id, reportId), eq(savedReports.customerId, customerId)));
+  return db
+    .select({ name: savedReports.name })
+    .from(savedReports)
+    .where(and(eq(savedReports.id, reportId), eq(savedReports.customerId, customerId)));
 }
 
 export function customerName(db: Database, customerId: number) {
@@ -58,11 +62,13 @@ export function customerName(db: Database, customerId: number) {
 
 /** The end user of this customer with this address, for the report's header and footer. */
 export function endUserByEmail(db: Database, customerId: number, email: string) {
-  return db
-    .select({ attributes: endUsers.attributes })
-    .from(endUsers)
-    // SQLite's lower(), as the address was always compared (JavaScript's lower-casing differs beyond ASCII).
-    .where(and(eq(endUsers.customerId, customerId), eq(sql`lower(${endUsers.email})`, sql`lower(${email})`)))
-    .orderBy(asc(endUsers.id))
-    .limit(1);
+  return (
+    db
+      .select({ attributes: endUsers.attributes })
+      .from(endUsers)
+      // SQLite's lower(), as the address was always compared (JavaScript's lower-casing differs beyond ASCII).
+      .where(and(eq(endUsers.customerId, customerId), eq(sql`lower(${endUsers.email})`, sql`lower(${email})`)))
+      .orderBy(asc(endUsers.id))
+      .limit(1)
+  );
 }

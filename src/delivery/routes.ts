@@ -26,8 +26,20 @@ const jobEnded: RouteConfig["callbacks"] = {
       post: {
         summary: "The job ended (only when callback_url was given)",
         parameters: [
-          { name: "X-Signature-Timestamp", in: "header", required: true, schema: { type: "string" }, description: "When this attempt was sent, in Unix seconds; refuse one more than 5 minutes old." },
-          { name: "X-Signature", in: "header", required: true, schema: { type: "string" }, description: "`sha256=<hex>`: HMAC-SHA256 of `<X-Signature-Timestamp>.<raw body>` with the access group's webhook secret." },
+          {
+            name: "X-Signature-Timestamp",
+            in: "header",
+            required: true,
+            schema: { type: "string" },
+            description: "When this attempt was sent, in Unix seconds; refuse one more than 5 minutes old.",
+          },
+          {
+            name: "X-Signature",
+            in: "header",
+            required: true,
+            schema: { type: "string" },
+            description: "`sha256=<hex>`: HMAC-SHA256 of `<X-Signature-Timestamp>.<raw body>` with the access group's webhook secret.",
+          },
           { name: "X-Webhook-Attempt", in: "header", required: true, schema: { type: "string" }, description: "1 to 5." },
         ],
         requestBody: {
@@ -124,7 +136,10 @@ const downloadRoute = {
         "text/csv": { schema: fileDownload },
       },
     },
-    202: { description: "Still rendering; retry after `Retry-After` seconds.", content: { "application/json": { schema: successSchema({ status: z.string() }) } } },
+    202: {
+      description: "Still rendering; retry after `Retry-After` seconds.",
+      content: { "application/json": { schema: successSchema({ status: z.string() }) } },
+    },
     404: { description: "`job_not_found`: unknown or expired link.", content: { "application/json": { schema: ErrorSchema } } },
     500: { description: "`render_failed`: the job failed.", content: { "application/json": { schema: ErrorSchema } } },
   },
@@ -142,13 +157,17 @@ const shareRoute = createRoute({
     params: z.object({ token: z.string() }),
     query: z.object({
       width: z.string().optional().openapi({
-        description: "The window's width in px (320–4096); charts are drawn for it. Without it the page is drawn at 1280 px and, in a browser, asks again with its window's width.",
+        description:
+          "The window's width in px (320–4096); charts are drawn for it. Without it the page is drawn at 1280 px and, in a browser, asks again with its window's width.",
       }),
     }),
   },
   responses: {
     200: { description: "The rendered dashboard (HTML).", content: { "text/html": { schema: z.string() } } },
-    404: { description: "Unknown or expired link, or the dashboard or customer is gone (HTML page).", content: { "text/html": { schema: z.string() } } },
+    404: {
+      description: "Unknown or expired link, or the dashboard or customer is gone (HTML page).",
+      content: { "text/html": { schema: z.string() } },
+    },
   },
 });
 
@@ -199,7 +218,10 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     await pageSecurityHeaders(c);
     const cacheReport = new QueryCacheReport();
     try {
-      const page = await renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width), { cacheReport, waitUntil: backgroundOf(c) });
+      const page = await renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width), {
+        cacheReport,
+        waitUntil: backgroundOf(c),
+      });
       if (config(c.env).DIAGNOSTICS) c.header("X-Query-Cache", cacheReport.status);
       return c.html(page, 200);
     } catch (error) {
@@ -219,7 +241,10 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
       throw new ApiError("validation_error", "cursor is not a cursor of this outbox.", "cursor");
     });
     const rows = listed.objects
-      .map((o) => `<tr><td>${escapeHtml(o.uploaded.toISOString())}</td><td>${escapeHtml(o.customMetadata?.to ?? "")}</td><td><a href="/_dev/outbox/${encodeURIComponent(o.key.slice(7))}">${escapeHtml(o.customMetadata?.subject ?? o.key)}</a></td></tr>`)
+      .map(
+        (o) =>
+          `<tr><td>${escapeHtml(o.uploaded.toISOString())}</td><td>${escapeHtml(o.customMetadata?.to ?? "")}</td><td><a href="/_dev/outbox/${encodeURIComponent(o.key.slice(7))}">${escapeHtml(o.customMetadata?.subject ?? o.key)}</a></td></tr>`,
+      )
       .join("");
     const older = listed.truncated ? `<p><a rel="next" href="/_dev/outbox?cursor=${encodeURIComponent(listed.cursor)}">Older</a></p>` : "";
     return c.html(`<!doctype html><meta charset="utf-8"><title>Outbox</title><body style="font:14px system-ui;margin:24px"><h1>Local outbox</h1>

@@ -4,7 +4,9 @@ import { Email, EmbedId, plainText } from "../http/fields";
 import { JOB_KINDS, JOB_STATUSES } from "./job-state";
 import { checkDeliveryTarget, ReportId } from "../reports/delivery-target";
 
-const DashboardEmbedId = EmbedId.optional().openapi({ description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`." });
+const DashboardEmbedId = EmbedId.optional().openapi({
+  description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`.",
+});
 
 const CallbackUrl = z
   .url({ protocol: /^https?$/ })
@@ -23,13 +25,10 @@ export const ScreenshotBody = z
     report_id: ReportId.optional(),
     email: Email.optional().openapi({ description: "Recipient; without it a short-lived download link is returned." }),
     download_file_name: plainText(1, 200).optional().openapi({ description: "Default dashboard_screenshot_download.png|.pdf|.xlsx|.csv" }),
-    export_type: z
-      .enum(["image", "pdf", "xlsx", "csv"])
-      .default("image")
-      .openapi({
-        description:
-          "`xlsx`: the data as a spreadsheet with typed cells (a dashboard: one sheet per data panel named by its title; a saved report: one sheet named by the report). `csv`: a saved report's rows (only with `report_id`).",
-      }),
+    export_type: z.enum(["image", "pdf", "xlsx", "csv"]).default("image").openapi({
+      description:
+        "`xlsx`: the data as a spreadsheet with typed cells (a dashboard: one sheet per data panel named by its title; a saved report: one sheet named by the report). `csv`: a saved report's rows (only with `report_id`).",
+    }),
     subject: plainText(1, 300).optional(),
     variables: Variables.optional(),
     width: z.number().int().min(1).max(4096).default(1280).openapi({ description: "Pixels, 1–4096." }),
@@ -66,7 +65,9 @@ export const DownloadQuery = z.object({
     .min(0)
     .max(MAX_DOWNLOAD_WAIT_SECONDS)
     .default(0)
-    .openapi({ description: `Seconds (0–${MAX_DOWNLOAD_WAIT_SECONDS}) to wait for the job to end before answering 202; default 0 (answer at once).` }),
+    .openapi({
+      description: `Seconds (0–${MAX_DOWNLOAD_WAIT_SECONDS}) to wait for the job to end before answering 202; default 0 (answer at once).`,
+    }),
 });
 
 export const JobStatusBody = z.object({ job_id: z.string().min(1).max(64) }).openapi("JobStatusRequest");
@@ -77,7 +78,10 @@ export const JobSchema = z
     kind: z.enum(JOB_KINDS),
     status: z.enum(JOB_STATUSES),
     attempts: z.number().int(),
-    error: z.string().nullable().openapi({ description: "A short, stable reason when the job failed (details are logged with the job id)." }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: "A short, stable reason when the job failed (details are logged with the job id)." }),
     created_at: z.string(),
     updated_at: z.string(),
   })

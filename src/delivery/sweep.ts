@@ -21,7 +21,11 @@ let lastSweep = 0;
  * never resent); `rendering` ones go back to the queue, or fail when their attempts are
  * used up; `queued` ones are enqueued again. Returns the jobs it ended and re-enqueued.
  */
-export async function sweepStuckJobs(db: Database, env: Env, olderThanSeconds = STUCK_AFTER_SECONDS): Promise<{ ended: JobRow[]; requeued: JobRow[] }> {
+export async function sweepStuckJobs(
+  db: Database,
+  env: Env,
+  olderThanSeconds = STUCK_AFTER_SECONDS,
+): Promise<{ ended: JobRow[]; requeued: JobRow[] }> {
   const stale = lt(jobs.updatedAt, sqlSecondsAgo(olderThanSeconds));
   const [unknown, exhausted, stuck, lost] = await db.batch([
     transitionWhere(db, stale, ["sending"], "failed", { error: FAILURE_REASONS.outcome_unknown }),

@@ -43,7 +43,11 @@ export const usedElsewhere = (tagId: SQLiteColumn | number, accessGroupId: numbe
 /** The tag by key, with whether another access group uses it. */
 export function groupTagUsage(db: Database, key: string, accessGroupId: number) {
   return db
-    .select({ id: groupTags.id, name: groupTags.name, usedElsewhere: sql<number>`${usedElsewhere(groupTags.id, accessGroupId)}`.as("used_elsewhere") })
+    .select({
+      id: groupTags.id,
+      name: groupTags.name,
+      usedElsewhere: sql<number>`${usedElsewhere(groupTags.id, accessGroupId)}`.as("used_elsewhere"),
+    })
     .from(groupTags)
     .where(eq(groupTags.nameKey, key));
 }

@@ -38,7 +38,10 @@ function inUseElsewhere(name: string): ApiError {
  * workspace-wide: refused (409 group_tag_in_use_elsewhere) while another access group uses it.
  */
 export async function renameGroupTag(db: Database, accessGroupId: number, name: string, newName: string): Promise<GroupTag> {
-  const [[tag], [clash]] = await db.batch([repo.groupTagUsage(db, repo.tagKey(name), accessGroupId), repo.groupTagByKey(db, repo.tagKey(newName))]);
+  const [[tag], [clash]] = await db.batch([
+    repo.groupTagUsage(db, repo.tagKey(name), accessGroupId),
+    repo.groupTagByKey(db, repo.tagKey(newName)),
+  ]);
   if (!tag) throw notFound(name);
   if (clash && clash.id !== tag.id) throw exists(newName, "new_name");
   if (tag.usedElsewhere) throw inUseElsewhere(tag.name);
@@ -56,7 +59,10 @@ export async function renameGroupTag(db: Database, accessGroupId: number, name: 
 
 /** Removes the tag from every customer; refused while another access group uses it. */
 export async function deleteGroupTag(db: Database, accessGroupId: number, name: string): Promise<void> {
-  const [deleted, [tag]] = await db.batch([repo.deleteGroupTag(db, repo.tagKey(name), accessGroupId), repo.groupTagUsage(db, repo.tagKey(name), accessGroupId)]);
+  const [deleted, [tag]] = await db.batch([
+    repo.deleteGroupTag(db, repo.tagKey(name), accessGroupId),
+    repo.groupTagUsage(db, repo.tagKey(name), accessGroupId),
+  ]);
   if (deleted.length > 0) return;
   throw tag ? inUseElsewhere(tag.name) : notFound(name);
 }

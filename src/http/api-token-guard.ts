@@ -151,9 +151,7 @@ export class ApiTokenGuard extends DurableObject<Env> {
   }
 
   private limitOf(bucket: LimitBucket): number {
-    return bucket === "api"
-      ? config(this.env).RATE_LIMIT_PER_MINUTE
-      : config(this.env).DELIVERY_LIMIT_PER_MINUTE;
+    return bucket === "api" ? config(this.env).RATE_LIMIT_PER_MINUTE : config(this.env).DELIVERY_LIMIT_PER_MINUTE;
   }
 
   private async resolve(tokenHash: string): Promise<Principal | null> {

@@ -67,7 +67,10 @@ export function renderDocs(doc: OpenApiDoc): string {
     for (const [method, op] of operations(item)) {
       const params = (op.parameters ?? [])
         .flatMap((p) => (isRef(p) ? [] : [p]))
-        .map((p) => `<li><code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ", required" : ""}) ${escapeHtml(p.description ?? (p.schema && !isRef(p.schema) ? p.schema.description : undefined) ?? "")}</li>`)
+        .map(
+          (p) =>
+            `<li><code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ", required" : ""}) ${escapeHtml(p.description ?? (p.schema && !isRef(p.schema) ? p.schema.description : undefined) ?? "")}</li>`,
+        )
         .join("");
       const body = op.requestBody && !isRef(op.requestBody) ? op.requestBody.content["application/json"]?.schema : undefined;
       const section = `<section class="op${op.deprecated ? " deprecated" : ""}">

@@ -86,7 +86,10 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
       ...(options.query ? { query: options.query } : {}),
       ...(options.params ? { params: options.params } : {}),
       ...(options.body ? { body: { required: true, content: { "application/json": { schema: options.body } } } } : {}),
-    } as { query: Q extends z.ZodObject ? Q : never; body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never },
+    } as {
+      query: Q extends z.ZodObject ? Q : never;
+      body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never;
+    },
     responses: {
       200: { description: "Success", content: { "application/json": { schema: options.response } } },
       ...errorResponses,
@@ -99,7 +102,10 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
  * JSON body conventions, then the zod schemas (which are also the OpenAPI document).
  */
 export function apiOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
-  options: OperationOptions<B, Q, R> & { delivery?: boolean; successor?: string } & ({ write: false } | { write: true; retryNotFoundOnPrimary?: false }),
+  options: OperationOptions<B, Q, R> & { delivery?: boolean; successor?: string } & (
+      | { write: false }
+      | { write: true; retryNotFoundOnPrimary?: false }
+    ),
 ) {
   const access = apiAccess({ write: options.write, delivery: options.delivery });
   const chain = options.method === "get" ? [access] : [access, jsonBody];

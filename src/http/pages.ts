@@ -72,7 +72,11 @@ export const frameScriptTag = `<script>${FRAME_SCRIPT}</script>`;
  * with a script of its own (the report builder) names that script's URL instead, and may
  * call this service (`connect-src 'self'`) but submit no form.
  */
-export async function pageSecurityHeaders(c: AppContext, frameAncestors?: string, script?: { src: string } | { hash: string }): Promise<void> {
+export async function pageSecurityHeaders(
+  c: AppContext,
+  frameAncestors?: string,
+  script?: { src: string } | { hash: string },
+): Promise<void> {
   const ancestors = frameAncestors?.trim() || config(c.env).FRAME_ANCESTORS;
   // A live embed page's own control (Subscribe) runs one more inline script, by its hash, and calls this service.
   const scripts =

@@ -23,10 +23,15 @@ export const retryNotFoundOnPrimary: MiddlewareHandler<AppEnv> = async (_c, next
  * builder POST) can never see a replica's not-found, so declaring it there is refused when
  * the route is declared, not silently ignored.
  */
-export function declaredRetry(options: { method: string; operationId: string; retryNotFoundOnPrimary?: boolean }, readsReplica = options.method === "get"): MiddlewareHandler<AppEnv>[] {
+export function declaredRetry(
+  options: { method: string; operationId: string; retryNotFoundOnPrimary?: boolean },
+  readsReplica = options.method === "get",
+): MiddlewareHandler<AppEnv>[] {
   if (!options.retryNotFoundOnPrimary) return [];
   if (!readsReplica) {
-    throw new Error(`${options.operationId}: retryNotFoundOnPrimary is for operations that read on a replica (GET); a ${options.method.toUpperCase()} reads the primary.`);
+    throw new Error(
+      `${options.operationId}: retryNotFoundOnPrimary is for operations that read on a replica (GET); a ${options.method.toUpperCase()} reads the primary.`,
+    );
   }
   return [retryNotFoundOnPrimary];
 }

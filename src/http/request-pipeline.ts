@@ -118,7 +118,10 @@ export function routeNotFound(app: OpenAPIHono<AppEnv>) {
     if (allowed.size > 0) {
       if (allowed.has("GET")) allowed.add("HEAD");
       c.header("Allow", [...allowed].join(", "));
-      return handleError(new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${[...allowed].join(", ")}.`), c);
+      return handleError(
+        new ApiError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}; use ${[...allowed].join(", ")}.`),
+        c,
+      );
     }
     return handleError(new ApiError("route_not_found", `No route ${c.req.method} ${c.req.path}.`), c);
   };

@@ -148,7 +148,13 @@ export class TokenLeases {
     );
   }
 
-  private async renew<T>(tokenHash: string, need: Units, prefetch: boolean, guard: GuardLink, then: (lease: Lease | null) => T): Promise<T> {
+  private async renew<T>(
+    tokenHash: string,
+    need: Units,
+    prefetch: boolean,
+    guard: GuardLink,
+    then: (lease: Lease | null) => T,
+  ): Promise<T> {
     const sentAt = Date.now();
     const old = this.leases.get(tokenHash);
     let release: LeaseRequest["release"];
@@ -181,7 +187,13 @@ export class TokenLeases {
       };
       for (const bucket of limitBuckets) {
         const grant = answer.buckets[bucket];
-        lease.buckets[bucket] = { limit: grant.limit, allowance: grant.granted, spent: 0, available: grant.available, lastGrant: grant.granted };
+        lease.buckets[bucket] = {
+          limit: grant.limit,
+          allowance: grant.granted,
+          spent: 0,
+          available: grant.available,
+          lastGrant: grant.granted,
+        };
       }
       this.leases.set(tokenHash, lease);
     } else if (lease.windowStart === answer.windowStart) {

@@ -14,7 +14,11 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 /** The first zod issue as a `validation_error` naming the offending field (dotted path). */
 export function validationError(error: z.ZodError, input: unknown): ApiError {
   const { field, missing, message } = describeIssue(error.issues[0], input);
-  return new ApiError("validation_error", missing ? `${field || "body"} is required.` : `${field || "body"}: ${message}`, field || undefined);
+  return new ApiError(
+    "validation_error",
+    missing ? `${field || "body"} is required.` : `${field || "body"}: ${message}`,
+    field || undefined,
+  );
 }
 
 /** A zod issue as a dotted field, whether that field is missing, and zod's (or our) message. */
@@ -34,7 +38,11 @@ export function validationHook(result: { success: boolean; error?: unknown; data
   if (!result.success) throw validationError(result.error as z.ZodError, result.data);
   const field = loneSurrogatePath(result.data, []);
   if (field !== undefined) {
-    throw new ApiError("validation_error", `${field || "body"}: must be valid Unicode (it holds a lone UTF-16 surrogate).`, field || undefined);
+    throw new ApiError(
+      "validation_error",
+      `${field || "body"}: must be valid Unicode (it holds a lone UTF-16 surrogate).`,
+      field || undefined,
+    );
   }
 }
 

@@ -23,13 +23,23 @@ export function endUser(db: Database, customerId: number, providedId: string) {
 
 /** Creates the end user unless it exists (a concurrent create wins quietly). */
 export function insertEndUser(db: Database, u: Pick<EndUserRow, "customerId" | "providedId" | "email" | "attributes">) {
-  return db.insert(endUsers).values(u).onConflictDoNothing({ target: [endUsers.customerId, endUsers.providedId] });
+  return db
+    .insert(endUsers)
+    .values(u)
+    .onConflictDoNothing({ target: [endUsers.customerId, endUsers.providedId] });
 }
 
 /** Replaces the fields given (null = keep). */
-export function updateEndUser(db: Database, u: Pick<EndUserRow, "customerId" | "providedId"> & { email: string | null; attributes: EndUserRow["attributes"] | null }) {
+export function updateEndUser(
+  db: Database,
+  u: Pick<EndUserRow, "customerId" | "providedId"> & { email: string | null; attributes: EndUserRow["attributes"] | null },
+) {
   return db
     .update(endUsers)
-    .set({ email: sql`coalesce(${u.email}, ${endUsers.email})`, attributes: sql`coalesce(${sql.param(u.attributes, endUsers.attributes)}, ${endUsers.attributes})`, updatedAt: sqlNow })
+    .set({
+      email: sql`coalesce(${u.email}, ${endUsers.email})`,
+      attributes: sql`coalesce(${sql.param(u.attributes, endUsers.attributes)}, ${endUsers.attributes})`,
+      updatedAt: sqlNow,
+    })
     .where(byKey(u.customerId, u.providedId));
 }

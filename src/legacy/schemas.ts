@@ -27,7 +27,9 @@ export const UpdatedUserGroupSchema = UserGroupSchema.extend({
   api_environment_tag: z.enum(["Customer", "Testing"]),
 }).openapi("UpdatedUserGroup");
 
-const Attributes = jsonObject64KiB().openapi({ description: "Free key-value mapping; `header` and `footer` hold HTML for report e-mails." });
+const Attributes = jsonObject64KiB().openapi({
+  description: "Free key-value mapping; `header` and `footer` hold HTML for report e-mails.",
+});
 
 const EndUserProvidedId = plainText(1, 256);
 const TeamId = z.number().int().positive().openapi({ description: "The user group's team_id." });

@@ -27,7 +27,8 @@ async function asUserGroup<T>(userGroupId: string, work: Promise<T>): Promise<T>
   try {
     return await work;
   } catch (error) {
-    if (error instanceof ApiError && error.code === "customer_not_found" && error.field === "provided_id") throw userGroupIdNotFound(userGroupId);
+    if (error instanceof ApiError && error.code === "customer_not_found" && error.field === "provided_id")
+      throw userGroupIdNotFound(userGroupId);
     if (error instanceof ApiError && error.field === "provided_id") {
       throw new ApiError(error.code, error.message, "user_group_id", error.headers);
     }
@@ -102,7 +103,12 @@ export async function updateEndUser(scope: CustomerScope, input: UpdateEndUserIn
   if (existing.length === 0) {
     if (input.email === undefined) throw new ApiError("validation_error", "email is required to create a new end user.", "email");
     const [, created] = await db.batch([
-      repo.insertEndUser(db, { customerId: input.customer_id, providedId: input.provided_id, email: input.email, attributes: attributes ?? {} }),
+      repo.insertEndUser(db, {
+        customerId: input.customer_id,
+        providedId: input.provided_id,
+        email: input.email,
+        attributes: attributes ?? {},
+      }),
       repo.endUser(db, input.customer_id, input.provided_id),
     ]);
     return endUserView(created[0]);

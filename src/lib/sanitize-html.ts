@@ -7,20 +7,73 @@ import { escapeHtml } from "./html";
  * escaped as text.
  */
 const ALLOWED_TAGS = new Set([
-  "a", "b", "strong", "i", "em", "u", "s", "p", "br", "div", "span", "h1", "h2", "h3", "h4", "h5", "h6",
-  "ul", "ol", "li", "img", "table", "thead", "tbody", "tfoot", "tr", "td", "th", "hr", "small", "sub", "sup",
-  "blockquote", "font", "center", "caption",
+  "a",
+  "b",
+  "strong",
+  "i",
+  "em",
+  "u",
+  "s",
+  "p",
+  "br",
+  "div",
+  "span",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "li",
+  "img",
+  "table",
+  "thead",
+  "tbody",
+  "tfoot",
+  "tr",
+  "td",
+  "th",
+  "hr",
+  "small",
+  "sub",
+  "sup",
+  "blockquote",
+  "font",
+  "center",
+  "caption",
 ]);
 const VOID_TAGS = new Set(["br", "hr", "img"]);
 const DROP_WITH_CONTENT = /<(script|style|iframe|object|embed|noscript|template|svg|math)\b[\s\S]*?<\/\1\s*>/gi;
 const ALLOWED_ATTRIBUTES = new Set([
-  "href", "src", "alt", "title", "width", "height", "align", "valign", "color", "bgcolor", "border",
-  "cellpadding", "cellspacing", "colspan", "rowspan", "style", "target", "face", "size",
+  "href",
+  "src",
+  "alt",
+  "title",
+  "width",
+  "height",
+  "align",
+  "valign",
+  "color",
+  "bgcolor",
+  "border",
+  "cellpadding",
+  "cellspacing",
+  "colspan",
+  "rowspan",
+  "style",
+  "target",
+  "face",
+  "size",
 ]);
 
 function safeUrl(name: string, value: string): boolean {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: browsers ignore control characters inside a URL scheme, so they are stripped before it is checked
-  const url = value.trim().replace(/[\u0000-\u001f\s]+/g, "").toLowerCase();
+  const url = value
+    .trim()
+    .replace(/[\u0000-\u001f\s]+/g, "")
+    .toLowerCase();
   if (/^(https?:|mailto:|cid:)/.test(url)) return true;
   if (name === "src" && /^data:image\/(png|jpe?g|gif|webp);/.test(url)) return true;
   return !/^[a-z][a-z0-9+.-]*:/.test(url) && !url.startsWith("//"); // relative links are harmless

@@ -92,7 +92,12 @@ class Scanner {
       } else if (this.dialect === "postgres" && (c === "E" || c === "e") && next === "'") {
         this.pos++;
         error = this.string(start, true);
-      } else if (this.dialect === "postgres" && (c === "U" || c === "u") && next === "&" && (sql[start + 2] === "'" || sql[start + 2] === '"')) {
+      } else if (
+        this.dialect === "postgres" &&
+        (c === "U" || c === "u") &&
+        next === "&" &&
+        (sql[start + 2] === "'" || sql[start + 2] === '"')
+      ) {
         // U&'…' is an ordinary string; U&"…" a name whose escapes could spell any other name.
         this.pos += 2;
         if (sql[start + 2] === "'") error = this.string(start, false);

@@ -124,7 +124,7 @@ function tokensProblem(all: Token[], complete: boolean): string | null {
         return `'FOR ${next.text.toUpperCase()}' locks rows and is not allowed in a read-only query`;
       }
     }
-    if (token.disguised) return "names written with Unicode escapes (U&\"…\") are not allowed";
+    if (token.disguised) return 'names written with Unicode escapes (U&"…") are not allowed';
     if (token.kind === "word" || token.kind === "quoted") {
       const name = (token.value ?? token.text).toLowerCase();
       // Only calls: a column may well be called `lo_limit`. (PostgreSQL's `row.f` notation

@@ -39,7 +39,9 @@ export function stage(name: string): void {
  * A job's timing (its last attempt's): when the attempt started (epoch ms), when it last
  * marked a stage, the stages in ms, and when each stage last ended (epoch ms).
  */
-export function stageTimings(jobId: string): { started_at: number; ended_at: number; stages: Record<string, number>; stage_ends: Record<string, number> } | undefined {
+export function stageTimings(
+  jobId: string,
+): { started_at: number; ended_at: number; stages: Record<string, number>; stage_ends: Record<string, number> } | undefined {
   const timing = recent.get(jobId);
   return timing && { started_at: timing.startedAt, ended_at: timing.last, stages: { ...timing.stages }, stage_ends: { ...timing.ends } };
 }

@@ -98,7 +98,19 @@ function dateCell(value: unknown, format: string): Cell {
   const text = String(value).trim();
   const match = ISO_DATE.exec(text);
   if (!match) return textCell(value);
-  const date = match[8] ? new Date(text.replace(" ", "T")) : new Date(Date.UTC(+match[1], +match[2] - 1, +match[3], +(match[4] ?? 0), +(match[5] ?? 0), +(match[6] ?? 0), Math.round(Number(match[7] ?? 0) * 1000)));
+  const date = match[8]
+    ? new Date(text.replace(" ", "T"))
+    : new Date(
+        Date.UTC(
+          +match[1],
+          +match[2] - 1,
+          +match[3],
+          +(match[4] ?? 0),
+          +(match[5] ?? 0),
+          +(match[6] ?? 0),
+          Math.round(Number(match[7] ?? 0) * 1000),
+        ),
+      );
   if (Number.isNaN(date.getTime())) return textCell(value);
   return { value: date, type: Date, format };
 }
@@ -127,7 +139,11 @@ export function sheetNames(wanted: string[]): string[] {
   const taken = new Set<string>();
   return wanted.map((name) => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: sheet names may not hold control characters; they are replaced
-  const clean = name.replace(/[[\]:*?/\\\u0000-\u001f]/g, " ").replace(/^'+|'+$/g, "").trim() || "Sheet";
+    const clean =
+      name
+        .replace(/[[\]:*?/\\\u0000-\u001f]/g, " ")
+        .replace(/^'+|'+$/g, "")
+        .trim() || "Sheet";
     let candidate = clean.slice(0, 31).trim();
     for (let n = 2; taken.has(candidate.toLowerCase()); n++) {
       const suffix = ` (${n})`;

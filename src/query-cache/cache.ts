@@ -111,7 +111,13 @@ async function read(key: Request): Promise<Entry | null> {
 }
 
 /** Keeps a result for `keepSeconds` (fresh for the TTL, then the stale window). */
-async function write(key: Request, result: { rows: Row[]; truncated: boolean }, storedAt: number, keepSeconds: number, staleServed = false): Promise<void> {
+async function write(
+  key: Request,
+  result: { rows: Row[]; truncated: boolean },
+  storedAt: number,
+  keepSeconds: number,
+  staleServed = false,
+): Promise<void> {
   const seconds = Math.max(1, Math.ceil(keepSeconds));
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -142,7 +148,12 @@ async function keep(keys: Map<string, Request>, results: Map<string, PanelResult
  * One data source's queries, from the cache where it can and through `run` (one call) for
  * the rest. Without a TTL it is `run` itself, and every query is `off`.
  */
-export async function runCached(source: CachedSource, queries: PanelQuery[], policy: QueryCachePolicy | undefined, run: QueryRunner): Promise<Map<string, PanelResult>> {
+export async function runCached(
+  source: CachedSource,
+  queries: PanelQuery[],
+  policy: QueryCachePolicy | undefined,
+  run: QueryRunner,
+): Promise<Map<string, PanelResult>> {
   const ttlSeconds = Math.min(policy?.ttlSeconds ?? 0, MAX_CACHE_TTL_SECONDS);
   if (!policy || ttlSeconds <= 0 || queries.length === 0) {
     for (const _ of queries) policy?.report?.note("off");
@@ -196,7 +207,12 @@ export async function runCached(source: CachedSource, queries: PanelQuery[], pol
  * refresh runs), then run again and kept fresh. A refresh that fails leaves the marked
  * entry, which the next request treats as missing.
  */
-async function refresh(stale: { query: PanelQuery; entry: Entry }[], keys: Map<string, Request>, ttlSeconds: number, run: QueryRunner): Promise<void> {
+async function refresh(
+  stale: { query: PanelQuery; entry: Entry }[],
+  keys: Map<string, Request>,
+  ttlSeconds: number,
+  run: QueryRunner,
+): Promise<void> {
   try {
     const now = Date.now();
     await Promise.all(
@@ -205,7 +221,14 @@ async function refresh(stale: { query: PanelQuery; entry: Entry }[], keys: Map<s
         return key ? [write(key, entry, now - entry.ageMs, 2 * ttlSeconds - entry.ageMs / 1000, true)] : [];
       }),
     );
-    await keep(keys, await run(stale.map((s) => s.query), true), ttlSeconds);
+    await keep(
+      keys,
+      await run(
+        stale.map((s) => s.query),
+        true,
+      ),
+      ttlSeconds,
+    );
   } catch (error) {
     log("warn", "stale query results not refreshed", { error: errorDetail(error) });
   }

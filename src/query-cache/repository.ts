@@ -24,7 +24,10 @@ export function bumpDashboard(db: Database, embedId: string, also?: SQL) {
 }
 
 export function visibleCustomer(db: Database, providedId: string, accessGroupId: number) {
-  return db.select({ id: customers.id }).from(customers).where(and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId)));
+  return db
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId)));
 }
 
 export function dashboard(db: Database, embedId: string) {

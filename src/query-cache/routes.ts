@@ -7,8 +7,12 @@ import { invalidate } from "./service";
 
 const InvalidateCacheBody = z
   .object({
-    provided_id: ProvidedId.optional().openapi({ description: "A customer of your access group: its cached results (and its descendants') miss from now on." }),
-    dashboard_embed_id: EmbedId.optional().openapi({ description: "A dashboard: its cached results miss from now on, for every customer." }),
+    provided_id: ProvidedId.optional().openapi({
+      description: "A customer of your access group: its cached results (and its descendants') miss from now on.",
+    }),
+    dashboard_embed_id: EmbedId.optional().openapi({
+      description: "A dashboard: its cached results miss from now on, for every customer.",
+    }),
   })
   .superRefine((body, ctx) => {
     if (body.provided_id === undefined && body.dashboard_embed_id === undefined) {

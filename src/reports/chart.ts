@@ -37,7 +37,10 @@ function labels(columns: ResultColumn[]): Map<string, string> {
 }
 
 /** The chart's columns, with the defaults: x the first non-numeric column, y the numeric ones. */
-export function chartColumns(result: Pick<ReportResult, "columns">, chart: Chart): { x: string | undefined; y: string[]; missing: string[] } {
+export function chartColumns(
+  result: Pick<ReportResult, "columns">,
+  chart: Chart,
+): { x: string | undefined; y: string[]; missing: string[] } {
   const names = result.columns.map((c) => c.name);
   const x = chart.x ?? result.columns.find((c) => !NUMERIC.has(c.type))?.name ?? names[0];
   const y = chart.y && chart.y.length > 0 ? chart.y : result.columns.filter((c) => NUMERIC.has(c.type) && c.name !== x).map((c) => c.name);
@@ -46,7 +49,11 @@ export function chartColumns(result: Pick<ReportResult, "columns">, chart: Chart
 }
 
 /** The panel definition and its data for one chart of a result. */
-function chartPanel(result: ReportResult, chart: Chart, options: ReportPanelOptions & { id: string; y?: number }): { panel: PanelDefinition; data: PanelResult } {
+function chartPanel(
+  result: ReportResult,
+  chart: Chart,
+  options: ReportPanelOptions & { id: string; y?: number },
+): { panel: PanelDefinition; data: PanelResult } {
   const label = labels(result.columns);
   const layout = { x: 0, y: options.y ?? 0, w: 12, h: options.rows ?? 6 };
   const base = { id: options.id, title: options.title ?? "", layout, schema_id: 1, sql: "" };
@@ -55,17 +62,26 @@ function chartPanel(result: ReportResult, chart: Chart, options: ReportPanelOpti
   const { x, y, missing } = chartColumns(result, chart);
   const ok = (rows: Row[]): PanelResult => ({ status: "ok", rows, truncated: result.truncated });
   if (missing.length > 0) {
-    return { panel: { ...base, type: chart.type } as PanelDefinition, data: { status: "failed", message: `This chart names columns the result does not have: ${missing.join(", ")}.` } };
+    return {
+      panel: { ...base, type: chart.type } as PanelDefinition,
+      data: { status: "failed", message: `This chart names columns the result does not have: ${missing.join(", ")}.` },
+    };
   }
   if (chart.type !== "table" && chart.type !== "kpi" && (x === undefined || y.length === 0)) {
-    return { panel: { ...base, type: chart.type } as PanelDefinition, data: { status: "failed", message: "This chart needs a category column and at least one numeric column." } };
+    return {
+      panel: { ...base, type: chart.type } as PanelDefinition,
+      data: { status: "failed", message: "This chart needs a category column and at least one numeric column." },
+    };
   }
   switch (chart.type) {
     case "table":
       return { panel: { ...base, type: "table" } as PanelDefinition, data: ok(result.rows.map(relabel)) };
     case "kpi": {
       const column = y[0] ?? result.columns[0]?.name;
-      return { panel: { ...base, type: "kpi" } as PanelDefinition, data: ok(result.rows.slice(0, 1).map((row) => ({ value: row[column] }))) };
+      return {
+        panel: { ...base, type: "kpi" } as PanelDefinition,
+        data: ok(result.rows.slice(0, 1).map((row) => ({ value: row[column] }))),
+      };
     }
     case "pie":
       return {
@@ -94,12 +110,23 @@ export function reportPanelHtml(result: ReportResult, chart: Chart, options: Rep
  * A saved report as a whole page (what a capture or an e-mail of it shows): its chart, then
  * its table — a table chart only once — under the report's name and the customer's name.
  */
-export function reportPage(input: { title: string; customerName: string; result: ReportResult; chart: Chart; width?: number; isDemo?: boolean; fitToWindow?: boolean }): string {
+export function reportPage(input: {
+  title: string;
+  customerName: string;
+  result: ReportResult;
+  chart: Chart;
+  width?: number;
+  isDemo?: boolean;
+  fitToWindow?: boolean;
+}): string {
   const tableRows = Math.min(10, Math.max(3, Math.ceil(input.result.rows.length / 2) + 1));
   const panels =
     input.chart.type === "table"
       ? [chartPanel(input.result, input.chart, { id: "table", rows: tableRows })]
-      : [chartPanel(input.result, input.chart, { id: "chart" }), chartPanel(input.result, { type: "table" }, { id: "table", y: 6, rows: tableRows })];
+      : [
+          chartPanel(input.result, input.chart, { id: "chart" }),
+          chartPanel(input.result, { type: "table" }, { id: "table", y: 6, rows: tableRows }),
+        ];
   const definition = { title: input.title, variables: [], panels: panels.map((p) => p.panel) } as unknown as Definition;
   return renderDashboard({
     definition,

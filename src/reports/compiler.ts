@@ -4,7 +4,15 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { StoredTable } from "../blueprints/schemas";
 import { splitPlaceholders, type Dialect, type Param, type PlaceholderContext } from "../dashboards/sql";
 import { ApiError } from "../http/errors";
-import { DEFAULT_REPORT_LIMIT, type Aggregate, type Bucket, type ColumnType, type ReportFilter, type ReportQuery, type ResultColumn } from "./query";
+import {
+  DEFAULT_REPORT_LIMIT,
+  type Aggregate,
+  type Bucket,
+  type ColumnType,
+  type ReportFilter,
+  type ReportQuery,
+  type ResultColumn,
+} from "./query";
 
 /**
  * The one compiler from a report query to SQL, for SQLite (D1) and PostgreSQL.
@@ -88,7 +96,11 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   const names = resultNames(query);
   const duplicate = names.findIndex((name, i) => names.indexOf(name) !== i);
   if (duplicate >= 0) {
-    const field = query.columns ? `columns.${duplicate}` : duplicate < (query.group_by?.length ?? 0) ? `group_by.${duplicate}.column` : `values.${duplicate - (query.group_by?.length ?? 0)}.column`;
+    const field = query.columns
+      ? `columns.${duplicate}`
+      : duplicate < (query.group_by?.length ?? 0)
+        ? `group_by.${duplicate}.column`
+        : `values.${duplicate - (query.group_by?.length ?? 0)}.column`;
     throw new ApiError("validation_error", `${field}: the result already has a column '${names[duplicate]}'.`, field);
   }
   if (query.limit !== undefined && query.limit > input.rowLimit) {
@@ -115,15 +127,24 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   } else {
     (query.group_by ?? []).forEach((group, i) => {
       const column = known(group.column, `group_by.${i}.column`);
-      if (!column.can_be_grouped) throw new ApiError("column_not_groupable", `Column '${group.column}' cannot be grouped.`, `group_by.${i}.column`);
+      if (!column.can_be_grouped)
+        throw new ApiError("column_not_groupable", `Column '${group.column}' cannot be grouped.`, `group_by.${i}.column`);
       if (group.bucket && !BUCKETABLE.includes(column.type)) {
-        throw new ApiError("bucket_not_allowed", `Column '${group.column}' is ${column.type}; only DATE, DATETIME and TIMESTAMP columns have buckets.`, `group_by.${i}.bucket`);
+        throw new ApiError(
+          "bucket_not_allowed",
+          `Column '${group.column}' is ${column.type}; only DATE, DATETIME and TIMESTAMP columns have buckets.`,
+          `group_by.${i}.bucket`,
+        );
       }
       const expression = group.bucket ? bucketed(ref(group.column), group.bucket, dialect) : ref(group.column);
       groups.push(expression);
       result.push({
         column: group.bucket
-          ? { name: `${group.column}_${group.bucket}`, display_name: `${column.display_name} (${bucketLabel[group.bucket]})`, type: "STRING" }
+          ? {
+              name: `${group.column}_${group.bucket}`,
+              display_name: `${column.display_name} (${bucketLabel[group.bucket]})`,
+              type: "STRING",
+            }
           : { name: group.column, display_name: column.display_name, type: column.type },
         expression,
       });
@@ -135,10 +156,18 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
       }
       const column = known(value.column as string, `values.${i}.column`);
       if (!aggregateAllowed(value.aggregate, column.type)) {
-        throw new ApiError("aggregate_not_allowed", `${value.aggregate} cannot be used on column '${column.name}' (${column.type}).`, `values.${i}.aggregate`);
+        throw new ApiError(
+          "aggregate_not_allowed",
+          `${value.aggregate} cannot be used on column '${column.name}' (${column.type}).`,
+          `values.${i}.aggregate`,
+        );
       }
       result.push({
-        column: { name: `${value.aggregate}_${column.name}`, display_name: aggregateLabel[value.aggregate](column.display_name), type: aggregateType(value.aggregate, column.type) },
+        column: {
+          name: `${value.aggregate}_${column.name}`,
+          display_name: aggregateLabel[value.aggregate](column.display_name),
+          type: aggregateType(value.aggregate, column.type),
+        },
         expression: aggregated(value.aggregate, ref(column.name), column.type, dialect),
       });
     });
@@ -153,7 +182,11 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   input.locked.forEach((filter) => {
     const column = columnOf(filter.column);
     if (!column || (TEXT_OPS.has(filter.op) && column.type !== "STRING") || (ORDERING_OPS.has(filter.op) && column.type === "BOOLEAN")) {
-      throw new ApiError("dataset_data_unavailable", `A filter this link locks no longer fits dataset '${table.dataset_name}'; ask for a new link.`, "dataset");
+      throw new ApiError(
+        "dataset_data_unavailable",
+        `A filter this link locks no longer fits dataset '${table.dataset_name}'; ask for a new link.`,
+        "dataset",
+      );
     }
     conditions.push(condition(filter, column, typedFilter(filter, column, dialect, "filters"), dialect, "filters"));
   });
@@ -169,7 +202,10 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   const limit = query.limit ?? Math.min(DEFAULT_REPORT_LIMIT, input.rowLimit);
   const statement = sql.join(
     [
-      sql`SELECT ${sql.join(result.map((r) => sql`${r.expression} AS ${sql.identifier(r.column.name)}`), sql`, `)}`,
+      sql`SELECT ${sql.join(
+        result.map((r) => sql`${r.expression} AS ${sql.identifier(r.column.name)}`),
+        sql`, `,
+      )}`,
       // Newlines: a `--` comment ending the dataset's query cannot swallow what follows.
       sql`FROM (\n${datasetSql(table.query, input.context, dialect)}\n) AS ${sql.identifier("dataset")}`,
       conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : undefined,
@@ -320,7 +356,9 @@ function typedValue(value: unknown, column: Column, dialect: Dialect, field: str
       // No offset means UTC. D1 keeps these as ISO text, so the value is compared in the
       // same spelling (`…T01:30:00.000Z`).
       const text = value as string;
-      const utc = /Z|[+-]\d\d:?\d\d$/.test(text.slice(10)) ? text.replace(" ", "T") : `${text.replace(" ", "T")}${text.length === 10 ? "T00:00:00" : ""}Z`;
+      const utc = /Z|[+-]\d\d:?\d\d$/.test(text.slice(10))
+        ? text.replace(" ", "T")
+        : `${text.replace(" ", "T")}${text.length === 10 ? "T00:00:00" : ""}Z`;
       const date = new Date(utc);
       return Number.isNaN(date.getTime()) ? refuse("a real date-time") : date.toISOString();
     }
@@ -352,9 +390,15 @@ function condition(filter: ReportFilter, column: Column, values: Param[], dialec
     case "between":
       return sql`${e} BETWEEN ${first} AND ${second}`;
     case "in":
-      return sql`${e} IN (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`;
+      return sql`${e} IN (${sql.join(
+        values.map((v) => sql`${v}`),
+        sql`, `,
+      )})`;
     case "not_in":
-      return sql`${e} NOT IN (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`;
+      return sql`${e} NOT IN (${sql.join(
+        values.map((v) => sql`${v}`),
+        sql`, `,
+      )})`;
     case "is_null":
       return sql`${e} IS NULL`;
     case "is_not_null":
@@ -362,7 +406,9 @@ function condition(filter: ReportFilter, column: Column, values: Param[], dialec
     case "contains":
     case "starts_with": {
       // Case-insensitive on both databases; % _ and \ in the value are literal.
-      const escaped = String(first).toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`);
+      const escaped = String(first)
+        .toLowerCase()
+        .replace(/[\\%_]/g, (ch) => `\\${ch}`);
       const pattern = filter.op === "contains" ? `%${escaped}%` : `${escaped}%`;
       const text = dialect === "postgres" ? sql`lower(CAST(${e} AS text))` : sql`lower(${e})`;
       return sql`${text} LIKE ${pattern} ESCAPE '\\'`;

@@ -24,15 +24,33 @@ export interface SavedReportRun {
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
 
 /** The page a capture of the report shows: its chart, then its table (src/reports/chart.ts). */
-export async function savedReportHtml(db: Database, env: Env, run: SavedReportRun & { width: number; fitToWindow?: boolean }): Promise<string> {
+export async function savedReportHtml(
+  db: Database,
+  env: Env,
+  run: SavedReportRun & { width: number; fitToWindow?: boolean },
+): Promise<string> {
   const { report, result, customerName, isDemo } = await runSavedReport(db, env, run);
-  return reportPage({ title: report.name, customerName, result, chart: report.chart, width: run.width, isDemo, fitToWindow: run.fitToWindow });
+  return reportPage({
+    title: report.name,
+    customerName,
+    result,
+    chart: report.chart,
+    width: run.width,
+    isDemo,
+    fitToWindow: run.fitToWindow,
+  });
 }
 
 /** The report's rows as a file: CSV as the builder exports it, or a workbook of one sheet named by the report. */
-export async function savedReportFile(db: Database, env: Env, run: SavedReportRun & { format: "csv" | "xlsx" }): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
+export async function savedReportFile(
+  db: Database,
+  env: Env,
+  run: SavedReportRun & { format: "csv" | "xlsx" },
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
   const { report, result } = await runSavedReport(db, env, run);
-  return run.format === "csv" ? { bytes: reportCsvBytes(result), contentType: CSV_CONTENT_TYPE } : { bytes: await reportWorkbook(report, result), contentType: XLSX_CONTENT_TYPE };
+  return run.format === "csv"
+    ? { bytes: reportCsvBytes(result), contentType: CSV_CONTENT_TYPE }
+    : { bytes: await reportWorkbook(report, result), contentType: XLSX_CONTENT_TYPE };
 }
 
 /** RFC 4180 CSV with a header row of result column names (formula-looking text prefixed with `'`). */
@@ -41,6 +59,9 @@ export function reportCsvBytes(result: Pick<ReportResult, "columns" | "rows">): 
 }
 
 /** One sheet named by the report (made a legal sheet name), typed by the result's column types. */
-export async function reportWorkbook(report: Pick<Report, "name">, result: Pick<ReportResult, "columns" | "rows">): Promise<Uint8Array<ArrayBuffer>> {
+export async function reportWorkbook(
+  report: Pick<Report, "name">,
+  result: Pick<ReportResult, "columns" | "rows">,
+): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await xlsx([{ name: report.name, columns: result.columns, rows: result.rows }]));
 }

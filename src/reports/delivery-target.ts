@@ -9,11 +9,11 @@ import { z } from "@hono/zod-openapi";
  * - `csv` (the rows of one result) only for a saved report → else 400 on the format field.
  */
 
-export const ReportId = z
-  .string()
-  .min(1)
-  .max(64)
-  .openapi({ description: "A saved report (report builder) of the customer `provided_id`, drawn as one page: its chart and its table. Exactly one of `dashboard_embed_id` and `report_id`.", example: "r7Kq2mX9pL4wZ8nB3vC1" });
+export const ReportId = z.string().min(1).max(64).openapi({
+  description:
+    "A saved report (report builder) of the customer `provided_id`, drawn as one page: its chart and its table. Exactly one of `dashboard_embed_id` and `report_id`.",
+  example: "r7Kq2mX9pL4wZ8nB3vC1",
+});
 
 /** The formats that only a saved report has. */
 const REPORT_ONLY_FORMATS = new Set(["csv"]);
@@ -28,9 +28,17 @@ export function checkDeliveryTarget(
   if (dashboard && report) {
     ctx.addIssue({ code: "custom", path: ["report_id"], message: "give either dashboard_embed_id or report_id, not both" });
   } else if (!dashboard && !report && options.required) {
-    ctx.addIssue({ code: "custom", path: ["dashboard_embed_id"], message: "give dashboard_embed_id (a dashboard) or report_id (a saved report of the customer)" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["dashboard_embed_id"],
+      message: "give dashboard_embed_id (a dashboard) or report_id (a saved report of the customer)",
+    });
   } else if (dashboard && options.format !== undefined && REPORT_ONLY_FORMATS.has(options.format)) {
-    ctx.addIssue({ code: "custom", path: [options.formatField], message: `'${options.format}' is the rows of one result: only for a saved report (report_id)` });
+    ctx.addIssue({
+      code: "custom",
+      path: [options.formatField],
+      message: `'${options.format}' is the rows of one result: only for a saved report (report_id)`,
+    });
   }
 }
 

@@ -22,7 +22,8 @@ const FloorStatement = z.object({ binding: z.string(), kind: z.enum(["d1", "post
 export function registerReportDevRoutes(app: OpenAPIHono<AppEnv>): void {
   app.post("/_dev/report-sql/:embedId", jsonBody, async (c) => {
     const claims = await verifyBuilderToken(c.env, (c.req.header("Authorization") ?? "").replace(/^Bearer\s+/, ""));
-    if (!claims || claims.bpe !== c.req.param("embedId")) throw new ApiError("invalid_embed_token", "A builder token for this blueprint is needed.");
+    if (!claims || claims.bpe !== c.req.param("embedId"))
+      throw new ApiError("invalid_embed_token", "A builder token for this blueprint is needed.");
     const query = ReportQuery.parse(JSON.parse(await c.req.text()));
     const { compiled, source } = await compiledFor({ db: c.get("db"), env: c.env, claims }, query);
     return c.json({ success: 1, sql: compiled.sql, params: compiled.params, binding: source.binding, kind: source.kind });
@@ -32,8 +33,18 @@ export function registerReportDevRoutes(app: OpenAPIHono<AppEnv>): void {
     const { binding, kind, sql, params } = FloorStatement.parse(JSON.parse(await c.req.text()));
     // Even here only a read, and only on a data source's database (never the service's own).
     const target = bindingOfKind(c.env, kind, binding);
-    if (!target || readOnlyProblem(sql, [kind === "d1" ? "sqlite" : "postgres"])) throw new ApiError("validation_error", "Only a read-only statement on a data source binding.");
-    if (kind === "d1") return c.json({ success: 1, rows: (await (target as D1Database).prepare(sql).bind(...params).all()).results });
+    if (!target || readOnlyProblem(sql, [kind === "d1" ? "sqlite" : "postgres"]))
+      throw new ApiError("validation_error", "Only a read-only statement on a data source binding.");
+    if (kind === "d1")
+      return c.json({
+        success: 1,
+        rows: (
+          await (target as D1Database)
+            .prepare(sql)
+            .bind(...params)
+            .all()
+        ).results,
+      });
     const client = new pg.Client({ connectionString: (target as Hyperdrive).connectionString, stream: workersSocket } as pg.ClientConfig);
     client.on("error", () => {});
     await client.connect();

@@ -8,6 +8,8 @@ import type { ReportResult } from "./query";
  */
 export function resultCsv(result: Pick<ReportResult, "columns" | "rows">): string {
   const fields = result.columns.map((c) => c.name);
-  const data = result.rows.map((row) => fields.map((field) => (row[field] !== null && typeof row[field] === "object" ? JSON.stringify(row[field]) : row[field])));
+  const data = result.rows.map((row) =>
+    fields.map((field) => (row[field] !== null && typeof row[field] === "object" ? JSON.stringify(row[field]) : row[field])),
+  );
   return csvOf(fields, data);
 }

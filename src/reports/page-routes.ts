@@ -120,12 +120,16 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
     }
     const width = body.width ?? 960;
     const chartHtml =
-      body.chart.type === "table" ? "" : `<div class="grid">${reportPanelHtml(result, body.chart, { width: panelWidth(width), rows: width < 480 ? 5 : 6 })}</div>`;
+      body.chart.type === "table"
+        ? ""
+        : `<div class="grid">${reportPanelHtml(result, body.chart, { width: panelWidth(width), rows: width < 480 ? 5 : 6 })}</div>`;
     return c.json({ success: 1 as const, ...result, chart_html: chartHtml }, 200);
   });
 }
 
-type OpenedPage = { page: Omit<BuilderPageInput, "embedId" | "report">; frameAncestors?: string } | { status: 401 | 404 | 429; title: string; text: string };
+type OpenedPage =
+  | { page: Omit<BuilderPageInput, "embedId" | "report">; frameAncestors?: string }
+  | { status: 401 | 404 | 429; title: string; text: string };
 
 /**
  * The page's checks, as the JSON API's: a builder token for this blueprint (401), its
@@ -137,7 +141,9 @@ async function openPage(c: AppContext, embedId: string, token: string): Promise<
   const claims = token ? await verifyBuilderToken(c.env, token) : null;
   if (!claims) return refused;
   if (claims.bpe !== embedId) {
-    return (await reports.blueprintExists(c.get("db"), embedId)) ? refused : { status: 404, title: "Not found", text: "There is no report builder here." };
+    return (await reports.blueprintExists(c.get("db"), embedId))
+      ? refused
+      : { status: 404, title: "Not found", text: "There is no report builder here." };
   }
   try {
     const data = await reports.builderPageData({ db: c.get("db"), env: c.env, claims });
@@ -149,7 +155,8 @@ async function openPage(c: AppContext, embedId: string, token: string): Promise<
     if (!(error instanceof ApiError)) throw error;
     if (error.code === "invalid_embed_token") return { ...refused, text: error.message };
     if (error.code === "blueprint_not_found") return { status: 404, title: "Not found", text: error.message };
-    if (error.code === "rate_limited") return { status: 429, title: "Too many requests", text: "Too many requests right now; try again in a minute." };
+    if (error.code === "rate_limited")
+      return { status: 429, title: "Too many requests", text: "Too many requests right now; try again in a minute." };
     throw error;
   }
 }

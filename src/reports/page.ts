@@ -32,7 +32,10 @@ export interface BuilderPageInput {
 
 /** JSON inside <script type="application/json">: `<` escaped so no text can close the element. */
 function inlineJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 export function builderPage(input: BuilderPageInput): string {

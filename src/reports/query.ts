@@ -9,7 +9,21 @@ import type { StoredTable } from "../blueprints/schemas";
 
 export const AGGREGATES = ["count", "count_distinct", "sum", "avg", "min", "max"] as const;
 export const BUCKETS = ["day", "week", "month", "quarter", "year"] as const;
-export const FILTER_OPS = ["eq", "neq", "gt", "gte", "lt", "lte", "in", "not_in", "between", "contains", "starts_with", "is_null", "is_not_null"] as const;
+export const FILTER_OPS = [
+  "eq",
+  "neq",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "in",
+  "not_in",
+  "between",
+  "contains",
+  "starts_with",
+  "is_null",
+  "is_not_null",
+] as const;
 export const CHART_TYPES = ["table", "bar", "line", "area", "pie", "kpi"] as const;
 
 export type Aggregate = (typeof AGGREGATES)[number];
@@ -22,30 +36,39 @@ export const DEFAULT_REPORT_LIMIT = 1000;
 
 const Name = z.string().min(1).max(256);
 // PostgreSQL text cannot hold U+0000: refused up front on both databases alike.
-const Scalar = z.union([z.string().max(10_000).refine((v) => !v.includes("\u0000"), "must not contain U+0000"), z.number(), z.boolean()]);
+const Scalar = z.union([
+  z
+    .string()
+    .max(10_000)
+    .refine((v) => !v.includes("\u0000"), "must not contain U+0000"),
+  z.number(),
+  z.boolean(),
+]);
 
 const SINGLE_VALUE: readonly FilterOp[] = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "starts_with"];
 
 const FilterShape = z.object({
   column: Name,
   op: z.enum(FILTER_OPS),
-  value: Scalar.optional().openapi({ description: "For eq, neq, gt, gte, lt, lte, contains, starts_with: typed by the column (number, boolean, ISO date)." }),
+  value: Scalar.optional().openapi({
+    description: "For eq, neq, gt, gte, lt, lte, contains, starts_with: typed by the column (number, boolean, ISO date).",
+  }),
   values: z.array(Scalar).optional().openapi({ description: "For in, not_in (1–100 values) and between (2)." }),
 });
 
 /** A filter's values fit its op (their types are checked against the column by the compiler). */
 function filterValuesFit(filter: z.infer<typeof FilterShape>, ctx: z.RefinementCtx): void {
-    if (SINGLE_VALUE.includes(filter.op) && filter.value === undefined) {
-      ctx.addIssue({ code: "custom", path: ["value"], message: `'${filter.op}' needs a value` });
+  if (SINGLE_VALUE.includes(filter.op) && filter.value === undefined) {
+    ctx.addIssue({ code: "custom", path: ["value"], message: `'${filter.op}' needs a value` });
+  }
+  if (filter.op === "in" || filter.op === "not_in") {
+    if (filter.values === undefined || filter.values.length < 1 || filter.values.length > 100) {
+      ctx.addIssue({ code: "custom", path: ["values"], message: `'${filter.op}' needs 1–100 values` });
     }
-    if (filter.op === "in" || filter.op === "not_in") {
-      if (filter.values === undefined || filter.values.length < 1 || filter.values.length > 100) {
-        ctx.addIssue({ code: "custom", path: ["values"], message: `'${filter.op}' needs 1–100 values` });
-      }
-    }
-    if (filter.op === "between" && filter.values?.length !== 2) {
-      ctx.addIssue({ code: "custom", path: ["values"], message: "'between' needs exactly 2 values" });
-    }
+  }
+  if (filter.op === "between" && filter.values?.length !== 2) {
+    ctx.addIssue({ code: "custom", path: ["values"], message: "'between' needs exactly 2 values" });
+  }
 }
 
 export const Filter = FilterShape.superRefine(filterValuesFit).openapi("ReportFilter");
@@ -53,12 +76,20 @@ export const Filter = FilterShape.superRefine(filterValuesFit).openapi("ReportFi
 export const ReportQuery = z
   .object({
     dataset: Name.openapi({ description: "A dataset_name of the blueprint." }),
-    group_by: z.array(z.object({ column: Name, bucket: z.enum(BUCKETS).optional() })).max(10).optional(),
+    group_by: z
+      .array(z.object({ column: Name, bucket: z.enum(BUCKETS).optional() }))
+      .max(10)
+      .optional(),
     values: z
       .array(z.object({ column: Name.optional(), aggregate: z.enum(AGGREGATES) }))
       .max(20)
       .optional(),
-    columns: z.array(Name).min(1).max(200).optional().openapi({ description: "Records mode: these columns of each row (instead of group_by/values)." }),
+    columns: z
+      .array(Name)
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: "Records mode: these columns of each row (instead of group_by/values)." }),
     filters: z.array(Filter).max(50).optional(),
     sort: z
       .array(z.object({ column: Name.openapi({ description: "A result column." }), direction: z.enum(["asc", "desc"]).optional() }))
@@ -69,13 +100,21 @@ export const ReportQuery = z
   .superRefine((query, ctx) => {
     const aggregated = (query.group_by?.length ?? 0) + (query.values?.length ?? 0) > 0;
     if (query.columns !== undefined && (query.group_by !== undefined || query.values !== undefined)) {
-      ctx.addIssue({ code: "custom", path: ["columns"], message: "give either columns (records) or group_by/values (aggregated), not both" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["columns"],
+        message: "give either columns (records) or group_by/values (aggregated), not both",
+      });
     } else if (query.columns === undefined && !aggregated) {
       ctx.addIssue({ code: "custom", path: ["group_by"], message: "give group_by and/or values (at least one non-empty), or columns" });
     }
     query.values?.forEach((value, i) => {
       if (value.aggregate === "count" && value.column !== undefined) {
-        ctx.addIssue({ code: "custom", path: ["values", i, "column"], message: "count takes no column (use count_distinct to count values)" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["values", i, "column"],
+          message: "count takes no column (use count_distinct to count values)",
+        });
       }
       if (value.aggregate !== "count" && value.column === undefined) {
         ctx.addIssue({ code: "custom", path: ["values", i, "column"], message: `${value.aggregate} needs a column` });
@@ -110,7 +149,11 @@ declare module "../db/schema" {
 }
 
 export const ResultColumn = z
-  .object({ name: z.string(), display_name: z.string(), type: z.enum(["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"]) })
+  .object({
+    name: z.string(),
+    display_name: z.string(),
+    type: z.enum(["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"]),
+  })
   .openapi("ReportResultColumn");
 export type ResultColumn = z.infer<typeof ResultColumn>;
 

@@ -54,22 +54,36 @@ export function countRequest(db: Database, customerId: number, windowStart: numb
 
 /** The count already taken in this window (the retry of a request on the primary counts once). */
 export function requestCount(db: Database, customerId: number, windowStart: number) {
-  return parsedRows(db, sql`SELECT count FROM builder_request_counts WHERE customer_id = ${customerId} AND window_start = ${windowStart}`, RequestCount);
+  return parsedRows(
+    db,
+    sql`SELECT count FROM builder_request_counts WHERE customer_id = ${customerId} AND window_start = ${windowStart}`,
+    RequestCount,
+  );
 }
 
 /** The customer's windows before this one (no longer needed). */
 export function forgetOldWindows(db: Database, customerId: number, windowStart: number) {
-  return db.delete(builderRequestCounts).where(and(eq(builderRequestCounts.customerId, customerId), lt(builderRequestCounts.windowStart, windowStart)));
+  return db
+    .delete(builderRequestCounts)
+    .where(and(eq(builderRequestCounts.customerId, customerId), lt(builderRequestCounts.windowStart, windowStart)));
 }
 
-const ofBlueprint = (blueprintId: number, customerId: number) => and(eq(savedReports.blueprintId, blueprintId), eq(savedReports.customerId, customerId));
+const ofBlueprint = (blueprintId: number, customerId: number) =>
+  and(eq(savedReports.blueprintId, blueprintId), eq(savedReports.customerId, customerId));
 
 export function blueprintReports(db: Database, blueprintId: number, customerId: number) {
-  return db.select().from(savedReports).where(ofBlueprint(blueprintId, customerId)).orderBy(desc(savedReports.updatedAt), desc(savedReports.createdAt));
+  return db
+    .select()
+    .from(savedReports)
+    .where(ofBlueprint(blueprintId, customerId))
+    .orderBy(desc(savedReports.updatedAt), desc(savedReports.createdAt));
 }
 
 export function reportOfBlueprint(db: Database, id: string, blueprintId: number, customerId: number) {
-  return db.select().from(savedReports).where(and(eq(savedReports.id, id), ofBlueprint(blueprintId, customerId)));
+  return db
+    .select()
+    .from(savedReports)
+    .where(and(eq(savedReports.id, id), ofBlueprint(blueprintId, customerId)));
 }
 
 /** A report of that customer with its blueprint's tables. */
@@ -81,11 +95,20 @@ export function reportOfCustomer(db: Database, id: string, customerId: number) {
     .where(and(eq(savedReports.id, id), eq(savedReports.customerId, customerId)));
 }
 
-export function insertReport(db: Database, row: Pick<SavedReportRow, "id" | "blueprintId" | "customerId" | "name" | "query" | "chart" | "createdBy">) {
+export function insertReport(
+  db: Database,
+  row: Pick<SavedReportRow, "id" | "blueprintId" | "customerId" | "name" | "query" | "chart" | "createdBy">,
+) {
   return db.insert(savedReports).values(row).returning();
 }
 
-export function updateReport(db: Database, id: string, blueprintId: number, customerId: number, fields: Partial<Pick<SavedReportRow, "name" | "query" | "chart">>) {
+export function updateReport(
+  db: Database,
+  id: string,
+  blueprintId: number,
+  customerId: number,
+  fields: Partial<Pick<SavedReportRow, "name" | "query" | "chart">>,
+) {
   return db
     .update(savedReports)
     .set({ ...fields, updatedAt: sqlNow })
@@ -94,7 +117,10 @@ export function updateReport(db: Database, id: string, blueprintId: number, cust
 }
 
 export function deleteReport(db: Database, id: string, blueprintId: number, customerId: number) {
-  return db.delete(savedReports).where(and(eq(savedReports.id, id), ofBlueprint(blueprintId, customerId))).returning({ id: savedReports.id });
+  return db
+    .delete(savedReports)
+    .where(and(eq(savedReports.id, id), ofBlueprint(blueprintId, customerId)))
+    .returning({ id: savedReports.id });
 }
 
 // ---- the vendor's view: through a visible customer ---------------------------------------------
@@ -128,6 +154,11 @@ export function customerReports(db: Database, providedId: string, accessGroupId:
 export function deleteVisibleReport(db: Database, id: string, accessGroupId: number) {
   return db
     .delete(savedReports)
-    .where(and(eq(savedReports.id, id), inArray(savedReports.customerId, db.select({ id: customers.id }).from(customers).where(eq(customers.accessGroupId, accessGroupId)))))
+    .where(
+      and(
+        eq(savedReports.id, id),
+        inArray(savedReports.customerId, db.select({ id: customers.id }).from(customers).where(eq(customers.accessGroupId, accessGroupId))),
+      ),
+    )
     .returning({ id: savedReports.id });
 }

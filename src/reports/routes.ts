@@ -57,7 +57,9 @@ const builderErrors = {
   400: error("`invalid_json` or `validation_error` (with `field`, e.g. `filters.1.value`)"),
   401: error("`invalid_embed_token`: no, a bad, an expired or a revoked builder token, or one for another blueprint"),
   404: error("`blueprint_not_found`, `report_not_found`"),
-  422: error("`unknown_dataset`, `unknown_column`, `column_not_groupable`, `bucket_not_allowed`, `aggregate_not_allowed`, `filter_not_allowed`, `dataset_data_unavailable`"),
+  422: error(
+    "`unknown_dataset`, `unknown_column`, `column_not_groupable`, `bucket_not_allowed`, `aggregate_not_allowed`, `filter_not_allowed`, `dataset_data_unavailable`",
+  ),
   429: error("`rate_limited` (BUILDER_REQUESTS_PER_MINUTE per customer), with `Retry-After`"),
 };
 
@@ -78,7 +80,8 @@ function builderAccess(options: { save?: boolean } = {}): MiddlewareHandler<AppE
     if (!match) throw new ApiError("invalid_embed_token", "Send the report builder token as 'Authorization: Bearer <token>'.");
     const claims = await verifyBuilderToken(c.env, match[1]);
     if (!claims) throw new ApiError("invalid_embed_token", "This report builder token is not valid or has expired.");
-    if (claims.bpe !== c.req.param("embedId")) throw new ApiError("invalid_embed_token", "This report builder token was issued for another blueprint.");
+    if (claims.bpe !== c.req.param("embedId"))
+      throw new ApiError("invalid_embed_token", "This report builder token was issued for another blueprint.");
     if (options.save && !claims.save) throw new ApiError("saving_not_allowed", "This report builder link may not save or change reports.");
     claimsOf.set(c.req.raw, claims);
     await next();
@@ -121,7 +124,10 @@ export function builderRoute<B extends z.ZodType | undefined>(options: {
         ? z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }), reportId: z.string() })
         : z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }) }),
       ...(options.body ? { body: { required: true, content: { "application/json": { schema: options.body } } } } : {}),
-    } as unknown as { params: z.ZodObject; body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never },
+    } as unknown as {
+      params: z.ZodObject;
+      body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never;
+    },
     responses: {
       200: options.file
         ? {
@@ -163,7 +169,11 @@ const ExportBody = z
   .object({
     query: ReportQuery,
     format: z.enum(["csv", "xlsx"]),
-    file_name: z.string().max(200).optional().openapi({ description: "Made safe for Content-Disposition; the extension is added unless present. Default `report`." }),
+    file_name: z
+      .string()
+      .max(200)
+      .optional()
+      .openapi({ description: "Made safe for Content-Disposition; the extension is added unless present. Default `report`." }),
   })
   .openapi("ReportExportRequest");
 
@@ -172,7 +182,8 @@ const exportRoute = builderRoute({
   path: "/report-builder/{embedId}/export",
   operationId: "builderExport",
   summary: "A query's result as a CSV or XLSX file",
-  description: "CSV: RFC 4180, a header row of result column names, formula-like text cells prefixed with `'`. XLSX: one sheet, display names as headers, typed cells (numbers, booleans, dates).",
+  description:
+    "CSV: RFC 4180, a header row of result column names, formula-like text cells prefixed with `'`. XLSX: one sheet, display names as headers, typed cells (numbers, booleans, dates).",
   body: ExportBody,
   response: z.string(),
   file: true,
@@ -190,7 +201,10 @@ const listRoute = builderRoute({
 const SaveBody = z.object({ name: plainText(1, 200), query: ReportQuery, chart: Chart }).openapi("SaveReportRequest");
 const UpdateBody = z
   .object({ name: plainText(1, 200).optional(), query: ReportQuery.optional(), chart: Chart.optional() })
-  .refine((body) => body.name !== undefined || body.query !== undefined || body.chart !== undefined, { message: "give name, query or chart", path: ["name"] })
+  .refine((body) => body.name !== undefined || body.query !== undefined || body.chart !== undefined, {
+    message: "give name, query or chart",
+    path: ["name"],
+  })
   .openapi("UpdateReportRequest");
 
 const saveRoute = builderRoute({
@@ -198,7 +212,8 @@ const saveRoute = builderRoute({
   path: "/report-builder/{embedId}/reports",
   operationId: "builderSaveReport",
   summary: "Save a report (query and chart)",
-  description: "The query must run on the blueprint as it is (422s under `query.`); the chart may name only result columns. `created_by` is the token's `user_id`.",
+  description:
+    "The query must run on the blueprint as it is (422s under `query.`); the chart may name only result columns. `created_by` is the token's `user_id`.",
   body: SaveBody,
   save: true,
   response: successSchema({ report: SavedReport }),
@@ -289,10 +304,25 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(listRoute, async (c) => c.json({ success: 1 as const, reports: await reports.listReports(builderRequest(c)) }, 200));
 
-  app.openapi(saveRoute, async (c) => c.json({ success: 1 as const, report: await reports.saveReport(builderRequest(c), c.req.valid("json") as z.infer<typeof SaveBody>) }, 200));
+  app.openapi(saveRoute, async (c) =>
+    c.json(
+      { success: 1 as const, report: await reports.saveReport(builderRequest(c), c.req.valid("json") as z.infer<typeof SaveBody>) },
+      200,
+    ),
+  );
 
   app.openapi(updateRoute, async (c) =>
-    c.json({ success: 1 as const, report: await reports.updateReport(builderRequest(c), c.req.param("reportId") as string, c.req.valid("json") as z.infer<typeof UpdateBody>) }, 200),
+    c.json(
+      {
+        success: 1 as const,
+        report: await reports.updateReport(
+          builderRequest(c),
+          c.req.param("reportId") as string,
+          c.req.valid("json") as z.infer<typeof UpdateBody>,
+        ),
+      },
+      200,
+    ),
   );
 
   app.openapi(deleteRoute, async (c) => {
@@ -301,7 +331,13 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(customerReportsRoute, async (c) =>
-    c.json({ success: 1 as const, reports: await reports.customerReports(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").customer_id) }, 200),
+    c.json(
+      {
+        success: 1 as const,
+        reports: await reports.customerReports(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").customer_id),
+      },
+      200,
+    ),
   );
 
   app.openapi(deleteCustomerReportRoute, async (c) => {

@@ -53,10 +53,20 @@ export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "so
 export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: DataSource & { kind: "d1" | "postgres" } } {
   const { rowLimit } = queryLimits(run.env);
   // Names and values first (400/422 on the query itself), then where it would run.
-  const probe = compileReportQuery({ table: run.table, query: run.query, locked: run.locked, dialect: "sqlite", context: run.context, rowLimit });
+  const probe = compileReportQuery({
+    table: run.table,
+    query: run.query,
+    locked: run.locked,
+    dialect: "sqlite",
+    context: run.context,
+    rowLimit,
+  });
   const source = sourceFor(run);
   const dialect = dialectOf(source.kind);
-  const compiled = dialect === "sqlite" ? probe : compileReportQuery({ table: run.table, query: run.query, locked: run.locked, dialect, context: run.context, rowLimit });
+  const compiled =
+    dialect === "sqlite"
+      ? probe
+      : compileReportQuery({ table: run.table, query: run.query, locked: run.locked, dialect, context: run.context, rowLimit });
   // The vendor's query was checked when the blueprint was saved; checked again before it
   // runs, as saved and inside the exact statement sent.
   const problem = readOnlyProblem(run.table.query) ?? readOnlyProblem(compiled.sql, [dialect]);
@@ -77,7 +87,13 @@ export async function runReport(run: ReportRun): Promise<ReportResult> {
   const { compiled, source } = compileFor(run);
   const query = { panelId: "report", sql: compiled.sql, params: compiled.params };
   // The extra row the statement asks for tells `truncated`: the runner keeps `limit` rows.
-  const outcome = (await runSourceQueries(run.env, source, [query], { roundTrips: run.dataRoundTrips, cache: run.cache, limits: { rowLimit: compiled.limit, utc: true } })).get("report");
+  const outcome = (
+    await runSourceQueries(run.env, source, [query], {
+      roundTrips: run.dataRoundTrips,
+      cache: run.cache,
+      limits: { rowLimit: compiled.limit, utc: true },
+    })
+  ).get("report");
   if (outcome?.status !== "ok") {
     const message = outcome && outcome.status === "failed" ? outcome.message : undefined;
     // A timeout says so; any other database message may quote the vendor's SQL, so it stays in the log.

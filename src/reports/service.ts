@@ -49,7 +49,8 @@ export async function mintBuilderToken(
     repo.blueprintOfProvidedId(db, input.blueprint_id, input.provided_id, scope.accessGroupId),
   ]);
   if (customer.length === 0) throw customerNotFound(input.provided_id);
-  if (blueprint.length === 0) throw new ApiError("blueprint_not_found", `Customer '${input.provided_id}' has no blueprint ${input.blueprint_id}.`, "blueprint_id");
+  if (blueprint.length === 0)
+    throw new ApiError("blueprint_not_found", `Customer '${input.provided_id}' has no blueprint ${input.blueprint_id}.`, "blueprint_id");
   checkLockedFilters(blueprint[0].tables, input.filters ?? []);
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + (input.expires_in ?? DEFAULT_TOKEN_SECONDS);
@@ -82,7 +83,14 @@ function checkLockedFilters(tables: StoredTable[], filters: LockedFilter[]): voi
     const table = tables.find((t) => t.dataset_name === dataset);
     const compile = () =>
       table &&
-      compileReportQuery({ table, query: { dataset, columns: [table.columns[0].name], filters: [filter] }, locked: [], dialect: "sqlite", context: noCustomer, rowLimit: Number.MAX_SAFE_INTEGER });
+      compileReportQuery({
+        table,
+        query: { dataset, columns: [table.columns[0].name], filters: [filter] },
+        locked: [],
+        dialect: "sqlite",
+        context: noCustomer,
+        rowLimit: Number.MAX_SAFE_INTEGER,
+      });
     return { i, dataset, compile };
   });
   const renamed = (i: number, error: unknown) =>
@@ -150,7 +158,9 @@ function builderReads(request: BuilderRequest) {
     repo.dataSources(db),
     // A "not found" answered from a replica is served again from the primary (http/request-state):
     // that second attempt was counted by the first.
-    currentRequest()?.retry ? repo.requestCount(db, claims.cid, windowStart) : repo.countRequest(db, claims.cid, windowStart, builderLimit(request.env)),
+    currentRequest()?.retry
+      ? repo.requestCount(db, claims.cid, windowStart)
+      : repo.countRequest(db, claims.cid, windowStart, builderLimit(request.env)),
     repo.forgetOldWindows(db, claims.cid, windowStart),
   ] as const;
 }
@@ -162,7 +172,13 @@ function builderReads(request: BuilderRequest) {
  */
 async function opened(
   request: BuilderRequest,
-  [chain, blueprint, sources, counted]: readonly [CustomerViewRow[], { tables: StoredTable[] }[], Opened["sources"], { count: number }[], unknown],
+  [chain, blueprint, sources, counted]: readonly [
+    CustomerViewRow[],
+    { tables: StoredTable[] }[],
+    Opened["sources"],
+    { count: number }[],
+    unknown,
+  ],
 ): Promise<Opened> {
   if (chain.length === 0 || !constantTimeEqual(request.claims.ctv, await customerTokenFingerprint(chain[0].tokenHash))) {
     throw new ApiError("invalid_embed_token", "This report builder link is no longer valid.");
@@ -170,7 +186,9 @@ async function opened(
   if (blueprint.length === 0) throw new ApiError("blueprint_not_found", "This blueprint does not exist any more.");
   if (counted.length === 0) {
     const retryAfter = Math.max(1, Math.ceil((WINDOW_MS - (Date.now() % WINDOW_MS)) / 1000));
-    throw new ApiError("rate_limited", `Too many report builder requests for this customer; retry in ${retryAfter} s.`, undefined, { "Retry-After": String(retryAfter) });
+    throw new ApiError("rate_limited", `Too many report builder requests for this customer; retry in ${retryAfter} s.`, undefined, {
+      "Retry-After": String(retryAfter),
+    });
   }
   const { computedProperties, computedMapping } = computedFields(chain);
   return {
@@ -217,7 +235,12 @@ async function run(request: BuilderRequest, builder: Opened, query: ReportQuery)
     mapping: builder.mapping,
     sources: builder.sources,
     dataRoundTrips: request.dataRoundTrips,
-    cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: builder.cacheVersions, waitUntil: request.waitUntil, report: request.cacheReport },
+    cache: {
+      ttlSeconds: table.cache_ttl_seconds ?? 0,
+      versions: builder.cacheVersions,
+      waitUntil: request.waitUntil,
+      report: request.cacheReport,
+    },
   });
 }
 
@@ -225,7 +248,15 @@ async function run(request: BuilderRequest, builder: Opened, query: ReportQuery)
 export async function compiledFor(request: BuilderRequest, query: ReportQuery) {
   const builder = await open(request);
   const table = datasetOf(builder.tables, query.dataset);
-  return compileFor({ env: request.env, table, query, locked: lockedFor(builder.claims, query.dataset), context: builder.context, mapping: builder.mapping, sources: builder.sources });
+  return compileFor({
+    env: request.env,
+    table,
+    query,
+    locked: lockedFor(builder.claims, query.dataset),
+    context: builder.context,
+    mapping: builder.mapping,
+    sources: builder.sources,
+  });
 }
 
 export async function runQuery(request: BuilderRequest, query: ReportQuery): Promise<ReportResult> {
@@ -234,7 +265,12 @@ export async function runQuery(request: BuilderRequest, query: ReportQuery): Pro
 
 /** `file_name` made safe for Content-Disposition, with the format's extension (not doubled). */
 export function exportFileName(name: string | undefined, format: "csv" | "xlsx"): string {
-  const safe = (name ?? "report").replace(/[^A-Za-z0-9._ -]+/g, "_").replace(/^[.\s]+/, "").trim().slice(0, 200) || "report";
+  const safe =
+    (name ?? "report")
+      .replace(/[^A-Za-z0-9._ -]+/g, "_")
+      .replace(/^[.\s]+/, "")
+      .trim()
+      .slice(0, 200) || "report";
   return safe.toLowerCase().endsWith(`.${format}`) ? safe : `${safe}.${format}`;
 }
 
@@ -296,7 +332,8 @@ function checkSavable(tables: StoredTable[], query: ReportQuery, chart: Chart): 
     throw error;
   }
   const names = new Set(resultNames(query));
-  if (chart.x !== undefined && !names.has(chart.x)) throw new ApiError("unknown_column", `The result has no column '${chart.x}' to chart.`, "chart.x");
+  if (chart.x !== undefined && !names.has(chart.x))
+    throw new ApiError("unknown_column", `The result has no column '${chart.x}' to chart.`, "chart.x");
   chart.y?.forEach((name, i) => {
     if (!names.has(name)) throw new ApiError("unknown_column", `The result has no column '${name}' to chart.`, `chart.y.${i}`);
   });
@@ -304,7 +341,10 @@ function checkSavable(tables: StoredTable[], query: ReportQuery, chart: Chart): 
 
 export async function listReports(request: BuilderRequest): Promise<Report[]> {
   const { db, claims } = request;
-  const [chain, blueprint, sources, counted, forgot, reports] = await db.batch([...builderReads(request), repo.blueprintReports(db, claims.bid, claims.cid)]);
+  const [chain, blueprint, sources, counted, forgot, reports] = await db.batch([
+    ...builderReads(request),
+    repo.blueprintReports(db, claims.bid, claims.cid),
+  ]);
   await opened(request, [chain, blueprint, sources, counted, forgot]);
   return reports.map(reportView);
 }
@@ -316,9 +356,17 @@ export async function listReports(request: BuilderRequest): Promise<Report[]> {
  */
 export async function builderPageData(request: BuilderRequest) {
   const { db, claims } = request;
-  const [chain, blueprint, sources, counted, forgot, saved] = await db.batch([...builderReads(request), repo.blueprintReports(db, claims.bid, claims.cid)]);
+  const [chain, blueprint, sources, counted, forgot, saved] = await db.batch([
+    ...builderReads(request),
+    repo.blueprintReports(db, claims.bid, claims.cid),
+  ]);
   const builder = await opened(request, [chain, blueprint, sources, counted, forgot]);
-  return { blueprintName: blueprint[0].name, customerName: builder.context.customer.name, datasets: datasetsOf(builder.tables), reports: saved.map(reportView) };
+  return {
+    blueprintName: blueprint[0].name,
+    customerName: builder.context.customer.name,
+    datasets: datasetsOf(builder.tables),
+    reports: saved.map(reportView),
+  };
 }
 
 /** Whether any blueprint has this embed id (the page tells "nothing here" from "not yours"). */
@@ -341,13 +389,21 @@ export async function saveReport(request: BuilderRequest, input: { name: string;
   return reportView(row);
 }
 
-export async function updateReport(request: BuilderRequest, id: string, input: { name?: string; query?: ReportQuery; chart?: Chart }): Promise<Report> {
+export async function updateReport(
+  request: BuilderRequest,
+  id: string,
+  input: { name?: string; query?: ReportQuery; chart?: Chart },
+): Promise<Report> {
   const { db, claims } = request;
-  const [chain, blueprint, sources, counted, forgot, existing] = await db.batch([...builderReads(request), repo.reportOfBlueprint(db, id, claims.bid, claims.cid)]);
+  const [chain, blueprint, sources, counted, forgot, existing] = await db.batch([
+    ...builderReads(request),
+    repo.reportOfBlueprint(db, id, claims.bid, claims.cid),
+  ]);
   const builder = await opened(request, [chain, blueprint, sources, counted, forgot]);
   if (existing.length === 0) throw reportNotFound(id);
   const current = reportView(existing[0]);
-  if (input.query !== undefined || input.chart !== undefined) checkSavable(builder.tables, input.query ?? current.query, input.chart ?? current.chart);
+  if (input.query !== undefined || input.chart !== undefined)
+    checkSavable(builder.tables, input.query ?? current.query, input.chart ?? current.chart);
   const [row] = await repo.updateReport(db, id, claims.bid, claims.cid, {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.query !== undefined ? { query: input.query } : {}),
@@ -403,7 +459,10 @@ export async function runSavedReport(
 // ---- the vendor's operations ---------------------------------------------------------------------
 
 export async function customerReports(db: Database, accessGroupId: number, providedId: string): Promise<Report[]> {
-  const [customer, reports] = await db.batch([repo.visibleCustomer(db, providedId, accessGroupId), repo.customerReports(db, providedId, accessGroupId)]);
+  const [customer, reports] = await db.batch([
+    repo.visibleCustomer(db, providedId, accessGroupId),
+    repo.customerReports(db, providedId, accessGroupId),
+  ]);
   if (customer.length === 0) throw customerNotFound(providedId, "customer_id");
   return reports.map((r) => reportView(r.report));
 }
@@ -412,4 +471,3 @@ export async function deleteCustomerReport(db: Database, accessGroupId: number, 
   const deleted = await repo.deleteVisibleReport(db, reportId, accessGroupId);
   if (deleted.length === 0) throw reportNotFound(reportId, "report_id");
 }
-

@@ -2,7 +2,15 @@ import { and, asc, desc, eq, getTableColumns, lte, sql, type SQL } from "drizzle
 import { z } from "zod";
 import type { Database } from "../db/client";
 import { parsedRows, sqliteFlag } from "../db/rows";
-import { alertEvaluations, customerGroupTags, customers, groupTags, reportScheduleRuns, reportSchedules, scheduleUnsubscribes } from "../db/schema";
+import {
+  alertEvaluations,
+  customerGroupTags,
+  customers,
+  groupTags,
+  reportScheduleRuns,
+  reportSchedules,
+  scheduleUnsubscribes,
+} from "../db/schema";
 import { sqlNow } from "../db/time";
 
 /**
@@ -69,12 +77,32 @@ export { groupTagByKey, tagKey } from "../group-tags/repository";
 
 export type ScheduleValues = Pick<
   ScheduleRow,
-  "dashboardEmbedId" | "customerId" | "groupTagId" | "cron" | "timezone" | "recipients" | "format" | "subject" | "variables" | "paused" | "nextRunAt" | "linkBase"
+  | "dashboardEmbedId"
+  | "customerId"
+  | "groupTagId"
+  | "cron"
+  | "timezone"
+  | "recipients"
+  | "format"
+  | "subject"
+  | "variables"
+  | "paused"
+  | "nextRunAt"
+  | "linkBase"
 > &
   Partial<
     Pick<
       ScheduleRow,
-      "kind" | "source" | "subscriberEmail" | "reportId" | "panelId" | "alertColumn" | "conditionOp" | "conditionValue" | "notify" | "callbackUrl"
+      | "kind"
+      | "source"
+      | "subscriberEmail"
+      | "reportId"
+      | "panelId"
+      | "alertColumn"
+      | "conditionOp"
+      | "conditionValue"
+      | "notify"
+      | "callbackUrl"
     >
   >;
 
@@ -102,7 +130,12 @@ export function deleteSchedule(db: Database, id: string, accessGroupId: number, 
 /** Schedules whose next slot has come (paused ones have no next_run_at). */
 export function dueSchedules(db: Database, until: string, limit: number) {
   return db
-    .select({ id: reportSchedules.id, cron: reportSchedules.cron, timezone: reportSchedules.timezone, nextRunAt: reportSchedules.nextRunAt })
+    .select({
+      id: reportSchedules.id,
+      cron: reportSchedules.cron,
+      timezone: reportSchedules.timezone,
+      nextRunAt: reportSchedules.nextRunAt,
+    })
     .from(reportSchedules)
     .where(lte(reportSchedules.nextRunAt, until))
     .orderBy(asc(reportSchedules.nextRunAt), asc(reportSchedules.id))
@@ -176,7 +209,10 @@ export function alertStates(db: Database, alertId: string) {
   );
 }
 
-export type EvaluationValues = Pick<typeof alertEvaluations.$inferInsert, "alertId" | "runId" | "customerId" | "slot" | "value" | "holds" | "fired">;
+export type EvaluationValues = Pick<
+  typeof alertEvaluations.$inferInsert,
+  "alertId" | "runId" | "customerId" | "slot" | "value" | "holds" | "fired"
+>;
 
 export function insertEvaluations(db: Database, rows: EvaluationValues[]) {
   return db.insert(alertEvaluations).values(rows).onConflictDoNothing();
@@ -221,7 +257,12 @@ export function finishFanOut(db: Database, runId: number, tally: FanOutTally) {
 /** The customers a schedule delivers to now: its one customer, or every tagged customer of its access group. */
 export function targets(db: Database, scheduleId: string) {
   // customer_id aliased: two columns named `id` in one result row would collide.
-  const columns = { scheduleId: reportSchedules.id, customerId: sql<number>`${customers.id}`.as("target_customer_id"), providedId: customers.providedId, emails: customers.emails };
+  const columns = {
+    scheduleId: reportSchedules.id,
+    customerId: sql<number>`${customers.id}`.as("target_customer_id"),
+    providedId: customers.providedId,
+    emails: customers.emails,
+  };
   const inAccessGroup = eq(customers.accessGroupId, reportSchedules.accessGroupId);
   return db
     .select(columns)
@@ -240,7 +281,12 @@ export function targets(db: Database, scheduleId: string) {
 }
 
 export function recentRuns(db: Database, scheduleId: string, limit: number) {
-  return db.select().from(reportScheduleRuns).where(eq(reportScheduleRuns.scheduleId, scheduleId)).orderBy(desc(reportScheduleRuns.id)).limit(limit);
+  return db
+    .select()
+    .from(reportScheduleRuns)
+    .where(eq(reportScheduleRuns.scheduleId, scheduleId))
+    .orderBy(desc(reportScheduleRuns.id))
+    .limit(limit);
 }
 
 export function runById(db: Database, runId: number) {

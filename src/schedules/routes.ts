@@ -54,7 +54,8 @@ const update = apiOperation({
   operationId: "updateReportSchedule",
   tags,
   summary: "Change a report schedule (each given field replaces the stored one)",
-  description: "Giving `provided_id` or `group_tag` replaces the target (the other becomes null). A new cron, time zone or un-pausing counts from now.",
+  description:
+    "Giving `provided_id` or `group_tag` replaces the target (the other becomes null). A new cron, time zone or un-pausing counts from now.",
   write: true,
   body: UpdateScheduleBody,
   response: successSchema({ schedule: ScheduleSchema }),

@@ -5,7 +5,11 @@ import { cronProblem, timezoneProblem } from "./cron";
 import { checkDeliveryTarget, ReportId } from "../reports/delivery-target";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
-export const GroupTag = z.string().min(1).max(64).openapi({ description: "Every customer of the token's access group with this tag, each with its own data.", example: "monthly" });
+export const GroupTag = z
+  .string()
+  .min(1)
+  .max(64)
+  .openapi({ description: "Every customer of the token's access group with this tag, each with its own data.", example: "monthly" });
 export const Cron = z
   .string()
   .max(200)
@@ -13,7 +17,10 @@ export const Cron = z
     const problem = cronProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
-  .openapi({ description: "5 fields: minute hour day-of-month month day-of-week (`*`, lists, ranges, steps), wall-clock time in `timezone`.", example: "0 8 1 * *" });
+  .openapi({
+    description: "5 fields: minute hour day-of-month month day-of-week (`*`, lists, ranges, steps), wall-clock time in `timezone`.",
+    example: "0 8 1 * *",
+  });
 export const Timezone = z
   .string()
   .max(64)
@@ -22,7 +29,10 @@ export const Timezone = z
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
   .openapi({ description: "IANA time zone name.", example: "Europe/Berlin" });
-export const Recipients = z.array(Email).max(100).openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
+export const Recipients = z
+  .array(Email)
+  .max(100)
+  .openapi({ description: "Absent or empty: each customer's own `emails` at run time.", example: ["ceo@acme.example"] });
 const Format = z.enum(["report", "pdf", "image", "xlsx", "csv"]).openapi({
   description:
     "`report`: the report e-mail; `pdf`/`image`/`xlsx`/`csv`: the screenshot e-mail with the file attached (`xlsx`: a sheet per data panel, a saved report: one sheet; `csv`: a saved report's rows, only with `report_id`).",
@@ -51,7 +61,11 @@ export function oneTarget(required: boolean) {
   return (body: { provided_id?: string; group_tag?: string }, ctx: z.RefinementCtx) => {
     const given = Number(body.provided_id !== undefined) + Number(body.group_tag !== undefined);
     if (given > 1 || (required && given === 0)) {
-      ctx.addIssue({ code: "custom", path: ["provided_id"], message: "give exactly one of provided_id (one customer) and group_tag (every tagged customer)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["provided_id"],
+        message: "give exactly one of provided_id (one customer) and group_tag (every tagged customer)",
+      });
     }
   };
 }
@@ -62,7 +76,9 @@ export function oneTarget(required: boolean) {
  */
 const fields = {
   ...RuleFields.shape,
-  dashboard_embed_id: EmbedId.optional().openapi({ description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`." }),
+  dashboard_embed_id: EmbedId.optional().openapi({
+    description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`.",
+  }),
   report_id: ReportId.optional(),
   recipients: Recipients.optional(),
   format: Format.optional(),
@@ -71,7 +87,11 @@ const fields = {
 /** A saved report is one customer's: it goes with `provided_id`, never with a group tag. */
 const reportOfOneCustomer = (body: { report_id?: string; group_tag?: string }, ctx: z.RefinementCtx) => {
   if (body.report_id !== undefined && body.group_tag !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["group_tag"], message: "a saved report (report_id) belongs to one customer: give provided_id, not group_tag" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["group_tag"],
+      message: "a saved report (report_id) belongs to one customer: give provided_id, not group_tag",
+    });
   }
 };
 
@@ -110,7 +130,9 @@ export const ScheduleSchema = z
     variables: z.record(z.string(), z.unknown()).nullable(),
     paused: z.boolean(),
     next_run_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while paused." }),
-    source: z.enum(["api", "embed"]).openapi({ description: "`api`: made through this API; `embed`: a viewer's own subscription from the embed page." }),
+    source: z
+      .enum(["api", "embed"])
+      .openapi({ description: "`api`: made through this API; `embed`: a viewer's own subscription from the embed page." }),
     created_at: z.string(),
   })
   .openapi("ReportSchedule");

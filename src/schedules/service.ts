@@ -77,8 +77,14 @@ export async function resolveReferences(
   }
   // A saved report is one customer's (the schemas refuse it with a group tag); any other customer's is not found.
   if (reportId !== null) {
-    if (refs.providedId === null) throw new ApiError("validation_error", "A saved report (report_id) belongs to one customer: give provided_id, not group_tag.", "group_tag");
-    if (report.length === 0) throw new ApiError("report_not_found", `Customer '${refs.providedId}' has no saved report '${reportId}'.`, "report_id");
+    if (refs.providedId === null)
+      throw new ApiError(
+        "validation_error",
+        "A saved report (report_id) belongs to one customer: give provided_id, not group_tag.",
+        "group_tag",
+      );
+    if (report.length === 0)
+      throw new ApiError("report_not_found", `Customer '${refs.providedId}' has no saved report '${reportId}'.`, "report_id");
   } else if (dashboard.length === 0) throw dashboardNotFound(refs.embedId, "dashboard_embed_id");
   if (refs.panelId !== undefined) {
     const panels = version[0]?.definition?.panels ?? [];
@@ -86,7 +92,8 @@ export async function resolveReferences(
       throw new ApiError("panel_not_found", `Dashboard '${refs.embedId}' has no data panel '${refs.panelId}'.`, "panel_id");
     }
   }
-  if (refs.groupTag !== null && tag.length === 0) throw new ApiError("unknown_group_tag", `Group tag '${refs.groupTag}' does not exist.`, "group_tag");
+  if (refs.groupTag !== null && tag.length === 0)
+    throw new ApiError("unknown_group_tag", `Group tag '${refs.groupTag}' does not exist.`, "group_tag");
   return { customerId: refs.providedId !== null ? customer[0].id : null, groupTagId: refs.groupTag !== null ? tag[0].id : null };
 }
 
@@ -128,7 +135,12 @@ export async function newRuleColumns(
   };
 }
 
-export async function createSchedule(scope: ScheduleScope, input: CreateScheduleInput, linkBase: string, now = new Date()): Promise<Schedule> {
+export async function createSchedule(
+  scope: ScheduleScope,
+  input: CreateScheduleInput,
+  linkBase: string,
+  now = new Date(),
+): Promise<Schedule> {
   const columns = await newRuleColumns(scope, input, linkBase, now);
   const id = `sch_${randomAlphanumeric(20)}`;
   const [, [row]] = await scope.db.batch([
@@ -204,7 +216,12 @@ export function updatedReferences(
  * target. A new cron, time zone or un-pausing starts counting from now: slots missed while
  * paused are never sent.
  */
-export async function updateSchedule(scope: ScheduleScope, input: UpdateScheduleInput, linkBase: string, now = new Date()): Promise<Schedule> {
+export async function updateSchedule(
+  scope: ScheduleScope,
+  input: UpdateScheduleInput,
+  linkBase: string,
+  now = new Date(),
+): Promise<Schedule> {
   const [current] = await repo.visibleSchedule(scope.db, input.id, scope.accessGroupId);
   if (!current) throw scheduleNotFound(input.id);
   const timing = updatedTiming(current, input, now);

@@ -70,7 +70,10 @@ export function subscribeScriptHash(): Promise<string> {
   return hash;
 }
 
-const hours = Array.from({ length: 24 }, (_, h) => `<option value="${h}"${h === 8 ? " selected" : ""}>${String(h).padStart(2, "0")}:00</option>`).join("");
+const hours = Array.from(
+  { length: 24 },
+  (_, h) => `<option value="${h}"${h === 8 ? " selected" : ""}>${String(h).padStart(2, "0")}:00</option>`,
+).join("");
 
 /** The control's markup (a closed `<details>` until the viewer opens it). */
 export function subscribeControl(embedId: string, token: string, email: string): string {

@@ -20,7 +20,10 @@ export function ownedBy(customerId: number, embedId: string, email: string) {
  * the id when it was taken back.
  */
 export function dropIfOverLimit(db: Database, id: string, customerId: number, embedId: string, email: string, max: number) {
-  const owned = db.select({ n: count() }).from(reportSchedules).where(ownedBy(customerId, embedId, email));
+  const owned = db
+    .select({ n: count() })
+    .from(reportSchedules)
+    .where(ownedBy(customerId, embedId, email));
   return db
     .delete(reportSchedules)
     .where(and(eq(reportSchedules.id, id), sql`(${owned}) > ${max}`))
@@ -36,7 +39,10 @@ export function deleteSubscription(db: Database, id: string, customerId: number,
 
 /** The token's customer: its access group (where the schedule lives) and token hash (the fingerprint check). */
 export function customerOfToken(db: Database, customerId: number) {
-  return db.select({ id: customers.id, accessGroupId: customers.accessGroupId, tokenHash: customers.tokenHash }).from(customers).where(eq(customers.id, customerId));
+  return db
+    .select({ id: customers.id, accessGroupId: customers.accessGroupId, tokenHash: customers.tokenHash })
+    .from(customers)
+    .where(eq(customers.id, customerId));
 }
 
 export { dashboardByEmbedId } from "../dashboards/repository";

@@ -21,10 +21,22 @@ const viewer = (c: AppContext): subscriptions.Subscriber => {
 };
 
 const errors = {
-  400: { description: "`validation_error` (a body naming a recipient, a bad hour or time zone), `invalid_json`.", content: { "application/json": { schema: ErrorSchema } } },
-  401: { description: "`invalid_embed_token`: no valid signed token for this dashboard.", content: { "application/json": { schema: ErrorSchema } } },
-  403: { description: "`subscriptions_not_allowed`: the token was minted without `user_email`.", content: { "application/json": { schema: ErrorSchema } } },
-  404: { description: "`schedule_not_found` (not one of this viewer's subscriptions), `dashboard_not_found`.", content: { "application/json": { schema: ErrorSchema } } },
+  400: {
+    description: "`validation_error` (a body naming a recipient, a bad hour or time zone), `invalid_json`.",
+    content: { "application/json": { schema: ErrorSchema } },
+  },
+  401: {
+    description: "`invalid_embed_token`: no valid signed token for this dashboard.",
+    content: { "application/json": { schema: ErrorSchema } },
+  },
+  403: {
+    description: "`subscriptions_not_allowed`: the token was minted without `user_email`.",
+    content: { "application/json": { schema: ErrorSchema } },
+  },
+  404: {
+    description: "`schedule_not_found` (not one of this viewer's subscriptions), `dashboard_not_found`.",
+    content: { "application/json": { schema: ErrorSchema } },
+  },
 };
 const security = [{ EmbedToken: [] }];
 
@@ -34,14 +46,18 @@ const create = createRoute({
   operationId: "subscribe",
   tags,
   summary: "Subscribe the token's viewer (user_email) to this dashboard by e-mail",
-  description: "Creates a schedule (`source: \"embed\"`) for the token's customer with the token's `user_email` as its one recipient. Never another address.",
+  description:
+    "Creates a schedule (`source: \"embed\"`) for the token's customer with the token's `user_email` as its one recipient. Never another address.",
   security,
   middleware: [subscriberAccess, jsonBody] as const,
   request: { params: EmbedIdParams, body: { required: true, content: { "application/json": { schema: SubscriptionBody } } } },
   responses: {
     200: { description: "Success", content: { "application/json": { schema: successSchema({ subscription: SubscriptionSchema }) } } },
     ...errors,
-    422: { description: "`subscription_limit_reached`: this address already holds 20 subscriptions to this dashboard.", content: { "application/json": { schema: ErrorSchema } } },
+    422: {
+      description: "`subscription_limit_reached`: this address already holds 20 subscriptions to this dashboard.",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
   },
 });
 
@@ -54,7 +70,13 @@ const list = createRoute({
   security,
   middleware: [subscriberAccess] as const,
   request: { params: EmbedIdParams },
-  responses: { 200: { description: "Success", content: { "application/json": { schema: successSchema({ subscriptions: z.array(SubscriptionSchema) }) } } }, ...errors },
+  responses: {
+    200: {
+      description: "Success",
+      content: { "application/json": { schema: successSchema({ subscriptions: z.array(SubscriptionSchema) }) } },
+    },
+    ...errors,
+  },
 });
 
 const cancel = createRoute({
@@ -73,7 +95,11 @@ const cancel = createRoute({
 const linkBase = (c: AppContext) => new URL(c.req.url).origin;
 
 export function registerSubscriptionRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openAPIRegistry.registerComponent("securitySchemes", "EmbedToken", { type: "http", scheme: "bearer", description: "A signed embed token minted with `user_email`." });
+  app.openAPIRegistry.registerComponent("securitySchemes", "EmbedToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "A signed embed token minted with `user_email`.",
+  });
   app.openapi(create, async (c) => {
     const { frequency, hour, timezone } = c.req.valid("json");
     const subscription = await subscriptions.subscribe(c.get("db"), viewer(c), { frequency, hour, timezone }, linkBase(c));

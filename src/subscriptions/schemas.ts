@@ -17,14 +17,18 @@ export const SubscriptionBody = z
   .superRefine((body, ctx) => {
     for (const key of Object.keys(body)) {
       const named = ADDRESS_FIELDS.includes(key.toLowerCase()) || (typeof body[key] === "string" && /@/.test(body[key] as string));
-      if (named) ctx.addIssue({ code: "custom", path: [key], message: "the recipient is always the address the embed token was minted for" });
+      if (named)
+        ctx.addIssue({ code: "custom", path: [key], message: "the recipient is always the address the embed token was minted for" });
     }
   })
   .openapi("SubscriptionRequest");
 
 export const SubscriptionIdParams = z.object({
   embedId: z.string().openapi({ param: { name: "embedId", in: "path" } }),
-  id: z.string().max(64).openapi({ param: { name: "id", in: "path" } }),
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
 });
 export const EmbedIdParams = z.object({ embedId: z.string().openapi({ param: { name: "embedId", in: "path" } }) });
 

@@ -37,7 +37,8 @@ export async function subscriber(db: Database, env: Env, embedId: string, author
   if (!claims) throw invalid("This embed token is not valid or has expired.");
   if (claims.dsh !== embedId) throw invalid("This embed token was issued for another dashboard.");
   const [customer] = await repo.customerOfToken(db, claims.cid);
-  if (!customer || customer.accessGroupId === null || !(await fingerprintMatches(claims, customer.tokenHash))) throw invalid("This link is no longer valid.");
+  if (!customer || customer.accessGroupId === null || !(await fingerprintMatches(claims, customer.tokenHash)))
+    throw invalid("This link is no longer valid.");
   if (!claims.eml) {
     throw new ApiError("subscriptions_not_allowed", "This embed token was minted without user_email: its viewer cannot subscribe.");
   }
@@ -55,7 +56,13 @@ export function cronFor(frequency: SubscriptionInput["frequency"], hour: number)
   return frequency === "daily" ? `0 ${hour} * * *` : frequency === "weekly" ? `0 ${hour} * * 1` : `0 ${hour} 1 * *`;
 }
 
-export async function subscribe(db: Database, who: Subscriber, input: SubscriptionInput, linkBase: string, now = new Date()): Promise<Schedule> {
+export async function subscribe(
+  db: Database,
+  who: Subscriber,
+  input: SubscriptionInput,
+  linkBase: string,
+  now = new Date(),
+): Promise<Schedule> {
   const cron = cronFor(input.frequency, input.hour);
   const next = nextRunAt(cron, input.timezone, now);
   const [dashboard] = await repo.dashboardByEmbedId(db, who.embedId);

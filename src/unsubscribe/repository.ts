@@ -29,7 +29,10 @@ export function isUnsubscribedThrough(db: Database, tokenHash: string) {
   return db
     .select({ email: scheduleUnsubscribes.email })
     .from(unsubscribeTokens)
-    .innerJoin(scheduleUnsubscribes, and(eq(scheduleUnsubscribes.scheduleId, unsubscribeTokens.scheduleId), eq(scheduleUnsubscribes.email, unsubscribeTokens.email)))
+    .innerJoin(
+      scheduleUnsubscribes,
+      and(eq(scheduleUnsubscribes.scheduleId, unsubscribeTokens.scheduleId), eq(scheduleUnsubscribes.email, unsubscribeTokens.email)),
+    )
     .where(eq(unsubscribeTokens.tokenHash, tokenHash));
 }
 

@@ -33,7 +33,10 @@ const oneClick = createRoute({
 
 /** Capability pages: nothing loaded, nothing framed, nothing kept by caches or referrers. */
 function pageHeaders(c: AppContext): void {
-  c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+  c.header(
+    "Content-Security-Policy",
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  );
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cache-Control", "no-store");

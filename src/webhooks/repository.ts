@@ -6,7 +6,10 @@ import { webhookSecrets } from "../db/schema";
 
 /** Whether the access group has a secret, without reading it (a batch statement, or a condition inside `exists`). */
 export function secretExists(db: Database, accessGroupId: number) {
-  return db.select({ accessGroupId: webhookSecrets.accessGroupId }).from(webhookSecrets).where(eq(webhookSecrets.accessGroupId, accessGroupId));
+  return db
+    .select({ accessGroupId: webhookSecrets.accessGroupId })
+    .from(webhookSecrets)
+    .where(eq(webhookSecrets.accessGroupId, accessGroupId));
 }
 
 export function webhookSecret(db: Database, accessGroupId: number) {

@@ -43,7 +43,10 @@ export interface AlertWebhookMessage {
 }
 
 /** Creates (or replaces) an access group's webhook secret; the secret is shown only here. */
-export async function createWebhookSecret(db: Database, accessGroup: string): Promise<{ access_group: string; created_at: string; secret: string }> {
+export async function createWebhookSecret(
+  db: Database,
+  accessGroup: string,
+): Promise<{ access_group: string; created_at: string; secret: string }> {
   const secret = `whsec_${randomHex(32)}`;
   const [row] = await repo.putWebhookSecret(db, accessGroup, secret);
   if (!row) throw new ApiError("access_group_not_found", `Access group '${accessGroup}' does not exist.`, "access_group");
@@ -73,7 +76,11 @@ export function checkCallbackUrl(env: Env, callbackUrl: string): void {
 
 /** A callback_url needs a secret to sign with: the error when the access group has none. */
 export function webhookSecretMissing(): ApiError {
-  return new ApiError("webhook_secret_missing", "callback_url needs a webhook secret for this access group (POST /admin/webhook_secrets/).", "callback_url");
+  return new ApiError(
+    "webhook_secret_missing",
+    "callback_url needs a webhook secret for this access group (POST /admin/webhook_secrets/).",
+    "callback_url",
+  );
 }
 
 /**
@@ -119,7 +126,8 @@ export async function deliverWebhook(
 }
 
 /** What a webhook is about, for its log lines. */
-const webhookSubject = (body: WebhookBody | AlertWebhookBody) => ("job_id" in body ? { job_id: body.job_id } : { alert_id: body.alert_id, provided_id: body.provided_id });
+const webhookSubject = (body: WebhookBody | AlertWebhookBody) =>
+  "job_id" in body ? { job_id: body.job_id } : { alert_id: body.alert_id, provided_id: body.provided_id };
 
 export function retryDelaySeconds(attempt: number): number {
   return FIRST_RETRY_SECONDS * 2 ** (attempt - 1);

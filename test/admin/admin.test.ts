@@ -76,7 +76,10 @@ describe("admin: hierarchy levels", () => {
     const res = await admin("PUT", "/admin/hierarchy_levels/", { levels: ["Customer", "Region", "User"] });
     expect(res.body.levels).toEqual(["Customer", "Region", "User"]);
     expect((await getCustomer(write, "lv-user")).body.customer.hierarchy_level).toBe("User");
-    const child = await call("POST", "/api/create_customer/", { token: write, body: { provided_id: "lv-region", hierarchy_level_name: "Region" } });
+    const child = await call("POST", "/api/create_customer/", {
+      token: write,
+      body: { provided_id: "lv-region", hierarchy_level_name: "Region" },
+    });
     expect(child.status).toBe(200);
   });
 
@@ -104,7 +107,10 @@ describe("admin: hierarchy levels", () => {
     await admin("PUT", "/admin/hierarchy_levels/", { levels: ["Customer", "Region", "User", "Spare"] });
     const res = await admin("PUT", "/admin/hierarchy_levels/", { levels: ["Customer", "Region", "User"] });
     expect(res.status).toBe(200);
-    const refused = await call("POST", "/api/create_customer/", { token: write, body: { provided_id: "spare", hierarchy_level_name: "Spare" } });
+    const refused = await call("POST", "/api/create_customer/", {
+      token: write,
+      body: { provided_id: "spare", hierarchy_level_name: "Spare" },
+    });
     expect(refused.body.error.code).toBe("unknown_hierarchy_level");
   });
 });
@@ -118,7 +124,10 @@ describe("admin: schemas and data sources", () => {
 
   it("registers a D1 binding as a data source", async () => {
     const res = await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", provided_id: "demo-db" });
-    expect(res.body).toEqual({ success: 1, data_source: { id: expect.any(Number), provided_id: "demo-db", name: "Demo", binding: "DEMO_DATA", kind: "d1", access_groups: null } });
+    expect(res.body).toEqual({
+      success: 1,
+      data_source: { id: expect.any(Number), provided_id: "demo-db", name: "Demo", binding: "DEMO_DATA", kind: "d1", access_groups: null },
+    });
     const plain = await admin("POST", "/admin/data_sources/", { name: "Again", binding: "DEMO_DATA" });
     expect(plain.body.data_source.provided_id).toBeNull();
     const dup = await admin("POST", "/admin/data_sources/", { name: "Dup", binding: "DEMO_DATA", provided_id: "demo-db" });

@@ -17,7 +17,8 @@ beforeAll(async () => {
   schema = (await admin("POST", "/admin/schemas/", { name: unique("sales") })).body.schema.id as number;
 });
 
-const createSource = (body: Record<string, unknown>) => admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", ...body });
+const createSource = (body: Record<string, unknown>) =>
+  admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", ...body });
 const sourceCount = async () => (await admin("GET", "/admin/data_sources/")).body.data_sources.length as number;
 
 describe("POST /admin/data_sources/ with access_groups", () => {
@@ -31,7 +32,9 @@ describe("POST /admin/data_sources/ with access_groups", () => {
     const res = await createSource({ access_groups: [a.group.toUpperCase(), a.group] });
     expect(res.status).toBe(200);
     expect(res.body.data_source.access_groups).toEqual([a.group]);
-    const listed = (await admin("GET", "/admin/data_sources/")).body.data_sources.find((s: { id: number }) => s.id === res.body.data_source.id);
+    const listed = (await admin("GET", "/admin/data_sources/")).body.data_sources.find(
+      (s: { id: number }) => s.id === res.body.data_source.id,
+    );
     expect(listed.access_groups).toEqual([a.group]);
   });
 
@@ -81,19 +84,28 @@ describe("mapping a customer to a data source of another access group", () => {
     const providedId = unique("only-a");
     const id = (await createSource({ provided_id: providedId, access_groups: [a.group] })).body.data_source.id as number;
 
-    const control = await call("POST", "/api/create_customer/", { token: a.write, body: { provided_id: unique("a-customer"), mapping: { [schema]: id } } });
+    const control = await call("POST", "/api/create_customer/", {
+      token: a.write,
+      body: { provided_id: unique("a-customer"), mapping: { [schema]: id } },
+    });
     expect(control.status).toBe(200);
     expect(control.body.customer.parent_schema_datasource_mapping).toEqual({ [schema]: String(id) });
 
     for (const reference of [id, String(id), providedId]) {
       const customerId = unique("b-customer");
-      const refused = await call("POST", "/api/create_customer/", { token: b.write, body: { provided_id: customerId, mapping: { [schema]: reference } } });
+      const refused = await call("POST", "/api/create_customer/", {
+        token: b.write,
+        body: { provided_id: customerId, mapping: { [schema]: reference } },
+      });
       expect(refused.status).toBe(422);
       expect(refused.body.error).toMatchObject({ code: "unknown_data_source", field: `mapping.${schema}` });
       expect((await call("POST", "/api/get_customer/", { token: b.write, body: { provided_id: customerId } })).status).toBe(404);
     }
     const existing = await createCustomer(b.write, { provided_id: unique("b-existing") });
-    const update = await call("POST", "/api/update_customer/", { token: b.write, body: { provided_id: existing.provided_id, mapping: { [schema]: id } } });
+    const update = await call("POST", "/api/update_customer/", {
+      token: b.write,
+      body: { provided_id: existing.provided_id, mapping: { [schema]: id } },
+    });
     expect(update.status).toBe(422);
     expect(update.body.error.code).toBe("unknown_data_source");
     const after = await call("POST", "/api/get_customer/", { token: b.write, body: { provided_id: existing.provided_id } });
@@ -141,11 +153,18 @@ describe("report-builder queries on a data source of another access group", () =
     const blueprintFor = async (providedId: string) => {
       const created = await call("POST", "/api/create_blueprint/", {
         token: b.write,
-        body: { customer_id: providedId, blueprint_name: "Orders", tables: [{ table_name: "orders", schema_id: schema, columns: [{ name: "amount", type: "FLOAT" }] }] },
+        body: {
+          customer_id: providedId,
+          blueprint_name: "Orders",
+          tables: [{ table_name: "orders", schema_id: schema, columns: [{ name: "amount", type: "FLOAT" }] }],
+        },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
       const got = await call("POST", "/api/get_blueprint/", { token: b.write, body: { blueprint_id: created.body.blueprint_id } });
-      const minted = await call("POST", "/api/generate_embed_token/", { token: b.write, body: { provided_id: providedId, blueprint_id: created.body.blueprint_id } });
+      const minted = await call("POST", "/api/generate_embed_token/", {
+        token: b.write,
+        body: { provided_id: providedId, blueprint_id: created.body.blueprint_id },
+      });
       expect(minted.status, JSON.stringify(minted.body)).toBe(200);
       const token = minted.body.token as string;
       return () =>

@@ -7,7 +7,17 @@ describe("POST /admin/data_sources/ with kind", () => {
   it("registers a postgres data source on the WAREHOUSE Hyperdrive binding and answers with its kind", async () => {
     const res = await admin("POST", "/admin/data_sources/", { name: "Warehouse", binding: "WAREHOUSE", kind: "postgres" });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: 1, data_source: { id: expect.any(Number), provided_id: null, name: "Warehouse", binding: "WAREHOUSE", kind: "postgres", access_groups: null } });
+    expect(res.body).toEqual({
+      success: 1,
+      data_source: {
+        id: expect.any(Number),
+        provided_id: null,
+        name: "Warehouse",
+        binding: "WAREHOUSE",
+        kind: "postgres",
+        access_groups: null,
+      },
+    });
     expect(await list()).toContainEqual(res.body.data_source);
   });
 

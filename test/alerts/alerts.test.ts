@@ -29,7 +29,14 @@ beforeAll(async () => {
       title: "Numbers",
       panels: [
         { ...kpi("revenue", schema, `SELECT SUM(amount) AS value ${byCustomer}`), title: "Revenue" },
-        { id: "mixed", type: "table", title: "Orders", schema_id: schema, sql: `SELECT 'all' AS label, COUNT(*) AS orders, SUM(amount) AS total ${byCustomer}`, layout: { x: 3, y: 0, w: 6, h: 3 } },
+        {
+          id: "mixed",
+          type: "table",
+          title: "Orders",
+          schema_id: schema,
+          sql: `SELECT 'all' AS label, COUNT(*) AS orders, SUM(amount) AS total ${byCustomer}`,
+          layout: { x: 3, y: 0, w: 6, h: 3 },
+        },
         { id: "note", type: "text", title: "Note", text: "Hello", layout: { x: 9, y: 0, w: 3, h: 2 } },
       ],
     },
@@ -44,11 +51,21 @@ afterEach(async () => {
 
 async function customer(ordersOf: string, emails: string[], tags: string[] = [], token = ws.write) {
   const mapping = { [schema]: ordersOf === "alpha-child" ? other : demo };
-  return createCustomer(token, { provided_id: unique(ordersOf), name: `${ordersOf} Ltd`, emails, group_tags: tags, properties: { orders_of: ordersOf }, mapping });
+  return createCustomer(token, {
+    provided_id: unique(ordersOf),
+    name: `${ordersOf} Ltd`,
+    emails,
+    group_tags: tags,
+    properties: { orders_of: ordersOf },
+    mapping,
+  });
 }
 
 async function createAlert(body: Record<string, unknown>, token = ws.write) {
-  const res = await call("POST", "/api/create_alert/", { token, body: { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", ...body } });
+  const res = await call("POST", "/api/create_alert/", {
+    token,
+    body: { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.alert;
 }
@@ -100,16 +117,27 @@ describe("alert operations", () => {
     expect(list.body.alerts.map((a: { id: string }) => a.id)).toContain(alert.id);
     expect(await getAlert(alert.id)).toEqual({ success: 1, alert, unsubscribed: [], evaluations: [], runs: [] });
     // An alert is not a schedule, and a schedule not an alert.
-    expect((await call("GET", "/api/report_schedules/", { token: ws.read })).body.schedules.map((s: { id: string }) => s.id)).not.toContain(alert.id);
+    expect((await call("GET", "/api/report_schedules/", { token: ws.read })).body.schedules.map((s: { id: string }) => s.id)).not.toContain(
+      alert.id,
+    );
     expect((await call("POST", "/api/get_report_schedule/", { token: ws.read, body: { id: alert.id } })).status).toBe(404);
   });
 
   it("updates the given fields only, and deletes (then 404 alert_not_found)", async () => {
     const c = await customer("alpha", ["a@alpha.example"]);
     const alert = await createAlert({ provided_id: c.provided_id, condition: { op: "lt", value: 500 } });
-    const res = await call("POST", "/api/update_alert/", { token: ws.write, body: { id: alert.id, condition: { op: "gte", value: 1 }, notify: "always", column: "value" } });
+    const res = await call("POST", "/api/update_alert/", {
+      token: ws.write,
+      body: { id: alert.id, condition: { op: "gte", value: 1 }, notify: "always", column: "value" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.alert).toMatchObject({ condition: { op: "gte", value: 1 }, notify: "always", column: "value", provided_id: c.provided_id, cron: "0 * * * *" });
+    expect(res.body.alert).toMatchObject({
+      condition: { op: "gte", value: 1 },
+      notify: "always",
+      column: "value",
+      provided_id: c.provided_id,
+      cron: "0 * * * *",
+    });
     expect((await call("POST", "/api/delete_alert/", { token: ws.write, body: { id: alert.id } })).status).toBe(200);
     for (const path of ["/api/get_alert/", "/api/delete_alert/", "/api/run_alert/", "/api/update_alert/"]) {
       const gone = await call("POST", path, { token: ws.write, body: { id: alert.id } });
@@ -129,7 +157,14 @@ describe("alert operations", () => {
     ["an http callback_url elsewhere than localhost", { callback_url: "http://example.com/hook" }, "callback_url"],
   ])("refuses %s (400 validation_error) and stores nothing; the same alert without it is created", async (_name, change, field) => {
     const c = await customer("alpha", ["a@alpha.example"]);
-    const body: Record<string, unknown> = { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", provided_id: c.provided_id, condition: { op: "lt", value: 500 }, ...change };
+    const body: Record<string, unknown> = {
+      dashboard_embed_id: embedId,
+      panel_id: "revenue",
+      cron: "0 * * * *",
+      provided_id: c.provided_id,
+      condition: { op: "lt", value: 500 },
+      ...change,
+    };
     const before = await DB.prepare("SELECT count(*) AS n FROM report_schedules").first<{ n: number }>();
     const res = await call("POST", "/api/create_alert/", { token: ws.write, body });
     expect(res.status).toBe(400);
@@ -142,15 +177,27 @@ describe("alert operations", () => {
     const c = await customer("alpha", ["a@alpha.example"]);
     const base = { provided_id: c.provided_id, condition: { op: "lt", value: 500 } };
     for (const panel of ["note", "nope"]) {
-      const res = await call("POST", "/api/create_alert/", { token: ws.write, body: { dashboard_embed_id: embedId, cron: "0 * * * *", ...base, panel_id: panel } });
+      const res = await call("POST", "/api/create_alert/", {
+        token: ws.write,
+        body: { dashboard_embed_id: embedId, cron: "0 * * * *", ...base, panel_id: panel },
+      });
       expect(res.status).toBe(404);
       expect(res.body.error).toMatchObject({ code: "panel_not_found", field: "panel_id" });
     }
-    const noDash = await call("POST", "/api/create_alert/", { token: ws.write, body: { dashboard_embed_id: "no-such-dash", panel_id: "revenue", cron: "0 * * * *", ...base } });
+    const noDash = await call("POST", "/api/create_alert/", {
+      token: ws.write,
+      body: { dashboard_embed_id: "no-such-dash", panel_id: "revenue", cron: "0 * * * *", ...base },
+    });
     expect(noDash.body.error.code).toBe("dashboard_not_found");
-    const noCustomer = await call("POST", "/api/create_alert/", { token: ws.write, body: { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", provided_id: "nobody", condition: base.condition } });
+    const noCustomer = await call("POST", "/api/create_alert/", {
+      token: ws.write,
+      body: { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", provided_id: "nobody", condition: base.condition },
+    });
     expect(noCustomer.body.error.code).toBe("customer_not_found");
-    const noTag = await call("POST", "/api/create_alert/", { token: ws.write, body: { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", group_tag: unique("none"), condition: base.condition } });
+    const noTag = await call("POST", "/api/create_alert/", {
+      token: ws.write,
+      body: { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", group_tag: unique("none"), condition: base.condition },
+    });
     expect(noTag.status).toBe(422);
     expect(noTag.body.error.code).toBe("unknown_group_tag");
     await createAlert({ ...base, panel_id: "mixed" });
@@ -159,7 +206,14 @@ describe("alert operations", () => {
   it("needs a webhook secret for callback_url (422 webhook_secret_missing), then accepts it", async () => {
     const fresh = await workspace();
     const c = await customer("alpha", [], [], fresh.write);
-    const body = { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", provided_id: c.provided_id, condition: { op: "lt", value: 500 }, callback_url: "https://webhook.test/x" };
+    const body = {
+      dashboard_embed_id: embedId,
+      panel_id: "revenue",
+      cron: "0 * * * *",
+      provided_id: c.provided_id,
+      condition: { op: "lt", value: 500 },
+      callback_url: "https://webhook.test/x",
+    };
     const refused = await call("POST", "/api/create_alert/", { token: fresh.write, body });
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe("webhook_secret_missing");
@@ -179,7 +233,16 @@ describe("alert operations", () => {
     expect((await call("GET", "/api/alerts/", { token: stranger.read })).body.alerts).toEqual([]);
     // A customer of another access group cannot be targeted either.
     const theirs = await customer("alpha", ["t@x.example"], [], stranger.write);
-    const foreign = await call("POST", "/api/create_alert/", { token: ws.write, body: { dashboard_embed_id: embedId, panel_id: "revenue", cron: "0 * * * *", provided_id: theirs.provided_id, condition: { op: "lt", value: 500 } } });
+    const foreign = await call("POST", "/api/create_alert/", {
+      token: ws.write,
+      body: {
+        dashboard_embed_id: embedId,
+        panel_id: "revenue",
+        cron: "0 * * * *",
+        provided_id: theirs.provided_id,
+        condition: { op: "lt", value: 500 },
+      },
+    });
     expect(foreign.body.error.code).toBe("customer_not_found");
     for (const path of ["/api/create_alert/", "/api/update_alert/", "/api/delete_alert/", "/api/run_alert/"]) {
       const res = await call("POST", path, { token: ws.read, body: { id: alert.id } });
@@ -228,7 +291,8 @@ describe("alert evaluation, driven through the scheduler", () => {
   it("on_change: fires when the condition becomes true, not while it stays true, not when false, and again when it comes back (four runs)", async () => {
     const c = await customer("alpha", [`${unique("oc")}@alpha.example`]);
     const alert = await createAlert({ provided_id: c.provided_id, condition: { op: "gt", value: 100 } });
-    const switchTo = (ordersOf: string) => call("POST", "/api/update_customer/", { token: ws.write, body: { provided_id: c.provided_id, properties: { orders_of: ordersOf } } });
+    const switchTo = (ordersOf: string) =>
+      call("POST", "/api/update_customer/", { token: ws.write, body: { provided_id: c.provided_id, properties: { orders_of: ordersOf } } });
 
     const first = await runAlert(alert.id); // 350 > 100: becomes true
     expect(first.evaluations).toEqual([{ provided_id: c.provided_id, slot: first.run.slot, trigger: "manual", value: 350, fired: true }]);
@@ -245,14 +309,24 @@ describe("alert evaluation, driven through the scheduler", () => {
     expect(fourth.run.job_ids).toHaveLength(1);
 
     const { evaluations } = await getAlert(alert.id);
-    expect(evaluations.map((e) => [e.value, e.fired])).toEqual([[350, true], [10, false], [350, false], [350, true]]);
+    expect(evaluations.map((e) => [e.value, e.fired])).toEqual([
+      [350, true],
+      [10, false],
+      [350, false],
+      [350, true],
+    ]);
     const mails = await mailsOf([...first.run.job_ids, ...fourth.run.job_ids]);
     expect(mails.map((m) => textOf(m).split("\n")[0])).toEqual(["Revenue is 350, above 100", "Revenue is 350, above 100"]);
   }, 180_000);
 
   it("always: fires at every run where the condition holds", async () => {
     const c = await customer("beta", [`${unique("al")}@beta.example`]);
-    const alert = await createAlert({ provided_id: c.provided_id, condition: { op: "lte", value: 10 }, notify: "always", panel_id: "mixed" });
+    const alert = await createAlert({
+      provided_id: c.provided_id,
+      condition: { op: "lte", value: 10 },
+      notify: "always",
+      panel_id: "mixed",
+    });
     const first = await runAlert(alert.id);
     const second = await runAlert(alert.id);
     // The table panel's first numeric column is `orders` (2 orders), not the text `label`.

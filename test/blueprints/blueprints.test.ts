@@ -110,7 +110,11 @@ describe("blueprints", () => {
   it("reaches blueprints only through a token that sees the customer", async () => {
     const { write, schema, customer } = await setup();
     const other = await workspace();
-    const created = await post(write, "/api/create_blueprint/", { customer_id: customer, blueprint_name: "Private", tables: [table(schema)] });
+    const created = await post(write, "/api/create_blueprint/", {
+      customer_id: customer,
+      blueprint_name: "Private",
+      tables: [table(schema)],
+    });
     const id = created.body.blueprint_id;
     for (const [path, body] of [
       ["/api/get_blueprint/", { blueprint_id: id }],
@@ -122,7 +126,11 @@ describe("blueprints", () => {
     }
     const list = await post(other.write, "/api/get_customer_blueprints/", { customer_id: customer });
     expect(list.status).toBe(404);
-    const create = await post(other.write, "/api/create_blueprint/", { customer_id: customer, blueprint_name: "x", tables: [table(schema)] });
+    const create = await post(other.write, "/api/create_blueprint/", {
+      customer_id: customer,
+      blueprint_name: "x",
+      tables: [table(schema)],
+    });
     expect(create.status).toBe(404);
     expect(create.body.error.code).toBe("customer_not_found");
     expect((await post(write, "/api/get_blueprint/", { blueprint_id: id })).body.blueprint.tables).toHaveLength(1);
@@ -131,7 +139,11 @@ describe("blueprints", () => {
   it("is removed with its customer", async () => {
     const { write, schema } = await setup();
     const owner = await createCustomer(write, { provided_id: unique("bp-owner") });
-    const created = await post(write, "/api/create_blueprint/", { customer_id: owner.provided_id, blueprint_name: "Gone", tables: [table(schema)] });
+    const created = await post(write, "/api/create_blueprint/", {
+      customer_id: owner.provided_id,
+      blueprint_name: "Gone",
+      tables: [table(schema)],
+    });
     await call("DELETE", "/api/delete_customer/", { token: write, body: { current_token: owner.token } });
     const got = await post(write, "/api/get_blueprint/", { blueprint_id: created.body.blueprint_id });
     expect(got.status).toBe(404);
@@ -156,17 +168,107 @@ describe("blueprint validation names the offending element and stores nothing", 
     ["a missing blueprint_name", (s, c) => ({ customer_id: c, tables: [table(s)] }), 400, "validation_error", "blueprint_name"],
     ["missing tables", (_s, c) => ({ customer_id: c, blueprint_name: "x" }), 400, "validation_error", "tables"],
     ["an empty table list", (_s, c) => ({ customer_id: c, blueprint_name: "x", tables: [] }), 400, "validation_error", "tables"],
-    ["an empty table_name", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s), table(s, { table_name: "" })] }), 400, "validation_error", "tables.1.table_name"],
-    ["a schema_id that is not a number", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { schema_id: "1" })] }), 400, "validation_error", "tables.0.schema_id"],
-    ["a table without columns", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { columns: [] })] }), 400, "validation_error", "tables.0.columns"],
-    ["a column without a name", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { columns: [{ type: "STRING" }] })] }), 400, "validation_error", "tables.0.columns.0.name"],
-    ["an unknown column type", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s), table(s, { columns: [{ name: "a", type: "TEXT" }] })] }), 400, "validation_error", "tables.1.columns.0.type"],
-    ["a can_be_grouped that is not boolean", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { columns: [{ name: "a", type: "DATE", can_be_grouped: "yes" }] })] }), 400, "validation_error", "tables.0.columns.0.can_be_grouped"],
-    ["duplicate column names", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { columns: [{ name: "a", type: "DATE" }, { name: "b", type: "DATE" }, { name: "a", type: "STRING" }] })] }), 400, "validation_error", "tables.0.columns.2.name"],
-    ["an unknown customer", (s) => ({ customer_id: "nobody", blueprint_name: "x", tables: [table(s)] }), 404, "customer_not_found", "customer_id"],
-    ["an unknown schema", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s), table(999999)] }), 422, "unknown_schema", "tables.1.schema_id"],
-    ["a query that writes", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { query: "SELECT 1 AS id" }), table(s, { query: "DELETE FROM orders RETURNING *" })] }), 422, "query_not_read_only", "tables.1.query"],
-    ["a write hidden behind a quote in a comment", (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { query: "WITH x AS (SELECT 1 -- '\n) DELETE FROM orders RETURNING * -- '" })] }), 422, "query_not_read_only", "tables.0.query"],
+    [
+      "an empty table_name",
+      (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s), table(s, { table_name: "" })] }),
+      400,
+      "validation_error",
+      "tables.1.table_name",
+    ],
+    [
+      "a schema_id that is not a number",
+      (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { schema_id: "1" })] }),
+      400,
+      "validation_error",
+      "tables.0.schema_id",
+    ],
+    [
+      "a table without columns",
+      (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { columns: [] })] }),
+      400,
+      "validation_error",
+      "tables.0.columns",
+    ],
+    [
+      "a column without a name",
+      (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s, { columns: [{ type: "STRING" }] })] }),
+      400,
+      "validation_error",
+      "tables.0.columns.0.name",
+    ],
+    [
+      "an unknown column type",
+      (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s), table(s, { columns: [{ name: "a", type: "TEXT" }] })] }),
+      400,
+      "validation_error",
+      "tables.1.columns.0.type",
+    ],
+    [
+      "a can_be_grouped that is not boolean",
+      (s, c) => ({
+        customer_id: c,
+        blueprint_name: "x",
+        tables: [table(s, { columns: [{ name: "a", type: "DATE", can_be_grouped: "yes" }] })],
+      }),
+      400,
+      "validation_error",
+      "tables.0.columns.0.can_be_grouped",
+    ],
+    [
+      "duplicate column names",
+      (s, c) => ({
+        customer_id: c,
+        blueprint_name: "x",
+        tables: [
+          table(s, {
+            columns: [
+              { name: "a", type: "DATE" },
+              { name: "b", type: "DATE" },
+              { name: "a", type: "STRING" },
+            ],
+          }),
+        ],
+      }),
+      400,
+      "validation_error",
+      "tables.0.columns.2.name",
+    ],
+    [
+      "an unknown customer",
+      (s) => ({ customer_id: "nobody", blueprint_name: "x", tables: [table(s)] }),
+      404,
+      "customer_not_found",
+      "customer_id",
+    ],
+    [
+      "an unknown schema",
+      (s, c) => ({ customer_id: c, blueprint_name: "x", tables: [table(s), table(999999)] }),
+      422,
+      "unknown_schema",
+      "tables.1.schema_id",
+    ],
+    [
+      "a query that writes",
+      (s, c) => ({
+        customer_id: c,
+        blueprint_name: "x",
+        tables: [table(s, { query: "SELECT 1 AS id" }), table(s, { query: "DELETE FROM orders RETURNING *" })],
+      }),
+      422,
+      "query_not_read_only",
+      "tables.1.query",
+    ],
+    [
+      "a write hidden behind a quote in a comment",
+      (s, c) => ({
+        customer_id: c,
+        blueprint_name: "x",
+        tables: [table(s, { query: "WITH x AS (SELECT 1 -- '\n) DELETE FROM orders RETURNING * -- '" })],
+      }),
+      422,
+      "query_not_read_only",
+      "tables.0.query",
+    ],
   ];
 
   it.each(cases)("rejects %s on create", async (_name, body, status, code, field) => {
@@ -180,7 +282,11 @@ describe("blueprint validation names the offending element and stores nothing", 
   it("accepts a read-only query with a trailing ';' and comments holding quotes (the control)", async () => {
     const { write, schema, customer } = await setup();
     const query = "SELECT id, amount FROM orders -- don't worry\nWHERE customer_id = {{customer.provided_id}};";
-    const created = await post(write, "/api/create_blueprint/", { customer_id: customer, blueprint_name: "Fine", tables: [table(schema, { query })] });
+    const created = await post(write, "/api/create_blueprint/", {
+      customer_id: customer,
+      blueprint_name: "Fine",
+      tables: [table(schema, { query })],
+    });
     expect(created.status).toBe(200);
     const got = await post(write, "/api/get_blueprint/", { blueprint_id: created.body.blueprint_id });
     expect(got.body.blueprint.tables[0].query).toBe(query);
@@ -191,13 +297,19 @@ describe("blueprint validation names the offending element and stores nothing", 
     const created = await post(write, "/api/create_blueprint/", { customer_id: customer, blueprint_name: "Keep", tables: [table(schema)] });
     const id = created.body.blueprint_id;
     const before = (await post(write, "/api/get_blueprint/", { blueprint_id: id })).body.blueprint;
-    const bad = await post(write, "/api/update_blueprint/", { blueprint_id: id, tables: [table(schema, { columns: [{ name: "a", type: "JSON" }] })] });
+    const bad = await post(write, "/api/update_blueprint/", {
+      blueprint_id: id,
+      tables: [table(schema, { columns: [{ name: "a", type: "JSON" }] })],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe("tables.0.columns.0.type");
     const unknown = await post(write, "/api/update_blueprint/", { blueprint_id: id, tables: [table(123456)] });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error).toMatchObject({ code: "unknown_schema", field: "tables.0.schema_id" });
-    const writing = await post(write, "/api/update_blueprint/", { blueprint_id: id, tables: [table(schema), table(schema, { query: "SELECT 1; DROP TABLE orders" })] });
+    const writing = await post(write, "/api/update_blueprint/", {
+      blueprint_id: id,
+      tables: [table(schema), table(schema, { query: "SELECT 1; DROP TABLE orders" })],
+    });
     expect(writing.status).toBe(422);
     expect(writing.body.error).toMatchObject({ code: "query_not_read_only", field: "tables.1.query" });
     const missing = await post(write, "/api/update_blueprint/", { blueprint_id: 987654, tables: [table(schema)] });

@@ -24,7 +24,15 @@ describe("blueprint tables: cache_ttl_seconds", () => {
     const { write, schema, customer } = await setup();
     const created = await call("POST", "/api/create_blueprint/", {
       token: write,
-      body: { customer_id: customer, blueprint_name: "Cached", tables: [table(schema, { cache_ttl_seconds: 300 }), table(schema, { table_name: "plain" }), table(schema, { table_name: "max", cache_ttl_seconds: 86_400 })] },
+      body: {
+        customer_id: customer,
+        blueprint_name: "Cached",
+        tables: [
+          table(schema, { cache_ttl_seconds: 300 }),
+          table(schema, { table_name: "plain" }),
+          table(schema, { table_name: "max", cache_ttl_seconds: 86_400 }),
+        ],
+      },
     });
     expect(created.status).toBe(200);
     const got = await call("POST", "/api/get_blueprint/", { token: write, body: { blueprint_id: created.body.blueprint_id } });
@@ -33,7 +41,10 @@ describe("blueprint tables: cache_ttl_seconds", () => {
     expect(plain).not.toHaveProperty("cache_ttl_seconds");
     expect(max.cache_ttl_seconds).toBe(86_400);
 
-    const updated = await call("POST", "/api/update_blueprint/", { token: write, body: { blueprint_id: created.body.blueprint_id, tables: [table(schema, { cache_ttl_seconds: 0 })] } });
+    const updated = await call("POST", "/api/update_blueprint/", {
+      token: write,
+      body: { blueprint_id: created.body.blueprint_id, tables: [table(schema, { cache_ttl_seconds: 0 })] },
+    });
     expect(updated.status).toBe(200);
     const again = await call("POST", "/api/get_blueprint/", { token: write, body: { blueprint_id: created.body.blueprint_id } });
     expect(again.body.blueprint.tables[0].cache_ttl_seconds).toBe(0);

@@ -36,8 +36,18 @@ describe("POST /api/create_customer/ (get or create)", () => {
       computed_parent_schema_datasource_mapping: { [String(schemaId)]: String(dataSourceId) },
     });
     expect(Object.keys(customer)).toEqual([
-      "token", "name", "provided_id", "emails", "group_tags", "hierarchy_level", "access_group", "is_demo_group",
-      "properties", "computed_properties", "parent_schema_datasource_mapping", "computed_parent_schema_datasource_mapping",
+      "token",
+      "name",
+      "provided_id",
+      "emails",
+      "group_tags",
+      "hierarchy_level",
+      "access_group",
+      "is_demo_group",
+      "properties",
+      "computed_properties",
+      "parent_schema_datasource_mapping",
+      "computed_parent_schema_datasource_mapping",
     ]);
   });
 
@@ -108,7 +118,12 @@ describe("POST /api/create_customer/ (get or create)", () => {
     const { write } = await workspace();
     await createTag(write, "rt");
     await createCustomer(write, { provided_id: "rt-parent" });
-    const created = await create(write, { provided_id: "rt-child", parent_provided_id: "rt-parent", hierarchy_level_name: "User", group_tags: ["rt"] });
+    const created = await create(write, {
+      provided_id: "rt-child",
+      parent_provided_id: "rt-parent",
+      hierarchy_level_name: "User",
+      group_tags: ["rt"],
+    });
     expect(created.body.new_customer).toBe(true);
     expect(roundTrips(created)).toBe(2);
     const existing = await create(write, { provided_id: "rt-child" });
@@ -146,14 +161,56 @@ describe("create_customer errors change nothing", () => {
     ["a name of the wrong type", () => ({ provided_id: "bad-1", name: 5 }), 400, "validation_error", "name"],
     ["an invalid e-mail", () => ({ provided_id: "bad-1", emails: ["ok@x.example", "nope"] }), 400, "validation_error", "emails.1"],
     ["properties that are not an object", () => ({ provided_id: "bad-1", properties: [1] }), 400, "validation_error", "properties"],
-    ["properties over 64 KiB", () => ({ provided_id: "bad-1", properties: { big: "x".repeat(70_000) } }), 400, "validation_error", "properties"],
-    ["a mapping key that is not a schema id", () => ({ provided_id: "bad-1", mapping: { sales: 1 } }), 400, "validation_error", "mapping.sales"],
+    [
+      "properties over 64 KiB",
+      () => ({ provided_id: "bad-1", properties: { big: "x".repeat(70_000) } }),
+      400,
+      "validation_error",
+      "properties",
+    ],
+    [
+      "a mapping key that is not a schema id",
+      () => ({ provided_id: "bad-1", mapping: { sales: 1 } }),
+      400,
+      "validation_error",
+      "mapping.sales",
+    ],
     ["is_demo_group of the wrong type", () => ({ provided_id: "bad-1", is_demo_group: "yes" }), 400, "validation_error", "is_demo_group"],
-    ["a parent that does not exist", () => ({ provided_id: "bad-1", parent_provided_id: "ghost", hierarchy_level_name: "User" }), 404, "parent_not_found", "parent_provided_id"],
-    ["a group tag that does not exist", () => ({ provided_id: "bad-1", group_tags: ["ghost-tag"] }), 422, "unknown_group_tag", "group_tags.0"],
-    ["a hierarchy level that does not exist", () => ({ provided_id: "bad-1", hierarchy_level_name: "Galaxy" }), 422, "unknown_hierarchy_level", "hierarchy_level_name"],
-    ["a parent without a level below it (root by default)", ({ parent }) => ({ provided_id: "bad-1", parent_provided_id: parent }), 422, "parent_not_higher_level", "parent_provided_id"],
-    ["a parent at the same level", ({ parent }) => ({ provided_id: "bad-1", parent_provided_id: parent, hierarchy_level_name: "Customer" }), 422, "parent_not_higher_level", "parent_provided_id"],
+    [
+      "a parent that does not exist",
+      () => ({ provided_id: "bad-1", parent_provided_id: "ghost", hierarchy_level_name: "User" }),
+      404,
+      "parent_not_found",
+      "parent_provided_id",
+    ],
+    [
+      "a group tag that does not exist",
+      () => ({ provided_id: "bad-1", group_tags: ["ghost-tag"] }),
+      422,
+      "unknown_group_tag",
+      "group_tags.0",
+    ],
+    [
+      "a hierarchy level that does not exist",
+      () => ({ provided_id: "bad-1", hierarchy_level_name: "Galaxy" }),
+      422,
+      "unknown_hierarchy_level",
+      "hierarchy_level_name",
+    ],
+    [
+      "a parent without a level below it (root by default)",
+      ({ parent }) => ({ provided_id: "bad-1", parent_provided_id: parent }),
+      422,
+      "parent_not_higher_level",
+      "parent_provided_id",
+    ],
+    [
+      "a parent at the same level",
+      ({ parent }) => ({ provided_id: "bad-1", parent_provided_id: parent, hierarchy_level_name: "Customer" }),
+      422,
+      "parent_not_higher_level",
+      "parent_provided_id",
+    ],
     ["a schema that does not exist", () => ({ provided_id: "bad-1", mapping: { "99999": 1 } }), 422, "unknown_schema", "mapping.99999"],
   ];
 
@@ -191,7 +248,12 @@ describe("create_customer errors change nothing", () => {
 
   it("reports existence (404) before rules (422)", async () => {
     const { write } = await workspace();
-    const res = await create(write, { provided_id: "order", parent_provided_id: "ghost", group_tags: ["ghost"], hierarchy_level_name: "User" });
+    const res = await create(write, {
+      provided_id: "order",
+      parent_provided_id: "ghost",
+      group_tags: ["ghost"],
+      hierarchy_level_name: "User",
+    });
     expect(res.body.error.code).toBe("parent_not_found");
   });
 });

@@ -20,7 +20,10 @@ describe("a parent deleted while a child is written under it", () => {
       const parent = await createCustomer(write, { provided_id: unique("parent") });
       const childId = unique("child");
       const [created, deleted] = await Promise.all([
-        call("POST", "/api/create_customer/", { token: write, body: { provided_id: childId, hierarchy_level_name: "User", parent_provided_id: parent.provided_id } }),
+        call("POST", "/api/create_customer/", {
+          token: write,
+          body: { provided_id: childId, hierarchy_level_name: "User", parent_provided_id: parent.provided_id },
+        }),
         call("DELETE", "/api/delete_customer/", { token: write, body: { current_token: parent.token } }),
       ]);
       expect(created.status).toBeLessThan(500);
@@ -40,7 +43,10 @@ describe("a parent deleted while a child is written under it", () => {
       const parent = await createCustomer(write, { provided_id: unique("parent") });
       const child = await createCustomer(write, { provided_id: unique("child"), hierarchy_level_name: "User" });
       const [moved, deleted] = await Promise.all([
-        call("POST", "/api/update_customer/", { token: write, body: { provided_id: child.provided_id, parent_provided_id: parent.provided_id } }),
+        call("POST", "/api/update_customer/", {
+          token: write,
+          body: { provided_id: child.provided_id, parent_provided_id: parent.provided_id },
+        }),
         call("DELETE", "/api/delete_customer/", { token: write, body: { current_token: parent.token } }),
       ]);
       expect(moved.status).toBeLessThan(500);

@@ -32,14 +32,24 @@ describe("a customer's own group tags, never its ancestors'", () => {
     const { write } = await workspace();
     for (const name of ["parent-tag", "child-tag"]) await call("POST", "/api/create_group_tag/", { token: write, body: { name } });
     await createCustomer(write, { provided_id: "tagged-root", group_tags: ["parent-tag"] });
-    await createCustomer(write, { provided_id: "tagged-child", parent_provided_id: "tagged-root", hierarchy_level_name: "User", group_tags: ["child-tag"] });
+    await createCustomer(write, {
+      provided_id: "tagged-child",
+      parent_provided_id: "tagged-root",
+      hierarchy_level_name: "User",
+      group_tags: ["child-tag"],
+    });
     expect((await getCustomer(write, "tagged-child")).body.customer.group_tags).toEqual(["child-tag"]);
     expect((await getCustomer(write, "tagged-root")).body.customer.group_tags).toEqual(["parent-tag"]);
     const tagsOf = (res: { body: { customers: { provided_id: string; group_tags: string[] }[] } }) =>
       Object.fromEntries(res.body.customers.map((c) => [c.provided_id, c.group_tags]));
-    expect(tagsOf(await call("GET", "/api/v2/customers/", { token: write }))).toEqual({ "tagged-root": ["parent-tag"], "tagged-child": ["child-tag"] });
+    expect(tagsOf(await call("GET", "/api/v2/customers/", { token: write }))).toEqual({
+      "tagged-root": ["parent-tag"],
+      "tagged-child": ["child-tag"],
+    });
     // The child alone on its page: its parent is read for computed fields only.
-    expect(tagsOf(await call("GET", "/api/customers/?parent_provided_id=tagged-root", { token: write }))).toEqual({ "tagged-child": ["child-tag"] });
+    expect(tagsOf(await call("GET", "/api/customers/?parent_provided_id=tagged-root", { token: write }))).toEqual({
+      "tagged-child": ["child-tag"],
+    });
   });
 });
 

@@ -13,7 +13,13 @@ const file = (sql: string, y_columns = ["revenue"]) => ({
   name: "PostgreSQL checked",
   definition: {
     panels: [
-      { id: "total", type: "kpi", schema_id: schema, sql: `SELECT SUM(amount) AS value FROM ${S}.orders WHERE customer_id = {{customer.provided_id}}`, layout: { x: 0, y: 0, w: 4, h: 2 } },
+      {
+        id: "total",
+        type: "kpi",
+        schema_id: schema,
+        sql: `SELECT SUM(amount) AS value FROM ${S}.orders WHERE customer_id = {{customer.provided_id}}`,
+        layout: { x: 0, y: 0, w: 4, h: 2 },
+      },
       { id: "by_month", type: "line", schema_id: schema, sql, x_column: "month", y_columns, layout: { x: 4, y: 0, w: 8, h: 4 } },
     ],
   },
@@ -28,25 +34,45 @@ beforeAll(async () => {
     INSERT INTO ${S}.orders VALUES ('someone', '2026-01', 10), ('someone', '2026-02', 20);`);
   const { write } = await workspace();
   schema = (await admin("POST", "/admin/schemas/", { name: unique("warehouse") })).body.schema.id;
-  const source = (await admin("POST", "/admin/data_sources/", { name: "Warehouse", binding: "WAREHOUSE", kind: "postgres" })).body.data_source.id;
+  const source = (await admin("POST", "/admin/data_sources/", { name: "Warehouse", binding: "WAREHOUSE", kind: "postgres" })).body
+    .data_source.id;
   viewer = (await createCustomer(write, { provided_id: unique("pg-viewer"), mapping: { [schema]: source } })).provided_id;
 });
 
 describe("checking a dashboard file against a customer's PostgreSQL data source", () => {
   it("prepares every panel and lists its result columns (placeholders bound as $n)", async () => {
-    const res = await check(file(`SELECT month, SUM(amount) AS revenue FROM ${S}.orders WHERE customer_id = {{customer.provided_id}} GROUP BY month`));
+    const res = await check(
+      file(`SELECT month, SUM(amount) AS revenue FROM ${S}.orders WHERE customer_id = {{customer.provided_id}} GROUP BY month`),
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: true, problems: [], panels: [{ id: "total", columns: ["value"] }, { id: "by_month", columns: ["month", "revenue"] }] });
+    expect(res.body).toMatchObject({
+      valid: true,
+      problems: [],
+      panels: [
+        { id: "total", columns: ["value"] },
+        { id: "by_month", columns: ["month", "revenue"] },
+      ],
+    });
   });
 
   it("reports a missing table with PostgreSQL's message, and a chart column the query lacks", async () => {
     const res = await check(file(`SELECT month, SUM(amount) AS revenu FROM ${S}.orderz GROUP BY month`));
     expect(res.body.problems).toEqual([
-      { field: "definition.panels.1.sql", panel_index: 1, panel_id: "by_month", message: `the query failed: relation "${S}.orderz" does not exist` },
+      {
+        field: "definition.panels.1.sql",
+        panel_index: 1,
+        panel_id: "by_month",
+        message: `the query failed: relation "${S}.orderz" does not exist`,
+      },
     ]);
     const column = await check(file(`SELECT month, SUM(amount) AS revenu FROM ${S}.orders GROUP BY month`));
     expect(column.body.problems).toEqual([
-      { field: "definition.panels.1.y_columns.0", panel_index: 1, panel_id: "by_month", message: "column 'revenue' is not in the query's result (month, revenu)" },
+      {
+        field: "definition.panels.1.y_columns.0",
+        panel_index: 1,
+        panel_id: "by_month",
+        message: "column 'revenue' is not in the query's result (month, revenu)",
+      },
     ]);
   });
 

@@ -8,7 +8,16 @@ let viewer: string; // a customer whose schema maps to DEMO_DATA (orders)
 let unmapped: string; // a customer without any mapping
 
 const layout = (y: number) => ({ x: 0, y, w: 6, h: 3 });
-const bar = (sql: string, y_columns = ["revenue"]) => ({ id: "by_month", type: "bar", title: "By month", schema_id: schema, sql, x_column: "month", y_columns, layout: layout(3) });
+const bar = (sql: string, y_columns = ["revenue"]) => ({
+  id: "by_month",
+  type: "bar",
+  title: "By month",
+  schema_id: schema,
+  sql,
+  x_column: "month",
+  y_columns,
+  layout: layout(3),
+});
 type Panel = Record<string, unknown>;
 const good = (): { embed_id: string; name: string; definition: { title: string; panels: Panel[] } } => ({
   embed_id: "checked",
@@ -17,7 +26,14 @@ const good = (): { embed_id: string; name: string; definition: { title: string; 
     title: "Checked",
     panels: [
       { id: "intro", type: "text", text: "Hello {{customer.name}}", layout: layout(0) },
-      { id: "revenue", type: "kpi", title: "Revenue", schema_id: schema, sql: "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}}", layout: layout(1) },
+      {
+        id: "revenue",
+        type: "kpi",
+        title: "Revenue",
+        schema_id: schema,
+        sql: "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}}",
+        layout: layout(1),
+      },
       bar("SELECT month, SUM(amount) AS revenue FROM orders WHERE customer_id = {{customer.provided_id}} GROUP BY month"),
     ],
   },
@@ -56,7 +72,12 @@ describe("POST /admin/dashboard_checks/", () => {
     expect(res.body.valid).toBe(false);
     expect(res.body.problems).toEqual([
       { field: "embed_id", panel_index: null, panel_id: null, message: "1–64 letters, digits, '_' or '-'" },
-      { field: "definition.panels.1.type", panel_index: 1, panel_id: "revenue", message: "unknown panel type 'gauge'; use one of kpi, table, bar, line, area, pie, text" },
+      {
+        field: "definition.panels.1.type",
+        panel_index: 1,
+        panel_id: "revenue",
+        message: "unknown panel type 'gauge'; use one of kpi, table, bar, line, area, pie, text",
+      },
       { field: "definition.panels.2.x_column", panel_index: 2, panel_id: "by_month", message: "a bar panel needs x_column" },
     ]);
   });
@@ -73,7 +94,9 @@ describe("POST /admin/dashboard_checks/", () => {
     const file = good();
     file.definition.panels[1] = { ...file.definition.panels[1], schema_id: 987654 };
     const res = await check(file);
-    expect(res.body.problems).toEqual([{ field: "definition.panels.1.schema_id", panel_index: 1, panel_id: "revenue", message: "Schema 987654 does not exist." }]);
+    expect(res.body.problems).toEqual([
+      { field: "definition.panels.1.schema_id", panel_index: 1, panel_id: "revenue", message: "Schema 987654 does not exist." },
+    ]);
   });
 
   it("reports SQL that is not one read statement (as saving would: query_not_read_only), every panel of it", async () => {
@@ -106,7 +129,9 @@ describe("POST /admin/dashboard_checks/", () => {
       file.definition.panels[1] = { ...file.definition.panels[1], sql: "SELECT SUM(amount) AS value FROM orderz" };
       const res = await check({ ...file, provided_id: viewer });
       expect(res.body.valid).toBe(false);
-      expect(res.body.problems).toEqual([{ field: "definition.panels.1.sql", panel_index: 1, panel_id: "revenue", message: "the query failed: no such table: orderz" }]);
+      expect(res.body.problems).toEqual([
+        { field: "definition.panels.1.sql", panel_index: 1, panel_id: "revenue", message: "the query failed: no such table: orderz" },
+      ]);
     });
 
     it("reports a column a chart names that the query does not return", async () => {
@@ -114,7 +139,12 @@ describe("POST /admin/dashboard_checks/", () => {
       file.definition.panels[2] = bar("SELECT month, SUM(amount) AS revenue FROM orders GROUP BY month", ["revenue", "revenu"]);
       const res = await check({ ...file, provided_id: viewer });
       expect(res.body.problems).toEqual([
-        { field: "definition.panels.2.y_columns.1", panel_index: 2, panel_id: "by_month", message: "column 'revenu' is not in the query's result (month, revenue)" },
+        {
+          field: "definition.panels.2.y_columns.1",
+          panel_index: 2,
+          panel_id: "by_month",
+          message: "column 'revenu' is not in the query's result (month, revenue)",
+        },
       ]);
     });
 

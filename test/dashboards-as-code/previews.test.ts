@@ -9,9 +9,25 @@ let alpha: { provided_id: string; token: string };
 const definition = () => ({
   title: "Unsaved {{customer.name}} draft",
   variables: [{ name: "since", default: "2026-01-01", control: { type: "date" } }],
-  panels: [{ id: "revenue", type: "kpi", title: "Revenue", schema_id: schema, sql: "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}", layout: { x: 0, y: 0, w: 4, h: 2 } }],
+  panels: [
+    {
+      id: "revenue",
+      type: "kpi",
+      title: "Revenue",
+      schema_id: schema,
+      sql: "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}",
+      layout: { x: 0, y: 0, w: 4, h: 2 },
+    },
+  ],
 });
-const mint = (body: Record<string, unknown>) => admin("POST", "/admin/dashboard_previews/", { provided_id: alpha.provided_id, embed_id: "draft-board", name: "Draft", definition: definition(), ...body });
+const mint = (body: Record<string, unknown>) =>
+  admin("POST", "/admin/dashboard_previews/", {
+    provided_id: alpha.provided_id,
+    embed_id: "draft-board",
+    name: "Draft",
+    definition: definition(),
+    ...body,
+  });
 const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, "");
 
 beforeAll(async () => {
@@ -25,7 +41,10 @@ beforeAll(async () => {
 
 describe("POST /admin/dashboard_previews/", () => {
   it("needs the admin token (401 invalid_admin_token)", async () => {
-    const res = await call("POST", "/admin/dashboard_previews/", { body: { provided_id: alpha.provided_id, definition: definition() }, headers: { Authorization: "Bearer wrong" } });
+    const res = await call("POST", "/admin/dashboard_previews/", {
+      body: { provided_id: alpha.provided_id, definition: definition() },
+      headers: { Authorization: "Bearer wrong" },
+    });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe("invalid_admin_token");
   });
@@ -110,7 +129,10 @@ describe("GET /preview/<embed_id>", () => {
     const created = await admin("POST", "/admin/dashboards/", { embed_id: "saved-board", name: "Saved" });
     expect(created.status).toBe(200);
     await admin("POST", "/admin/dashboard_versions/", { embed_id: "saved-board", definition: definition() });
-    const embedToken = await call("POST", "/api/generate_embed_token/", { token: write, body: { provided_id: alpha.provided_id, dashboard_embed_id: "saved-board" } });
+    const embedToken = await call("POST", "/api/generate_embed_token/", {
+      token: write,
+      body: { provided_id: alpha.provided_id, dashboard_embed_id: "saved-board" },
+    });
     expect((await call("GET", `/embed/saved-board?token=${embedToken.body.token}`)).status).toBe(200);
     expect((await call("GET", `/preview/saved-board?token=${embedToken.body.token}`)).status).toBe(401);
   });

@@ -14,10 +14,19 @@ describe("GET /admin/dashboard_versions/", () => {
     expect(newest.body.dashboard).toEqual({ embed_id: embedId, name: "Test dashboard" });
     expect(newest.body.version).toMatchObject({ version_number: 2, draft: true, definition: { title: "Second" } });
     // Stored with defaults filled in (title, variables): saving it again stores the same.
-    expect(newest.body.version.definition).toEqual({ title: "Second", variables: [], panels: [{ ...kpi("a", schema, "SELECT 1 AS value") }] });
+    expect(newest.body.version.definition).toEqual({
+      title: "Second",
+      variables: [],
+      panels: [{ ...kpi("a", schema, "SELECT 1 AS value") }],
+    });
 
-    expect((await admin("GET", `/admin/dashboard_versions/?embed_id=${embedId}&version_number=1`)).body.version.definition.title).toBe("First");
-    expect((await admin("GET", `/admin/dashboard_versions/?embed_id=${embedId}&tag=production`)).body.version).toMatchObject({ version_number: 1, draft: false });
+    expect((await admin("GET", `/admin/dashboard_versions/?embed_id=${embedId}&version_number=1`)).body.version.definition.title).toBe(
+      "First",
+    );
+    expect((await admin("GET", `/admin/dashboard_versions/?embed_id=${embedId}&tag=production`)).body.version).toMatchObject({
+      version_number: 1,
+      draft: false,
+    });
   });
 
   it("refuses what it cannot find (404) and a number and a tag together (400), with a valid control", async () => {
@@ -60,12 +69,18 @@ describe("GET /schemas/dashboard.json", () => {
     expect(panel.properties.type.enum).toEqual(["kpi", "table", "bar", "line", "area", "pie", "text"]);
     expect(panel.properties.sql.description).toMatch(/read-only/);
     // What each panel type needs, from the table the API checks with.
-    expect(panel.allOf).toContainEqual(expect.objectContaining({ if: { properties: { type: { const: "pie" } }, required: ["type"] }, then: expect.objectContaining({ required: ["schema_id", "sql", "label_column", "value_column"] }) }));
+    expect(panel.allOf).toContainEqual(
+      expect.objectContaining({
+        if: { properties: { type: { const: "pie" } }, required: ["type"] },
+        then: expect.objectContaining({ required: ["schema_id", "sql", "label_column", "value_column"] }),
+      }),
+    );
   });
 
   it("appears in the OpenAPI document with the new admin operations", async () => {
     const paths = (await call("GET", "/openapi.json")).body.paths;
-    for (const path of ["/schemas/dashboard.json", "/admin/dashboard_checks/", "/admin/dashboard_previews/", "/preview/{embedId}"]) expect(Object.keys(paths)).toContain(path);
+    for (const path of ["/schemas/dashboard.json", "/admin/dashboard_checks/", "/admin/dashboard_previews/", "/preview/{embedId}"])
+      expect(Object.keys(paths)).toContain(path);
     expect(paths["/admin/dashboard_versions/"].get.operationId).toBe("adminGetDashboardVersion");
   });
 });

@@ -11,7 +11,13 @@ describe("charts are drawn once per isolate for the same data and size", () => {
   it("gives the same SVG, not a new drawing, for a chart drawn before (ECharts numbers each drawing: zrN)", () => {
     const first = cartesianChart("bar", rows, "month", ["revenue"], size);
     const count = drawnChartCount();
-    const again = cartesianChart("bar", rows.map((row) => ({ ...row })), "month", ["revenue"], { ...size });
+    const again = cartesianChart(
+      "bar",
+      rows.map((row) => ({ ...row })),
+      "month",
+      ["revenue"],
+      { ...size },
+    );
     expect(again).toBe(first);
     expect(drawnChartCount()).toBe(count);
   });
@@ -31,9 +37,35 @@ describe("charts are drawn once per isolate for the same data and size", () => {
   });
 
   it("keeps pies apart by their slices", () => {
-    const a = pieChart([{ k: "A", v: 1 }, { k: "B", v: 3 }], "k", "v", size);
-    const b = pieChart([{ k: "A", v: 3 }, { k: "B", v: 1 }], "k", "v", size);
+    const a = pieChart(
+      [
+        { k: "A", v: 1 },
+        { k: "B", v: 3 },
+      ],
+      "k",
+      "v",
+      size,
+    );
+    const b = pieChart(
+      [
+        { k: "A", v: 3 },
+        { k: "B", v: 1 },
+      ],
+      "k",
+      "v",
+      size,
+    );
     expect(b).not.toBe(a);
-    expect(pieChart([{ k: "A", v: 1 }, { k: "B", v: 3 }], "k", "v", size)).toBe(a);
+    expect(
+      pieChart(
+        [
+          { k: "A", v: 1 },
+          { k: "B", v: 3 },
+        ],
+        "k",
+        "v",
+        size,
+      ),
+    ).toBe(a);
   });
 });

@@ -10,7 +10,11 @@ export interface ControlsDashboard {
 }
 
 const sinceKpi = (schema: number) =>
-  kpi("since", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}");
+  kpi(
+    "since",
+    schema,
+    "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}",
+  );
 
 /**
  * Two customers (alpha, beta) of the demo data and a dashboard with a date control, a select

@@ -75,9 +75,15 @@ describe("GET /embed/<id>/panels/<panel>.csv", () => {
   });
 
   it("shows each customer only its own rows, honouring var_ and environment", async () => {
-    expect((await csv("rows", `customer_token=${beta.token}`)).body).toBe("day,product,amount\r\n2026-01-07,Seats,7\r\n2026-03-01,Support,3\r\n");
-    expect((await csv("rows", `customer_token=${beta.token}&var_since=2026-02-01`)).body).toBe("day,product,amount\r\n2026-03-01,Support,3\r\n");
-    expect((await csv("rows", `customer_token=${alpha.token}&var_product=Seats`)).body).toBe("day,product,amount\r\n2026-01-05,Seats,100\r\n");
+    expect((await csv("rows", `customer_token=${beta.token}`)).body).toBe(
+      "day,product,amount\r\n2026-01-07,Seats,7\r\n2026-03-01,Support,3\r\n",
+    );
+    expect((await csv("rows", `customer_token=${beta.token}&var_since=2026-02-01`)).body).toBe(
+      "day,product,amount\r\n2026-03-01,Support,3\r\n",
+    );
+    expect((await csv("rows", `customer_token=${alpha.token}&var_product=Seats`)).body).toBe(
+      "day,product,amount\r\n2026-01-05,Seats,100\r\n",
+    );
     const missing = await csv("rows", `customer_token=${alpha.token}&environment=staging`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("dashboard_version_not_found");

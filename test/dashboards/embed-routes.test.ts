@@ -13,7 +13,8 @@ async function sha256Base64(text: string): Promise<string> {
   return btoa(String.fromCharCode(...new Uint8Array(digest)));
 }
 
-const revenue = (schema: number) => kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}}");
+const revenue = (schema: number) =>
+  kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}}");
 
 describe("embed page: data per customer", () => {
   it("shows each customer only its own rows through the same dashboard", async () => {
@@ -33,11 +34,18 @@ describe("embed page: data per customer", () => {
   it("runs the data source the nearest mapping picks (child overrides parent)", async () => {
     const parent = unique("parent");
     await createCustomer(ctx.write, { provided_id: parent, mapping: { [ctx.schema]: ctx.demo } });
-    const inherits = await createCustomer(ctx.write, { provided_id: "alpha-child", parent_provided_id: parent, hierarchy_level_name: "User" });
+    const inherits = await createCustomer(ctx.write, {
+      provided_id: "alpha-child",
+      parent_provided_id: parent,
+      hierarchy_level_name: "User",
+    });
     const embedId = await dashboard({ panels: [kpi("n", ctx.schema, "SELECT COUNT(*) AS value, SUM(amount) AS total FROM orders")] });
     // Inherited mapping → DEMO_DATA (4 orders).
     expect(panelText((await embed(embedId, inherits.token)).body, "n")).toBe("n 4");
-    await call("POST", "/api/update_customer/", { token: ctx.write, body: { provided_id: "alpha-child", mapping: { [ctx.schema]: ctx.other } } });
+    await call("POST", "/api/update_customer/", {
+      token: ctx.write,
+      body: { provided_id: "alpha-child", mapping: { [ctx.schema]: ctx.other } },
+    });
     // Own mapping → OTHER_DATA (1 order).
     expect(panelText((await embed(embedId, inherits.token)).body, "n")).toBe("n 1");
   });
@@ -48,7 +56,9 @@ describe("embed page: data per customer", () => {
       mapping: { [ctx.schema]: ctx.demo },
       properties: { region: "EU' OR '1'='1" },
     });
-    const embedId = await dashboard({ panels: [kpi("rows", ctx.schema, "SELECT COUNT(*) AS value FROM orders WHERE region = {{customer.properties.region}}")] });
+    const embedId = await dashboard({
+      panels: [kpi("rows", ctx.schema, "SELECT COUNT(*) AS value FROM orders WHERE region = {{customer.properties.region}}")],
+    });
     expect(panelText((await embed(embedId, sneaky.token)).body, "rows")).toBe("rows 0");
     const count = await bindings.DEMO_DATA.prepare("SELECT COUNT(*) AS n FROM orders").first<{ n: number }>();
     expect(count?.n).toBe(4);
@@ -58,7 +68,13 @@ describe("embed page: data per customer", () => {
     const alpha = (await call("POST", "/api/get_customer/", { token: ctx.write, body: { provided_id: "alpha" } })).body.customer;
     const embedId = await dashboard({
       variables: [{ name: "since", default: "2026-01-01" }],
-      panels: [kpi("since", ctx.schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}")],
+      panels: [
+        kpi(
+          "since",
+          ctx.schema,
+          "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}",
+        ),
+      ],
     });
     expect(panelText((await embed(embedId, alpha.token)).body, "since")).toContain("350");
     expect(panelText((await embed(embedId, alpha.token, "&var_since=2026-02-01")).body, "since")).toContain("250");
@@ -67,7 +83,13 @@ describe("embed page: data per customer", () => {
   it("resolves nested variables ({{variables.a.b}}) from a JSON var_ value", async () => {
     const alpha = (await call("POST", "/api/get_customer/", { token: ctx.write, body: { provided_id: "alpha" } })).body.customer;
     const embedId = await dashboard({
-      panels: [kpi("range", ctx.schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.range.from}}")],
+      panels: [
+        kpi(
+          "range",
+          ctx.schema,
+          "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.range.from}}",
+        ),
+      ],
     });
     const range = encodeURIComponent(JSON.stringify({ from: "2026-02-01" }));
     expect(panelText((await embed(embedId, alpha.token, `&var_range=${range}`)).body, "range")).toContain("250");
@@ -83,13 +105,17 @@ describe("embed page: data per customer", () => {
       .bind(tampered, embedId)
       .run();
     const res = await embed(embedId, alpha.token);
-    expect(panelText(res.body, "evil")).toMatch(/query was not run: only SELECT, WITH … SELECT or VALUES queries are allowed \(this one starts with .{1,6}DELETE/);
+    expect(panelText(res.body, "evil")).toMatch(
+      /query was not run: only SELECT, WITH … SELECT or VALUES queries are allowed \(this one starts with .{1,6}DELETE/,
+    );
     expect(panelText(res.body, "revenue")).toContain("350");
     expect((await bindings.DEMO_DATA.prepare("SELECT COUNT(*) AS n FROM orders").first<{ n: number }>())?.n).toBe(4);
   });
 
   it("never reads the service's own database, even through a data source stored behind the API's back", async () => {
-    const own = await bindings.DB.prepare("INSERT INTO data_sources (name, binding, kind) VALUES ('Own', 'DB', 'd1') RETURNING id").first<{ id: number }>();
+    const own = await bindings.DB.prepare("INSERT INTO data_sources (name, binding, kind) VALUES ('Own', 'DB', 'd1') RETURNING id").first<{
+      id: number;
+    }>();
     const schema = (await admin("POST", "/admin/schemas/", { name: unique("own") })).body.schema.id as number;
     const viewer = await createCustomer(ctx.write, { provided_id: unique("curious"), mapping: { [schema]: own!.id } });
     const embedId = await dashboard({ panels: [kpi("tokens", schema, "SELECT count(*) AS value FROM customers")] });
@@ -127,7 +153,10 @@ describe("embed page: data per customer", () => {
   it("runs all panels of one data source in one batch (one round trip per source)", async () => {
     const child = (await call("POST", "/api/get_customer/", { token: ctx.write, body: { provided_id: "alpha" } })).body.customer;
     const second = (await admin("POST", "/admin/schemas/", { name: unique("second") })).body.schema.id;
-    await call("POST", "/api/update_customer/", { token: ctx.write, body: { provided_id: "alpha", mapping: { [ctx.schema]: ctx.demo, [second]: ctx.other } } });
+    await call("POST", "/api/update_customer/", {
+      token: ctx.write,
+      body: { provided_id: "alpha", mapping: { [ctx.schema]: ctx.demo, [second]: ctx.other } },
+    });
     const five = Array.from({ length: 5 }, (_, i) => kpi(`k${i}`, ctx.schema, `SELECT ${i} AS value`, (i % 4) * 3, Math.floor(i / 4) * 2));
     const one = await dashboard({ panels: five });
     expect((await embed(one, child.token)).headers.get("X-Data-Round-Trips")).toBe("1");
@@ -146,10 +175,46 @@ describe("embed page: rendering", () => {
     const embedId = await dashboard({
       title: "Charts",
       panels: [
-        { id: "bar", type: "bar", title: "Bar", schema_id: ctx.schema, sql: q, x_column: "month", y_columns: ["revenue"], layout: { x: 0, y: 0, w: 6, h: 4 } },
-        { id: "line", type: "line", title: "Line", schema_id: ctx.schema, sql: q, x_column: "month", y_columns: ["revenue"], layout: { x: 6, y: 0, w: 6, h: 4 } },
-        { id: "area", type: "area", title: "Area", schema_id: ctx.schema, sql: q, x_column: "month", y_columns: ["revenue"], layout: { x: 0, y: 4, w: 6, h: 4 } },
-        { id: "pie", type: "pie", title: "Pie", schema_id: ctx.schema, sql: q, label_column: "month", value_column: "revenue", layout: { x: 6, y: 4, w: 6, h: 4 } },
+        {
+          id: "bar",
+          type: "bar",
+          title: "Bar",
+          schema_id: ctx.schema,
+          sql: q,
+          x_column: "month",
+          y_columns: ["revenue"],
+          layout: { x: 0, y: 0, w: 6, h: 4 },
+        },
+        {
+          id: "line",
+          type: "line",
+          title: "Line",
+          schema_id: ctx.schema,
+          sql: q,
+          x_column: "month",
+          y_columns: ["revenue"],
+          layout: { x: 6, y: 0, w: 6, h: 4 },
+        },
+        {
+          id: "area",
+          type: "area",
+          title: "Area",
+          schema_id: ctx.schema,
+          sql: q,
+          x_column: "month",
+          y_columns: ["revenue"],
+          layout: { x: 0, y: 4, w: 6, h: 4 },
+        },
+        {
+          id: "pie",
+          type: "pie",
+          title: "Pie",
+          schema_id: ctx.schema,
+          sql: q,
+          label_column: "month",
+          value_column: "revenue",
+          layout: { x: 6, y: 4, w: 6, h: 4 },
+        },
         { id: "table", type: "table", title: "Table", schema_id: ctx.schema, sql: q, layout: { x: 0, y: 8, w: 12, h: 3 } },
       ],
     });
@@ -186,7 +251,13 @@ describe("embed page: rendering", () => {
     const embedId = await dashboard({
       title: "<b>{{customer.name}}</b>",
       panels: [
-        { id: "t", type: "text", title: "<i>title</i>", text: "{{customer.name}} says {{customer.properties.motto}} about {{variables.topic}}", layout: { x: 0, y: 0, w: 12, h: 2 } },
+        {
+          id: "t",
+          type: "text",
+          title: "<i>title</i>",
+          text: "{{customer.name}} says {{customer.properties.motto}} about {{variables.topic}}",
+          layout: { x: 0, y: 0, w: 12, h: 2 },
+        },
         { ...kpi("k", ctx.schema, "SELECT '<svg onload=alert(2)>' AS value", 0, 2), title: "{{variables.topic}}" },
       ],
     });
@@ -210,7 +281,11 @@ describe("embed page: versions and access", () => {
   it("picks the newest version or draft without environment, the tagged one with it, 404 for an unknown tag", async () => {
     const alpha = (await call("POST", "/api/get_customer/", { token: ctx.write, body: { provided_id: "alpha" } })).body.customer;
     const embedId = await dashboard({ panels: [kpi("v", ctx.schema, "SELECT 'version one' AS value")] }, ["production"]);
-    await admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, draft: true, definition: { panels: [kpi("v", ctx.schema, "SELECT 'draft two' AS value")] } });
+    await admin("POST", "/admin/dashboard_versions/", {
+      embed_id: embedId,
+      draft: true,
+      definition: { panels: [kpi("v", ctx.schema, "SELECT 'draft two' AS value")] },
+    });
     expect(panelText((await embed(embedId, alpha.token)).body, "v")).toBe("v draft two");
     expect(panelText((await embed(embedId, alpha.token, "&environment=production")).body, "v")).toBe("v version one");
     const missing = await embed(embedId, alpha.token, "&environment=staging");
@@ -233,7 +308,11 @@ describe("embed page: versions and access", () => {
   });
 
   it("answers 401 without data for a wrong, refreshed or deleted customer token", async () => {
-    const customer = await createCustomer(ctx.write, { provided_id: unique("viewer"), name: "Secret Viewer", mapping: { [ctx.schema]: ctx.demo } });
+    const customer = await createCustomer(ctx.write, {
+      provided_id: unique("viewer"),
+      name: "Secret Viewer",
+      mapping: { [ctx.schema]: ctx.demo },
+    });
     const embedId = await dashboard({ panels: [kpi("k", ctx.schema, "SELECT 4242 AS value")] });
     expect(panelText((await embed(embedId, customer.token)).body, "k")).toBe("k 4,242");
 

@@ -18,14 +18,23 @@ beforeAll(async () => {
   alpha = await createCustomer(write, { provided_id: "alpha", mapping: { [schema]: demo } });
   const definition = {
     variables: [{ name: "since", default: "2026-01-01" }],
-    panels: [kpi("since", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}")],
+    panels: [
+      kpi(
+        "since",
+        schema,
+        "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}",
+      ),
+    ],
   };
   embedId = await dashboard(definition, ["production"]);
   otherEmbedId = await dashboard(definition);
 });
 
 async function mint(body: Record<string, unknown>, token = ctx.write) {
-  return call("POST", "/api/generate_embed_token/", { token, body: { provided_id: alpha.provided_id, dashboard_embed_id: embedId, ...body } });
+  return call("POST", "/api/generate_embed_token/", {
+    token,
+    body: { provided_id: alpha.provided_id, dashboard_embed_id: embedId, ...body },
+  });
 }
 
 async function open(path: string) {

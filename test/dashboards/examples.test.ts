@@ -9,9 +9,14 @@ describe("the demo dashboards of examples/dashboards", () => {
     await bindings.DEMO_DATA.exec(demoDataSql().replace(/\n(?!INSERT|CREATE|DELETE)/g, " "));
     const { write } = await workspace();
     const schema = (await admin("POST", "/admin/schemas/", { name: "sales" })).body.schema.id;
-    const source = (await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", provided_id: "demo" })).body.data_source.id;
+    const source = (await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", provided_id: "demo" })).body
+      .data_source.id;
     expect(schema).toBe(1);
-    await createCustomer(write, { provided_id: "acme", properties: { currency: "EUR", region: "EU", plan: "enterprise" }, mapping: { 1: source } });
+    await createCustomer(write, {
+      provided_id: "acme",
+      properties: { currency: "EUR", region: "EU", plan: "enterprise" },
+      mapping: { 1: source },
+    });
     const viewer = await createCustomer(write, { provided_id: "acme-berlin", parent_provided_id: "acme", hierarchy_level_name: "User" });
 
     for (const file of [sales, monthly]) {
@@ -19,7 +24,11 @@ describe("the demo dashboards of examples/dashboards", () => {
       const version = await admin("POST", "/admin/dashboard_versions/", { embed_id: file.embed_id, definition: file.definition });
       expect(version.status, JSON.stringify(version.body)).toBe(200);
       for (const tag of ["production", "email"]) {
-        await admin("POST", "/admin/dashboard_tags/", { embed_id: file.embed_id, tag, version_number: version.body.version.version_number });
+        await admin("POST", "/admin/dashboard_tags/", {
+          embed_id: file.embed_id,
+          tag,
+          version_number: version.body.version.version_number,
+        });
       }
       const res = await embed(file.embed_id, viewer.token, "&environment=production");
       expect(res.status).toBe(200);

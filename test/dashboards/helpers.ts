@@ -38,7 +38,8 @@ export async function dashboard(definition: unknown, tags: string[] = [], embedI
   if (created.status !== 200) throw new Error(JSON.stringify(created.body));
   const version = await admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition });
   if (version.status !== 200) throw new Error(JSON.stringify(version.body));
-  for (const tag of tags) await admin("POST", "/admin/dashboard_tags/", { embed_id: embedId, tag, version_number: version.body.version.version_number });
+  for (const tag of tags)
+    await admin("POST", "/admin/dashboard_tags/", { embed_id: embedId, tag, version_number: version.body.version.version_number });
   return embedId;
 }
 
@@ -55,7 +56,10 @@ export function panelText(html: string, panelId: string): string {
   const end = html.indexOf("</section>", start);
   // The panel's CSV link is not part of its content.
   const content = html.slice(start, end).replace(/<a class="csv"[^>]*>CSV<\/a>/g, "");
-  return content.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+  return content
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 export { admin, call, createCustomer, unique, workspace };

@@ -15,9 +15,36 @@ describe("the page width", () => {
   it("draws charts for their panel's pixel size at that width and stacks below 640 px in reading order", async () => {
     const charts = await dashboard({
       panels: [
-        { id: "right", type: "bar", title: "Right", schema_id: ctx.schema, sql: "SELECT month, SUM(amount) AS revenue FROM orders GROUP BY month", x_column: "month", y_columns: ["revenue"], layout: { x: 6, y: 0, w: 6, h: 4 } },
-        { id: "left", type: "bar", title: "Left", schema_id: ctx.schema, sql: "SELECT month, SUM(amount) AS revenue FROM orders GROUP BY month", x_column: "month", y_columns: ["revenue"], layout: { x: 0, y: 0, w: 6, h: 4 } },
-        { id: "below", type: "pie", title: "Below", schema_id: ctx.schema, sql: "SELECT product, SUM(amount) AS revenue FROM orders GROUP BY product", label_column: "product", value_column: "revenue", layout: { x: 0, y: 4, w: 12, h: 4 } },
+        {
+          id: "right",
+          type: "bar",
+          title: "Right",
+          schema_id: ctx.schema,
+          sql: "SELECT month, SUM(amount) AS revenue FROM orders GROUP BY month",
+          x_column: "month",
+          y_columns: ["revenue"],
+          layout: { x: 6, y: 0, w: 6, h: 4 },
+        },
+        {
+          id: "left",
+          type: "bar",
+          title: "Left",
+          schema_id: ctx.schema,
+          sql: "SELECT month, SUM(amount) AS revenue FROM orders GROUP BY month",
+          x_column: "month",
+          y_columns: ["revenue"],
+          layout: { x: 0, y: 0, w: 6, h: 4 },
+        },
+        {
+          id: "below",
+          type: "pie",
+          title: "Below",
+          schema_id: ctx.schema,
+          sql: "SELECT product, SUM(amount) AS revenue FROM orders GROUP BY product",
+          label_column: "product",
+          value_column: "revenue",
+          layout: { x: 0, y: 4, w: 12, h: 4 },
+        },
       ],
     });
     const viewBoxes = async (width: number) => {
@@ -43,7 +70,8 @@ describe("the page width", () => {
   });
 
   it("marks a page drawn without a width (or with nonsense) to fit the window it is opened in, and only that page", async () => {
-    const html = async (query: string): Promise<string> => (await call("GET", `/embed/${embedId}?customer_token=${alpha.token}${query}`)).body;
+    const html = async (query: string): Promise<string> =>
+      (await call("GET", `/embed/${embedId}?customer_token=${alpha.token}${query}`)).body;
     const fits = /<main class="dashboard[^"]*"[^>]* data-width="1280" data-fit-window="1232">/;
     expect(await html("")).toMatch(fits);
     expect(await html("&width=wide")).toMatch(fits);

@@ -36,7 +36,8 @@ beforeAll(async () => {
   await seedOrders();
   const { write, read } = await workspace();
   const schema = (await admin("POST", "/admin/schemas/", { name: unique("warehouse") })).body.schema.id as number;
-  const pgSource = (await admin("POST", "/admin/data_sources/", { name: "Warehouse", binding: "WAREHOUSE", kind: "postgres" })).body.data_source.id as number;
+  const pgSource = (await admin("POST", "/admin/data_sources/", { name: "Warehouse", binding: "WAREHOUSE", kind: "postgres" })).body
+    .data_source.id as number;
   const d1Source = (await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA" })).body.data_source.id as number;
   ctx = { write, read, schema, pg: pgSource, d1: d1Source, alpha, beta };
 });
@@ -63,7 +64,9 @@ describe("postgres data source: data per customer", () => {
   it("shows each customer its own rows through the same dashboard", async () => {
     const alpha = await customer(ctx.alpha);
     const beta = await customer(ctx.beta);
-    const embedId = await dashboard({ panels: [kpi("revenue", ctx.schema, `SELECT SUM(amount) AS value FROM ${S}.orders WHERE customer_id = {{customer.provided_id}}`)] });
+    const embedId = await dashboard({
+      panels: [kpi("revenue", ctx.schema, `SELECT SUM(amount) AS value FROM ${S}.orders WHERE customer_id = {{customer.provided_id}}`)],
+    });
     const a = await embed(embedId, alpha.token);
     const b = await embed(embedId, beta.token);
     expect(a.status).toBe(200);
@@ -80,7 +83,13 @@ describe("postgres data source: data per customer", () => {
     const before = await ordersState();
     const sneaky = await customer(unique("pg-sneaky"), ctx.pg, { properties: { region: "'; DROP TABLE orders; --" } });
     const embedId = await dashboard({
-      panels: [kpi("rows", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders WHERE region = {{customer.properties.region}} OR customer_id = {{customer.properties.region}}`)],
+      panels: [
+        kpi(
+          "rows",
+          ctx.schema,
+          `SELECT COUNT(*) AS value FROM ${S}.orders WHERE region = {{customer.properties.region}} OR customer_id = {{customer.properties.region}}`,
+        ),
+      ],
     });
     const page = await embed(embedId, sneaky.token);
     expect(panelText(page.body, "rows")).toBe("rows 0");
@@ -91,14 +100,23 @@ describe("postgres data source: data per customer", () => {
   it("runs all panels of one data source on one connection in one read-only transaction, next to D1", async () => {
     const viewer = await customer();
     const d1Schema = (await admin("POST", "/admin/schemas/", { name: unique("d1") })).body.schema.id as number;
-    await call("POST", "/api/update_customer/", { token: ctx.write, body: { provided_id: viewer.provided_id, mapping: { [ctx.schema]: ctx.pg, [d1Schema]: ctx.d1 } } });
+    await call("POST", "/api/update_customer/", {
+      token: ctx.write,
+      body: { provided_id: viewer.provided_id, mapping: { [ctx.schema]: ctx.pg, [d1Schema]: ctx.d1 } },
+    });
     const embedId = await dashboard({
       panels: [
         kpi("pid1", ctx.schema, "SELECT pg_backend_pid()::text AS value", 0, 0),
         kpi("pid2", ctx.schema, "SELECT pg_backend_pid()::text AS value", 3, 0),
         kpi("started1", ctx.schema, "SELECT now()::text AS value", 6, 0),
         kpi("started2", ctx.schema, "SELECT now()::text AS value", 9, 0),
-        kpi("mode", ctx.schema, "SELECT current_setting('transaction_read_only') || ' ' || current_setting('statement_timeout') AS value", 0, 2),
+        kpi(
+          "mode",
+          ctx.schema,
+          "SELECT current_setting('transaction_read_only') || ' ' || current_setting('statement_timeout') AS value",
+          0,
+          2,
+        ),
         kpi("d1", d1Schema, "SELECT COUNT(*) AS value FROM orders", 3, 2),
       ],
     });
@@ -120,7 +138,10 @@ describe("postgres data source: the database refuses writes", () => {
     const before = await ordersState();
     const viewer = await customer();
     const embedId = await dashboard({
-      panels: [kpi("writer", ctx.schema, `SELECT ${S}.add_order() AS value`, 3), kpi("after", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders`, 9)],
+      panels: [
+        kpi("writer", ctx.schema, `SELECT ${S}.add_order() AS value`, 3),
+        kpi("after", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders`, 9),
+      ],
     });
     const page = await embed(embedId, viewer.token);
     expect(page.status).toBe(200);
@@ -129,13 +150,22 @@ describe("postgres data source: the database refuses writes", () => {
     const next = `SELECT nextval('${S}.s') AS value`;
     const unlock = "SELECT set_config('transaction_read_only', 'off', true) AS value";
     for (const sql of [next, unlock]) {
-      const saved = await admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition: { panels: [kpi("x", ctx.schema, sql)] } });
+      const saved = await admin("POST", "/admin/dashboard_versions/", {
+        embed_id: embedId,
+        definition: { panels: [kpi("x", ctx.schema, sql)] },
+      });
       expect(saved.status).toBe(422);
       expect(saved.body.error).toMatchObject({ code: "query_not_read_only", field: "definition.panels.0.sql" });
     }
     const { results } = await run([{ sql: next }, { sql: unlock }]);
-    expect(results.get("p0")).toMatchObject({ status: "failed", message: expect.stringContaining("cannot execute nextval() in a read-only transaction") });
-    expect(results.get("p1")).toMatchObject({ status: "failed", message: expect.stringContaining("transaction read-write mode must be set before any query") });
+    expect(results.get("p0")).toMatchObject({
+      status: "failed",
+      message: expect.stringContaining("cannot execute nextval() in a read-only transaction"),
+    });
+    expect(results.get("p1")).toMatchObject({
+      status: "failed",
+      message: expect.stringContaining("transaction read-write mode must be set before any query"),
+    });
     expect(await ordersState()).toEqual(before);
   });
 
@@ -146,12 +176,21 @@ describe("postgres data source: the database refuses writes", () => {
     for (const sql of [hidden, "SET transaction_read_only = off", "SET statement_timeout = 0"]) {
       const res = await admin("POST", "/admin/dashboards/", { embed_id: unique("refused"), name: "x" });
       expect(res.status).toBe(200);
-      const saved = await admin("POST", "/admin/dashboard_versions/", { embed_id: res.body.dashboard.embed_id, definition: { panels: [kpi("x", ctx.schema, sql)] } });
+      const saved = await admin("POST", "/admin/dashboard_versions/", {
+        embed_id: res.body.dashboard.embed_id,
+        definition: { panels: [kpi("x", ctx.schema, sql)] },
+      });
       expect(saved.status).toBe(422);
     }
     // … and the database refuses them when they reach it anyway.
-    const { results } = await run([{ sql: hidden }, { sql: "SET transaction_read_only = off" }, { sql: "SET statement_timeout = 0" }, { sql: `SELECT count(*) AS value FROM ${S}.orders` }]);
-    for (const id of ["p0", "p1", "p2"]) expect(results.get(id)).toMatchObject({ status: "failed", message: expect.stringMatching(/^The query failed: /) });
+    const { results } = await run([
+      { sql: hidden },
+      { sql: "SET transaction_read_only = off" },
+      { sql: "SET statement_timeout = 0" },
+      { sql: `SELECT count(*) AS value FROM ${S}.orders` },
+    ]);
+    for (const id of ["p0", "p1", "p2"])
+      expect(results.get(id)).toMatchObject({ status: "failed", message: expect.stringMatching(/^The query failed: /) });
     expect(results.get("p3")).toEqual({ status: "ok", rows: [{ value: Number(before.orders.n) }], truncated: false });
     expect(await ordersState()).toEqual(before);
   });
@@ -175,7 +214,10 @@ describe("postgres data source: limits", () => {
 
   it("keeps QUERY_ROW_LIMIT rows and marks the panel as cut", async () => {
     const { results } = await run(
-      [{ sql: "SELECT n FROM generate_series(1, 5) AS n ORDER BY n" }, { sql: "SELECT n FROM generate_series(1, 3) AS n -- a trailing comment" }],
+      [
+        { sql: "SELECT n FROM generate_series(1, 5) AS n ORDER BY n" },
+        { sql: "SELECT n FROM generate_series(1, 3) AS n -- a trailing comment" },
+      ],
       { timeoutMs, rowLimit: 3 },
     );
     expect(results.get("p0")).toEqual({ status: "ok", rows: [{ n: 1 }, { n: 2 }, { n: 3 }], truncated: true });
@@ -186,8 +228,24 @@ describe("postgres data source: limits", () => {
     const viewer = await customer();
     const embedId = await dashboard({
       panels: [
-        { id: "many", type: "table", title: "Many", schema_id: ctx.schema, sql: "SELECT n FROM generate_series(1, 10005) AS n", layout: { x: 0, y: 0, w: 12, h: 6 } },
-        { id: "trend", type: "line", title: "Trend", schema_id: ctx.schema, sql: "SELECT n AS x, n % 7 AS y FROM generate_series(1, 10005) AS n", x_column: "x", y_columns: ["y"], layout: { x: 0, y: 6, w: 12, h: 6 } },
+        {
+          id: "many",
+          type: "table",
+          title: "Many",
+          schema_id: ctx.schema,
+          sql: "SELECT n FROM generate_series(1, 10005) AS n",
+          layout: { x: 0, y: 0, w: 12, h: 6 },
+        },
+        {
+          id: "trend",
+          type: "line",
+          title: "Trend",
+          schema_id: ctx.schema,
+          sql: "SELECT n AS x, n % 7 AS y FROM generate_series(1, 10005) AS n",
+          x_column: "x",
+          y_columns: ["y"],
+          layout: { x: 0, y: 6, w: 12, h: 6 },
+        },
       ],
     });
     const page = await embed(embedId, viewer.token);
@@ -226,7 +284,16 @@ describe("postgres data source: types", () => {
   it("shows the mapped values on the page", async () => {
     const viewer = await customer();
     const embedId = await dashboard({
-      panels: [{ id: "kinds", type: "table", title: "Kinds", schema_id: ctx.schema, sql: `SELECT big, huge, d, ts FROM ${S}.kinds`, layout: { x: 0, y: 0, w: 12, h: 4 } }],
+      panels: [
+        {
+          id: "kinds",
+          type: "table",
+          title: "Kinds",
+          schema_id: ctx.schema,
+          sql: `SELECT big, huge, d, ts FROM ${S}.kinds`,
+          layout: { x: 0, y: 0, w: 12, h: 4 },
+        },
+      ],
     });
     const text = panelText((await embed(embedId, viewer.token)).body, "kinds");
     expect(text).toContain("9007199254740993");
@@ -237,7 +304,15 @@ describe("postgres data source: types", () => {
 describe("postgres data source: unreachable database", () => {
   const secrets = () => {
     const bindings = env as unknown as Record<string, Hyperdrive>;
-    return [warehouse.connectionString, warehouse.password, bindings.WAREHOUSE_STOPPED.connectionString, bindings.WAREHOUSE_WRONG_PASSWORD.connectionString, bindings.WAREHOUSE_WRONG_PASSWORD.password, "warehouse_local", "not-the-password"];
+    return [
+      warehouse.connectionString,
+      warehouse.password,
+      bindings.WAREHOUSE_STOPPED.connectionString,
+      bindings.WAREHOUSE_WRONG_PASSWORD.connectionString,
+      bindings.WAREHOUSE_WRONG_PASSWORD.password,
+      "warehouse_local",
+      "not-the-password",
+    ];
   };
   afterEach(() => vi.restoreAllMocks());
 
@@ -249,10 +324,14 @@ describe("postgres data source: unreachable database", () => {
     for (const method of ["log", "info", "warn", "error", "debug"] as const) {
       vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
     }
-    const source = (await admin("POST", "/admin/data_sources/", { name: binding, binding, kind: "postgres" })).body.data_source.id as number;
+    const source = (await admin("POST", "/admin/data_sources/", { name: binding, binding, kind: "postgres" })).body.data_source
+      .id as number;
     const viewer = await customer(unique("pg-down"), source);
     const embedId = await dashboard({
-      panels: [kpi("revenue", ctx.schema, `SELECT SUM(amount) AS value FROM ${S}.orders`, 0), kpi("count", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders`, 3)],
+      panels: [
+        kpi("revenue", ctx.schema, `SELECT SUM(amount) AS value FROM ${S}.orders`, 0),
+        kpi("count", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders`, 3),
+      ],
     });
     const page = await embed(embedId, viewer.token);
     expect(page.status).toBe(200);
@@ -270,16 +349,34 @@ describe("postgres data source: unreachable database", () => {
 describe("postgres data source: screenshots", () => {
   it("captures a PNG of a dashboard whose panels read PostgreSQL", async () => {
     const scans = async () =>
-      Number((await onWarehouse<{ n: string }>(`SELECT coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE schemaname = '${S}' AND relname = 'screenshot_only'`))[0]?.n ?? 0);
+      Number(
+        (
+          await onWarehouse<{ n: string }>(
+            `SELECT coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE schemaname = '${S}' AND relname = 'screenshot_only'`,
+          )
+        )[0]?.n ?? 0,
+      );
     const before = await scans();
     const viewer = await customer();
     const embedId = await dashboard({
       panels: [
         kpi("total", ctx.schema, `SELECT SUM(revenue) AS value FROM ${S}.screenshot_only`),
-        { id: "chart", type: "bar", title: "By region", schema_id: ctx.schema, sql: `SELECT label, revenue FROM ${S}.screenshot_only ORDER BY label`, x_column: "label", y_columns: ["revenue"], layout: { x: 3, y: 0, w: 9, h: 4 } },
+        {
+          id: "chart",
+          type: "bar",
+          title: "By region",
+          schema_id: ctx.schema,
+          sql: `SELECT label, revenue FROM ${S}.screenshot_only ORDER BY label`,
+          x_column: "label",
+          y_columns: ["revenue"],
+          layout: { x: 3, y: 0, w: 9, h: 4 },
+        },
       ],
     });
-    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: viewer.provided_id, dashboard_embed_id: embedId, width: 800 } });
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: viewer.provided_id, dashboard_embed_id: embedId, width: 800 },
+    });
     expect(res.status).toBe(200);
     const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
     expect(job).toMatchObject({ status: "done", error: null });
@@ -298,14 +395,31 @@ describe("postgres data source: CSV", () => {
     const viewer = await customer();
     const embedId = await dashboard({
       panels: [
-        { id: "kinds", type: "table", title: "Kinds", schema_id: ctx.schema, sql: `SELECT n, big, huge, d, ts, nothing FROM ${S}.kinds`, layout: { x: 0, y: 0, w: 12, h: 4 } },
-        { id: "many", type: "table", title: "Many", schema_id: ctx.schema, sql: "SELECT n FROM generate_series(1, 10005) AS n", layout: { x: 0, y: 4, w: 12, h: 4 } },
+        {
+          id: "kinds",
+          type: "table",
+          title: "Kinds",
+          schema_id: ctx.schema,
+          sql: `SELECT n, big, huge, d, ts, nothing FROM ${S}.kinds`,
+          layout: { x: 0, y: 0, w: 12, h: 4 },
+        },
+        {
+          id: "many",
+          type: "table",
+          title: "Many",
+          schema_id: ctx.schema,
+          sql: "SELECT n FROM generate_series(1, 10005) AS n",
+          layout: { x: 0, y: 4, w: 12, h: 4 },
+        },
       ],
     });
     const kinds = await call("GET", `/embed/${embedId}/panels/kinds.csv?customer_token=${viewer.token}`);
     expect(kinds.status).toBe(200);
     expect(kinds.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
-    expect(String(kinds.body).trim().split(/\r?\n/)).toEqual(["n,big,huge,d,ts,nothing", "12.5,42,9007199254740993,2026-03-01,2026-03-01T10:34:56.789Z,"]);
+    expect(String(kinds.body).trim().split(/\r?\n/)).toEqual([
+      "n,big,huge,d,ts,nothing",
+      "12.5,42,9007199254740993,2026-03-01,2026-03-01T10:34:56.789Z,",
+    ]);
     const many = await call("GET", `/embed/${embedId}/panels/many.csv?customer_token=${viewer.token}`);
     expect(many.status).toBe(200);
     const lines = String(many.body).trim().split(/\r?\n/);

@@ -36,7 +36,8 @@ beforeAll(async () => {
   const d1Schema = (await admin("POST", "/admin/schemas/", { name: unique("corpus-d1") })).body.schema.id as number;
   const pgSchema = (await admin("POST", "/admin/schemas/", { name: unique("corpus-pg") })).body.schema.id as number;
   const d1 = (await admin("POST", "/admin/data_sources/", { name: "Corpus D1", binding: "DEMO_DATA" })).body.data_source.id as number;
-  const pg = (await admin("POST", "/admin/data_sources/", { name: "Corpus PostgreSQL", binding: "WAREHOUSE", kind: "postgres" })).body.data_source.id as number;
+  const pg = (await admin("POST", "/admin/data_sources/", { name: "Corpus PostgreSQL", binding: "WAREHOUSE", kind: "postgres" })).body
+    .data_source.id as number;
   const customer = await createCustomer(write, { provided_id: unique("corpus"), mapping: { [d1Schema]: d1, [pgSchema]: pg } });
   ctx = { write, read, d1Schema, pgSchema, customer };
 });
@@ -51,7 +52,10 @@ async function state() {
             (SELECT count(*) FROM pg_class WHERE relname IN ('created_by_panel', 'corpus_copy')) AS created,
             (SELECT last_value FROM corpus_seq) AS seq, (SELECT is_called FROM corpus_seq) AS called`,
   );
-  return { d1: { rows: d1!.n, created: d1!.created }, pg: { rows: Number(pg.n), created: Number(pg.created), seq: pg.seq, called: pg.called } };
+  return {
+    d1: { rows: d1!.n, created: d1!.created },
+    pg: { rows: Number(pg.n), created: Number(pg.created), seq: pg.seq, called: pg.called },
+  };
 }
 
 const unchanged = { d1: { rows: ROWS, created: 0 }, pg: { rows: ROWS, created: 0, seq: "1", called: false } };
@@ -69,7 +73,10 @@ describe(`the read-only corpus (${READ_ONLY_CORPUS.length} statements) is refuse
       const embedId = await dashboard({ panels: [control(db.schema(), db.table)] });
       for (const entry of READ_ONLY_CORPUS) {
         const sql = forTable(entry.sql, db.table);
-        const saved = await admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition: { panels: [control(db.schema(), db.table), kpi("bad", db.schema(), sql, 3)] } });
+        const saved = await admin("POST", "/admin/dashboard_versions/", {
+          embed_id: embedId,
+          definition: { panels: [control(db.schema(), db.table), kpi("bad", db.schema(), sql, 3)] },
+        });
         expect({ entry: entry.name, status: saved.status, code: saved.body.error?.code, field: saved.body.error?.field }).toEqual({
           entry: entry.name,
           status: 422,
@@ -79,9 +86,18 @@ describe(`the read-only corpus (${READ_ONLY_CORPUS.length} statements) is refuse
         const table = (query: string) => ({ table_name: "t", schema_id: db.schema(), query, columns: [{ name: "id", type: "INTEGER" }] });
         const blueprint = await call("POST", "/api/create_blueprint/", {
           token: ctx.write,
-          body: { customer_id: ctx.customer.provided_id, blueprint_name: "Corpus", tables: [table(`SELECT id FROM ${db.table}`), table(sql)] },
+          body: {
+            customer_id: ctx.customer.provided_id,
+            blueprint_name: "Corpus",
+            tables: [table(`SELECT id FROM ${db.table}`), table(sql)],
+          },
         });
-        expect({ entry: entry.name, status: blueprint.status, code: blueprint.body.error?.code, field: blueprint.body.error?.field }).toEqual({
+        expect({
+          entry: entry.name,
+          status: blueprint.status,
+          code: blueprint.body.error?.code,
+          field: blueprint.body.error?.field,
+        }).toEqual({
           entry: entry.name,
           status: 422,
           code: "query_not_read_only",
@@ -90,11 +106,23 @@ describe(`the read-only corpus (${READ_ONLY_CORPUS.length} statements) is refuse
       }
       // The controls: valid reads are saved, as panels and as blueprint queries.
       const valid = VALID_READS.map((sql, i) => kpi(`valid${i}`, db.schema(), forTable(sql, db.table), (i % 4) * 3, Math.floor(i / 4) * 2));
-      const saved = await admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition: { variables: [{ name: "min", default: 0 }], panels: valid } });
+      const saved = await admin("POST", "/admin/dashboard_versions/", {
+        embed_id: embedId,
+        definition: { variables: [{ name: "min", default: 0 }], panels: valid },
+      });
       expect(saved.status, JSON.stringify(saved.body)).toBe(200);
       const blueprint = await call("POST", "/api/create_blueprint/", {
         token: ctx.write,
-        body: { customer_id: ctx.customer.provided_id, blueprint_name: "Valid", tables: VALID_READS.map((sql, i) => ({ table_name: `t${i}`, schema_id: db.schema(), query: forTable(sql, db.table), columns: [{ name: "value", type: "INTEGER" }] })) },
+        body: {
+          customer_id: ctx.customer.provided_id,
+          blueprint_name: "Valid",
+          tables: VALID_READS.map((sql, i) => ({
+            table_name: `t${i}`,
+            schema_id: db.schema(),
+            query: forTable(sql, db.table),
+            columns: [{ name: "value", type: "INTEGER" }],
+          })),
+        },
       });
       expect(blueprint.status, JSON.stringify(blueprint.body)).toBe(200);
       expect(await state()).toEqual(unchanged);
@@ -114,11 +142,13 @@ describe("stored behind the API's back, the corpus changes no row when rendered,
       for (const db of databases) {
         const id = `c${i}_${db.name === "D1" ? "d1" : "pg"}`;
         panelIds.push(id);
-        panels.push(kpi(id, db.schema(), forTable(entry.sql, db.table), ((panels.length) % 4) * 3, Math.floor(panels.length / 4) * 2));
+        panels.push(kpi(id, db.schema(), forTable(entry.sql, db.table), (panels.length % 4) * 3, Math.floor(panels.length / 4) * 2));
       }
     });
     embedId = await dashboard({ panels: [control(ctx.d1Schema, D1_TABLE, "control_d1")] });
-    await bindings.DB.prepare("INSERT INTO dashboard_versions (dashboard_id, version_number, definition) SELECT id, 99, ? FROM dashboards WHERE embed_id = ?")
+    await bindings.DB.prepare(
+      "INSERT INTO dashboard_versions (dashboard_id, version_number, definition) SELECT id, 99, ? FROM dashboards WHERE embed_id = ?",
+    )
       .bind(JSON.stringify({ variables: [], panels }), embedId)
       .run();
   });
@@ -146,7 +176,10 @@ describe("stored behind the API's back, the corpus changes no row when rendered,
   });
 
   it("delivers it (a screenshot job): done with the controls' data, no row changed", async () => {
-    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: embedId } });
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: embedId },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed", 90_000);
     expect(job.status, job.error).toBe("done");
@@ -170,7 +203,10 @@ describe("PostgreSQL refuses a second statement itself (extended protocol), what
       trips,
     );
     // The server itself sees several statements in one message and runs none of them.
-    expect(results.get("escape")).toMatchObject({ status: "failed", message: expect.stringContaining("cannot insert multiple commands into a prepared statement") });
+    expect(results.get("escape")).toMatchObject({
+      status: "failed",
+      message: expect.stringContaining("cannot insert multiple commands into a prepared statement"),
+    });
     expect(results.get("two")).toMatchObject({ status: "failed" });
     expect(results.get("control")).toEqual({ status: "ok", rows: [{ value: ROWS }], truncated: false });
     expect(await state()).toEqual(unchanged);

@@ -64,7 +64,11 @@ describe("filter controls", () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: "validation_error", field });
     }
-    const versions = await bindings.DB.prepare("SELECT COUNT(*) AS n FROM dashboard_versions v JOIN dashboards d ON d.id = v.dashboard_id WHERE d.embed_id = ?").bind(id).first<{ n: number }>();
+    const versions = await bindings.DB.prepare(
+      "SELECT COUNT(*) AS n FROM dashboard_versions v JOIN dashboards d ON d.id = v.dashboard_id WHERE d.embed_id = ?",
+    )
+      .bind(id)
+      .first<{ n: number }>();
     expect(versions?.n).toBe(1);
   });
 });

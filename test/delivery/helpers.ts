@@ -11,13 +11,25 @@ export async function deliverySetup() {
   const { schema, demo } = await sources();
   const customer = await createCustomer(write, { provided_id: unique("alpha-d"), name: "Alpha GmbH", mapping: { [schema]: demo } });
   const q = "SELECT month, SUM(amount) AS revenue FROM orders GROUP BY month ORDER BY month";
-  const embedId = await dashboard({
-    title: "Delivery test",
-    panels: [
-      kpi("total", schema, "SELECT SUM(amount) AS value FROM orders"),
-      { id: "chart", type: "bar", title: "By month", schema_id: schema, sql: q, x_column: "month", y_columns: ["revenue"], layout: { x: 3, y: 0, w: 9, h: 4 } },
-    ],
-  }, ["production"]);
+  const embedId = await dashboard(
+    {
+      title: "Delivery test",
+      panels: [
+        kpi("total", schema, "SELECT SUM(amount) AS value FROM orders"),
+        {
+          id: "chart",
+          type: "bar",
+          title: "By month",
+          schema_id: schema,
+          sql: q,
+          x_column: "month",
+          y_columns: ["revenue"],
+          layout: { x: 3, y: 0, w: 9, h: 4 },
+        },
+      ],
+    },
+    ["production"],
+  );
   return { group, write, read, customer, embedId, schema, demo };
 }
 
@@ -66,9 +78,22 @@ export { admin, call, callWithEnv, createCustomer, dashboard, kpi, sha256, uniqu
 /** A job row as the API creates it, but not enqueued: the test delivers it by hand. */
 export async function unqueuedJob(providedId: string, embedId: string, email: string | null, status = "queued"): Promise<string> {
   const id = `job_${unique("manual").replace(/[^a-z0-9]/g, "")}`;
-  const customer = await bindings.DB.prepare("SELECT id, access_group_id FROM customers WHERE provided_id = ?").bind(providedId).first<{ id: number; access_group_id: number }>();
-  const request = { email, fileName: "manual.png", exportType: "image", subject: "Manual", variables: {}, width: 640, linkUrl: null, versionTags: [] };
-  await bindings.DB.prepare("INSERT INTO jobs (id, kind, status, customer_id, access_group_id, dashboard_embed_id, request) VALUES (?, 'screenshot', ?, ?, ?, ?, ?)")
+  const customer = await bindings.DB.prepare("SELECT id, access_group_id FROM customers WHERE provided_id = ?")
+    .bind(providedId)
+    .first<{ id: number; access_group_id: number }>();
+  const request = {
+    email,
+    fileName: "manual.png",
+    exportType: "image",
+    subject: "Manual",
+    variables: {},
+    width: 640,
+    linkUrl: null,
+    versionTags: [],
+  };
+  await bindings.DB.prepare(
+    "INSERT INTO jobs (id, kind, status, customer_id, access_group_id, dashboard_embed_id, request) VALUES (?, 'screenshot', ?, ?, ?, ?, ?)",
+  )
     .bind(id, status, customer!.id, customer!.access_group_id, embedId, JSON.stringify(request))
     .run();
   return id;
@@ -89,17 +114,21 @@ export async function deliverByHand(jobId: string, attempts: number, copies = 1,
 }
 
 export async function jobRow(jobId: string) {
-  return bindings.DB.prepare("SELECT status, attempts, error, customer_id, email_claimed_at, sent_at FROM jobs WHERE id = ?").bind(jobId).first<{
-    status: string;
-    attempts: number;
-    error: string | null;
-    customer_id: number | null;
-    email_claimed_at: string | null;
-    sent_at: string | null;
-  }>();
+  return bindings.DB.prepare("SELECT status, attempts, error, customer_id, email_claimed_at, sent_at FROM jobs WHERE id = ?")
+    .bind(jobId)
+    .first<{
+      status: string;
+      attempts: number;
+      error: string | null;
+      customer_id: number | null;
+      email_claimed_at: string | null;
+      sent_at: string | null;
+    }>();
 }
 
 /** Moves a job's last update into the past, as if its consumer had died that long ago. */
 export async function age(jobId: string, seconds: number) {
-  await bindings.DB.prepare("UPDATE jobs SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE id = ?").bind(`-${seconds} seconds`, jobId).run();
+  await bindings.DB.prepare("UPDATE jobs SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE id = ?")
+    .bind(`-${seconds} seconds`, jobId)
+    .run();
 }

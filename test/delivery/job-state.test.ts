@@ -3,11 +3,33 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabase, RoundTripCounter } from "../../src/db/client";
 import { deliveryEffects } from "../../src/delivery/run/effects";
 import { capture } from "../../src/delivery/run/browser";
-import { FAILURE_REASONS, JOB_STATUSES, JobFailure, TRANSITIONS, TransitionNotAllowed, transition, type JobStatus } from "../../src/delivery/job-state";
+import {
+  FAILURE_REASONS,
+  JOB_STATUSES,
+  JobFailure,
+  TRANSITIONS,
+  TransitionNotAllowed,
+  transition,
+  type JobStatus,
+} from "../../src/delivery/job-state";
 import { runJob } from "../../src/delivery/run/job";
 import { STUCK_AFTER_SECONDS, sweepStuckJobs } from "../../src/delivery/sweep";
 import { errorPage } from "../../src/http/pages";
-import { age, bindings, call, createCustomer, dashboard, deliverByHand, deliverySetup, jobRow, kpi, sentMails, unique, unqueuedJob, waitForJob } from "./helpers";
+import {
+  age,
+  bindings,
+  call,
+  createCustomer,
+  dashboard,
+  deliverByHand,
+  deliverySetup,
+  jobRow,
+  kpi,
+  sentMails,
+  unique,
+  unqueuedJob,
+  waitForJob,
+} from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 const db = () => createDatabase(bindings.DB);
@@ -121,7 +143,9 @@ describe("at most one e-mail per job, never silently lost", () => {
   it("a consumer killed between claim and send: the job ends failed 'delivery outcome unknown' after the bound, no e-mail twice", async () => {
     const id = await job("killed@alpha.example");
     // What a consumer leaves behind when it dies right after claiming the e-mail.
-    await bindings.DB.prepare("UPDATE jobs SET status = 'sending', email_claimed_at = updated_at, attempts = 1 WHERE id = ?").bind(id).run();
+    await bindings.DB.prepare("UPDATE jobs SET status = 'sending', email_claimed_at = updated_at, attempts = 1 WHERE id = ?")
+      .bind(id)
+      .run();
     await deliverByHand(id, 2); // the queue's redelivery
     expect(await sentMails(id)).toHaveLength(0);
     // Within the bound the sweep leaves it alone …
@@ -176,7 +200,11 @@ describe("at most one e-mail per job, never silently lost", () => {
 
 describe("no blank or error capture is delivered", () => {
   it("refuses to capture an error page (not a dashboard)", async () => {
-    const failure = await capture(bindings as never, errorPage("Not found", "This dashboard does not exist.", 404), { width: 800, scale: 1, format: "png" }).catch((e) => e);
+    const failure = await capture(bindings as never, errorPage("Not found", "This dashboard does not exist.", 404), {
+      width: 800,
+      scale: 1,
+      format: "png",
+    }).catch((e) => e);
     expect(failure).toBeInstanceOf(JobFailure);
     expect(failure).toMatchObject({ reason: "not_a_dashboard", final: true });
   });
@@ -198,7 +226,10 @@ describe("no blank or error capture is delivered", () => {
 
   it("fails a job whose every data panel failed, with a reason and no e-mail", async () => {
     const embedId = await dashboard(
-      { title: "Broken", panels: [kpi("a", ctx.schema, "SELECT value FROM no_such_table"), kpi("b", ctx.schema, "SELECT x FROM no_such_table_either", 3)] },
+      {
+        title: "Broken",
+        panels: [kpi("a", ctx.schema, "SELECT value FROM no_such_table"), kpi("b", ctx.schema, "SELECT x FROM no_such_table_either", 3)],
+      },
       ["production"],
     );
     const id = await unqueuedJob(ctx.customer.provided_id, embedId, "broken@alpha.example");
@@ -208,7 +239,10 @@ describe("no blank or error capture is delivered", () => {
   });
 
   it("still delivers a dashboard where only some panels failed", async () => {
-    const embedId = await dashboard({ title: "Half", panels: [kpi("ok", ctx.schema, "SELECT 1 AS value"), kpi("bad", ctx.schema, "SELECT x FROM no_such_table", 3)] }, ["production"]);
+    const embedId = await dashboard(
+      { title: "Half", panels: [kpi("ok", ctx.schema, "SELECT 1 AS value"), kpi("bad", ctx.schema, "SELECT x FROM no_such_table", 3)] },
+      ["production"],
+    );
     const id = await unqueuedJob(ctx.customer.provided_id, embedId, "half@alpha.example");
     await deliverByHand(id, 1);
     expect((await jobRow(id))!.status).toBe("done");
@@ -247,7 +281,12 @@ describe("no blank or error capture is delivered", () => {
     const status = await call("POST", "/api/dashboard/job_status/", { token: ctx.read, body: { job_id: id } });
     expect(status.body.job.error).toBe("The dashboard could not be captured.");
     const line = warn.mock.calls.map((c) => String(c[0])).find((l) => l.includes(id));
-    expect(JSON.parse(line!)).toMatchObject({ message: "delivery attempt failed", job_id: id, reason: "render_failed", detail: "injected browser failure" });
+    expect(JSON.parse(line!)).toMatchObject({
+      message: "delivery attempt failed",
+      job_id: id,
+      reason: "render_failed",
+      detail: "injected browser failure",
+    });
     warn.mockRestore();
   });
 });

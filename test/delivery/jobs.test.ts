@@ -1,5 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bindings, call, deliverByHand, sha256, deliverySetup, jobCount, sentMails, unqueuedJob as newJob, waitForJob, workspace } from "./helpers";
+import {
+  bindings,
+  call,
+  deliverByHand,
+  sha256,
+  deliverySetup,
+  jobCount,
+  sentMails,
+  unqueuedJob as newJob,
+  waitForJob,
+  workspace,
+} from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -12,9 +23,15 @@ const unqueuedJob = (email: string | null) => newJob(ctx.customer.provided_id, c
 describe("delivery jobs", () => {
   it("retries after a browser failure and then succeeds (real queue)", async () => {
     await bindings.LINKS.put("fault:browser", "1");
-    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
+    });
     const failedOnce = await waitForJob(ctx.read, res.body.job_id, (s) => s === "queued" || s === "done", 30_000);
-    const done = failedOnce.status === "done" ? failedOnce : await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed", 60_000);
+    const done =
+      failedOnce.status === "done"
+        ? failedOnce
+        : await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed", 60_000);
     expect(done).toMatchObject({ status: "done", attempts: 2, error: null });
   }, 90_000);
 
@@ -54,7 +71,10 @@ describe("delivery jobs", () => {
   });
 
   it("keeps jobs of one access group invisible to another (404 job_not_found)", async () => {
-    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
+    });
     const other = await workspace();
     const status = await call("POST", "/api/dashboard/job_status/", { token: other.read, body: { job_id: res.body.job_id } });
     expect(status.status).toBe(404);
@@ -107,10 +127,16 @@ describe("validation happens before any job exists", () => {
     const { admin } = await import("./helpers");
     await admin("POST", "/admin/dashboards/", { embed_id: "versionless", name: "Versionless" });
     const before = await jobCount();
-    const res = await call("POST", "/api/dashboard/report", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: "versionless", email: "a@b.example" } });
+    const res = await call("POST", "/api/dashboard/report", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: "versionless", email: "a@b.example" },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("no_dashboard_version");
-    const readOnly = await call("POST", "/api/dashboard/screenshot", { token: ctx.read, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    const readOnly = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.read,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
+    });
     expect(readOnly.status).toBe(403);
     expect(await jobCount()).toBe(before);
   });

@@ -14,7 +14,9 @@ function headersOf(block: string): Record<string, string> {
 }
 
 function decodeWord(value: string): string {
-  return value.replace(/=\?utf-8\?B\?([^?]*)\?=/gi, (_, b64: string) => new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))));
+  return value.replace(/=\?utf-8\?B\?([^?]*)\?=/gi, (_, b64: string) =>
+    new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))),
+  );
 }
 
 export function parseMime(raw: string): { subject: string; to: string; from: string; parts: Part[] } {

@@ -26,7 +26,8 @@ export async function decodePng(bytes: Uint8Array): Promise<Pixels> {
       width = view.getUint32(at + 8);
       height = view.getUint32(at + 12);
       const [depth, colour, , , interlace] = body.subarray(8, 13);
-      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0) throw new Error(`unsupported PNG (depth ${depth}, colour type ${colour}, interlace ${interlace})`);
+      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0)
+        throw new Error(`unsupported PNG (depth ${depth}, colour type ${colour}, interlace ${interlace})`);
       channels = colour === 6 ? 4 : 3;
     } else if (type === "IDAT") {
       idat.push(body);
@@ -35,7 +36,9 @@ export async function decodePng(bytes: Uint8Array): Promise<Pixels> {
     }
     at += 12 + length;
   }
-  const inflated = new Uint8Array(await new Response(new Blob(idat).stream().pipeThrough(new DecompressionStream("deflate"))).arrayBuffer());
+  const inflated = new Uint8Array(
+    await new Response(new Blob(idat).stream().pipeThrough(new DecompressionStream("deflate"))).arrayBuffer(),
+  );
   const stride = width * channels;
   const rows = new Uint8Array(height * stride);
   for (let y = 0; y < height; y++) {

@@ -3,7 +3,14 @@ import readXlsxFile from "read-excel-file/universal";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { seedOrders, sources, workspace } from "../dashboards/helpers";
 import { admin, call, type ApiResponse } from "../helpers/api";
-import { builderRows, customerWithBlueprint, dropColumn, revenueByDay, saveReport, type CustomerWithBlueprint } from "../reports/saved-reports";
+import {
+  builderRows,
+  customerWithBlueprint,
+  dropColumn,
+  revenueByDay,
+  saveReport,
+  type CustomerWithBlueprint,
+} from "../reports/saved-reports";
 import { fetchDownload, isPdf, jobCount, pngWidth, sentMails, waitForJob } from "./helpers";
 import { base64Bytes, parseMime, type Part } from "./mime";
 import { decodePng } from "./png";
@@ -35,8 +42,10 @@ let writer = "";
 beforeEach(async () => {
   writer = (await admin("POST", "/admin/api_tokens/", { access_group: ws.group, permission: "write" })).body.token;
 });
-const screenshot = (body: Record<string, unknown>, token = writer) => call("POST", "/api/dashboard/screenshot", { token, body: { provided_id: "alpha", ...body } });
-const reportMail = (body: Record<string, unknown>, token = writer) => call("POST", "/api/dashboard/report", { token, body: { provided_id: "alpha", email: "boss@alpha.example", ...body } });
+const screenshot = (body: Record<string, unknown>, token = writer) =>
+  call("POST", "/api/dashboard/screenshot", { token, body: { provided_id: "alpha", ...body } });
+const reportMail = (body: Record<string, unknown>, token = writer) =>
+  call("POST", "/api/dashboard/report", { token, body: { provided_id: "alpha", email: "boss@alpha.example", ...body } });
 
 function expectError(res: ApiResponse, status: number, code: string, field: string) {
   expect({ status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({ status, code, field });
@@ -61,7 +70,10 @@ async function inkOf(bytes: Uint8Array): Promise<{ coloured: number; dark: numbe
 
 const csvRows = (text: string) => Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data;
 const expectedRows = async (owner: CustomerWithBlueprint) =>
-  (await builderRows(ws.write, owner, revenueByDay.query)).rows.map((row) => ({ day: String(row.day), sum_amount: String(row.sum_amount) }));
+  (await builderRows(ws.write, owner, revenueByDay.query)).rows.map((row) => ({
+    day: String(row.day),
+    sum_amount: String(row.sum_amount),
+  }));
 
 describe("a saved report e-mailed as PNG and CSV", () => {
   it("the report e-mail shows the report page inline (chart and table drawn) and the CSV e-mail carries that customer's rows", async () => {
@@ -164,7 +176,12 @@ describe("what a delivery of a saved report refuses", () => {
     expectError(await screenshot({ report_id: "no-such-report", export_type: "csv" }), 404, "report_not_found", "report_id");
     const stranger = await workspace();
     const gamma = await customerWithBlueprint(stranger.write, "gamma", "Gamma", schema, demo);
-    expectError(await screenshot({ provided_id: gamma.providedId, report_id: report.id }, stranger.write), 404, "report_not_found", "report_id");
+    expectError(
+      await screenshot({ provided_id: gamma.providedId, report_id: report.id }, stranger.write),
+      404,
+      "report_not_found",
+      "report_id",
+    );
     expectError(await screenshot({ report_id: report.id }, stranger.write), 404, "customer_not_found", "provided_id");
     expect(await jobCount()).toBe(before);
     const own = await screenshot({ report_id: report.id, export_type: "csv" });

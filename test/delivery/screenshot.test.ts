@@ -1,7 +1,19 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { downloadFileName } from "../../src/delivery/create/jobs";
 import { roundTrips } from "../helpers/api";
-import { bindings, call, sha256, deliverByHand, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, unqueuedJob, waitForJob } from "./helpers";
+import {
+  bindings,
+  call,
+  sha256,
+  deliverByHand,
+  deliverySetup,
+  fetchDownload,
+  isPdf,
+  isPng,
+  pngWidth,
+  unqueuedJob,
+  waitForJob,
+} from "./helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -15,7 +27,11 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
       body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, width: 900 },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: 1, job_id: expect.stringMatching(/^job_/), url: expect.stringMatching(/^http:\/\/api\.test\/api\/downloads\/[0-9a-f]{64}$/) });
+    expect(res.body).toEqual({
+      success: 1,
+      job_id: expect.stringMatching(/^job_/),
+      url: expect.stringMatching(/^http:\/\/api\.test\/api\/downloads\/[0-9a-f]{64}$/),
+    });
     const pending = await fetchDownload(res.body.url);
     expect(pending.status).toBe(202);
     expect(pending.headers.get("Retry-After")).toBe("2");
@@ -42,7 +58,12 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
   it("produces a PDF with the given file name (extension not doubled)", async () => {
     const res = await call("POST", "/api/dashboard/screenshot", {
       token: ctx.write,
-      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, export_type: "pdf", download_file_name: "Quarterly report.pdf" },
+      body: {
+        provided_id: ctx.customer.provided_id,
+        dashboard_embed_id: ctx.embedId,
+        export_type: "pdf",
+        download_file_name: "Quarterly report.pdf",
+      },
     });
     await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
     const file = await fetchDownload(res.body.url);
@@ -55,8 +76,14 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
 
 describe("starting a job", () => {
   it("checks and inserts in one D1 round trip (screenshot and report)", async () => {
-    const screenshot = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
-    const report = await call("POST", "/api/dashboard/report", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email: "trips@alpha.example" } });
+    const screenshot = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
+    });
+    const report = await call("POST", "/api/dashboard/report", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email: "trips@alpha.example" },
+    });
     for (const res of [screenshot, report]) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(roundTrips(res)).toBe(1);
@@ -65,7 +92,10 @@ describe("starting a job", () => {
   });
 
   it("counts the other bindings per request (X-Binding-Round-Trips): the download link stored and the job queued, then one KV look and one R2 read to download", async () => {
-    const screenshot = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    const screenshot = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
+    });
     expect(screenshot.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=1");
     await waitForJob(ctx.read, screenshot.body.job_id, (s) => s === "done");
     const download = await call("GET", new URL(screenshot.body.url).pathname);
@@ -116,7 +146,9 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     const { jobId, url } = await linkToUnqueuedJob();
     const waiting = fetchDownload(`${url}?wait=20`);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await bindings.DB.prepare("UPDATE jobs SET status = 'failed', error = 'The dashboard could not be captured.' WHERE id = ?").bind(jobId).run();
+    await bindings.DB.prepare("UPDATE jobs SET status = 'failed', error = 'The dashboard could not be captured.' WHERE id = ?")
+      .bind(jobId)
+      .run();
     const started = Date.now();
     const failed = await waiting;
     expect(failed.status).toBe(500);
@@ -138,7 +170,9 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     const res = await fetchDownload(`${url}?wait=${wait}`);
     expect(res.status).toBe(400);
     expect(JSON.parse(new TextDecoder().decode(res.bytes)).error).toMatchObject({ code: "validation_error", field: "wait" });
-    expect((await bindings.DB.prepare("SELECT status FROM jobs WHERE id = ?").bind(jobId).first<{ status: string }>())?.status).toBe("queued");
+    expect((await bindings.DB.prepare("SELECT status FROM jobs WHERE id = ?").bind(jobId).first<{ status: string }>())?.status).toBe(
+      "queued",
+    );
   });
 });
 

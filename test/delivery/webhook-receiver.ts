@@ -21,5 +21,7 @@ export async function webhookReceiver(request: Request): Promise<Response> {
   const calls = received.get(name) ?? [];
   calls.push({ headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() });
   received.set(name, calls);
-  return new Response(calls.length <= Number(target[1] ?? 0) ? "receiver down" : "ok", { status: calls.length <= Number(target[1] ?? 0) ? 500 : 200 });
+  return new Response(calls.length <= Number(target[1] ?? 0) ? "receiver down" : "ok", {
+    status: calls.length <= Number(target[1] ?? 0) ? 500 : 200,
+  });
 }

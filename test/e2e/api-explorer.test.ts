@@ -41,19 +41,31 @@ describe("the API explorer", () => {
     // Authorize with the token npm start printed, then "Try it out" on get_customer.
     const { DEV_API_TOKEN } = readDevVars(join(root, ".dev.vars"));
     await page.evaluate((token) => (globalThis as any).ui.preauthorizeApiKey("ApiToken", token), DEV_API_TOKEN);
-    const id = await page.$$eval(".opblock", (blocks: any[]) => blocks.find((block) => block.textContent?.includes("/api/get_customer/"))?.id);
+    const id = await page.$$eval(
+      ".opblock",
+      (blocks: any[]) => blocks.find((block) => block.textContent?.includes("/api/get_customer/"))?.id,
+    );
     expect(id).toBeTruthy();
     await page.click(`#${id} .opblock-summary`);
     await page.waitForSelector(`#${id} textarea.body-param__text`);
     await page.$eval(`#${id} textarea.body-param__text`, (textarea: any) => {
       // React listens for input events; set the value the way a keyboard would.
-      Object.getOwnPropertyDescriptor((globalThis as any).HTMLTextAreaElement.prototype, "value")!.set!.call(textarea, '{"provided_id":"acme-berlin"}');
+      Object.getOwnPropertyDescriptor((globalThis as any).HTMLTextAreaElement.prototype, "value")!.set!.call(
+        textarea,
+        '{"provided_id":"acme-berlin"}',
+      );
       textarea.dispatchEvent(new Event("input", { bubbles: true }));
     });
     await page.click(`#${id} .execute`);
     await page.waitForSelector(`#${id} .live-responses-table tbody .response-col_status`);
-    expect((await page.$eval(`#${id} .live-responses-table tbody .response-col_status`, (cell: any) => cell.textContent as string | null))?.trim()).toBe("200");
-    const body = JSON.parse(await page.$eval(`#${id} .live-responses-table .microlight`, (code: any) => (code.textContent ?? "") as string));
+    expect(
+      (
+        await page.$eval(`#${id} .live-responses-table tbody .response-col_status`, (cell: any) => cell.textContent as string | null)
+      )?.trim(),
+    ).toBe("200");
+    const body = JSON.parse(
+      await page.$eval(`#${id} .live-responses-table .microlight`, (code: any) => (code.textContent ?? "") as string),
+    );
     expect(body).toMatchObject({ success: 1, customer: { provided_id: "acme-berlin" } });
   });
 });

@@ -30,7 +30,18 @@ const results = join(root, "test-results");
  * (its prefix and user agent would point npm at this checkout instead of the clone).
  */
 const machineVariables = /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|ALL|NO)_PROXY|(https?|all|no)_proxy|npm_config_.+)$/;
-const setByNpmRun = new Set(["npm_config_local_prefix", "npm_config_prefix", "npm_config_global_prefix", "npm_config_user_agent", "npm_config_npm_version", "npm_config_node_gyp", "npm_config_call", "npm_config_yes", "npm_config_argv", "npm_config_init_module"]);
+const setByNpmRun = new Set([
+  "npm_config_local_prefix",
+  "npm_config_prefix",
+  "npm_config_global_prefix",
+  "npm_config_user_agent",
+  "npm_config_npm_version",
+  "npm_config_node_gyp",
+  "npm_config_call",
+  "npm_config_yes",
+  "npm_config_argv",
+  "npm_config_init_module",
+]);
 const passedThrough = Object.fromEntries(
   Object.entries(process.env).filter(([name, value]) => value !== undefined && machineVariables.test(name) && !setByNpmRun.has(name)),
 ) as Record<string, string>;
@@ -89,18 +100,27 @@ describe("a bare machine (Node 20, no Chromium, no PostgreSQL)", () => {
     const started = Date.now();
     let output = "";
     // (worker-configuration.d.ts types process.env as the Worker sees it; this is a plain Node child.)
-    child = spawn("sh", ["-c", "npm install --no-audit --no-fund && npm start"], { cwd: clone, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child = spawn("sh", ["-c", "npm install --no-audit --no-fund && npm start"], {
+      cwd: clone,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (output += chunk));
 
     try {
-      await until("the first served request", 540_000, async () => ((await fetch(`http://127.0.0.1:${port}/health`)).ok ? true : undefined));
+      await until("the first served request", 540_000, async () =>
+        (await fetch(`http://127.0.0.1:${port}/health`)).ok ? true : undefined,
+      );
       const firstRequest = Date.now() - started;
       const demoUrl = await until("the banner", 120_000, async () => /\/embed\/sales-overview\?customer_token=\S+/.exec(output)?.[0]);
       const ready = Date.now() - started;
       expect(output).toContain(`started PostgreSQL`);
       expect(await reachable("localhost", pgPort)).toBe(true);
-      console.log(`bare machine (${machineVersion}): npm install && npm start → first served request ${(firstRequest / 1000).toFixed(1)} s, demo ready ${(ready / 1000).toFixed(1)} s`);
+      console.log(
+        `bare machine (${machineVersion}): npm install && npm start → first served request ${(firstRequest / 1000).toFixed(1)} s, demo ready ${(ready / 1000).toFixed(1)} s`,
+      );
 
       const page = await fetch(`http://127.0.0.1:${port}${demoUrl}`);
       expect(page.status).toBe(200);
@@ -117,7 +137,11 @@ describe("a bare machine (Node 20, no Chromium, no PostgreSQL)", () => {
       const browser = await launchBrowser();
       try {
         for (const width of [1280, 360]) {
-          const bytes = await capturedFile(`http://127.0.0.1:${port}`, vars.DEV_API_TOKEN, { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width });
+          const bytes = await capturedFile(`http://127.0.0.1:${port}`, vars.DEV_API_TOKEN, {
+            provided_id: "acme-berlin",
+            dashboard_embed_id: "sales-overview",
+            width,
+          });
           writeFileSync(join(results, `bare-machine-demo-${width}.png`), bytes);
           const png = decodePng(bytes);
           expect(png.width).toBe(width);

@@ -119,7 +119,11 @@ async function deliveriesWhenTheBrowser(signal: "SIGKILL" | "SIGSTOP", round: nu
   // 9 screenshots (wide PNGs and PDFs: captures that take a while) and 5 reports.
   const requests = Array.from({ length: 14 }, (_, i) =>
     i % 3 === 0
-      ? api("/api/dashboard/report", { provided_id: "acme-berlin", dashboard_embed_id: "monthly-report", email: `round${round}-${i}@recovery.example` })
+      ? api("/api/dashboard/report", {
+          provided_id: "acme-berlin",
+          dashboard_embed_id: "monthly-report",
+          email: `round${round}-${i}@recovery.example`,
+        })
       : api("/api/dashboard/screenshot", {
           provided_id: i % 2 ? "acme-paris" : "globex",
           dashboard_embed_id: "sales-overview",

@@ -45,7 +45,9 @@ beforeAll(async () => {
       XDG_CACHE_HOME: join(fresh, "cache"),
       TMPDIR: privateTmp ? "/tmp/capture-text" : join(fresh, "tmp"),
     },
-    command: privateTmp ? ["unshare", "-m", "sh", "-c", 'mount -t tmpfs tmpfs /tmp && mkdir -p "$TMPDIR" "$STATE_DIR" && exec "$0" "$@"'] : [],
+    command: privateTmp
+      ? ["unshare", "-m", "sh", "-c", 'mount -t tmpfs tmpfs /tmp && mkdir -p "$TMPDIR" "$STATE_DIR" && exec "$0" "$@"']
+      : [],
   });
   if (!privateTmp) mkdirSync(join(fresh, "tmp"), { recursive: true });
   const pushed = await pushDashboard(adminClient(server.base, server.vars.ADMIN_TOKEN), known, { tags: ["production"] });
@@ -62,11 +64,18 @@ afterAll(async () => {
 
 const api = (path: string, body: unknown) => devApi(server.base, server.vars.DEV_API_TOKEN)(path, body);
 const capture = (width: number, exportType: "image" | "pdf" = "image") =>
-  capturedFile(server.base, server.vars.DEV_API_TOKEN, { provided_id: "acme-berlin", dashboard_embed_id: known.embed_id, width, export_type: exportType });
+  capturedFile(server.base, server.vars.DEV_API_TOKEN, {
+    provided_id: "acme-berlin",
+    dashboard_embed_id: known.embed_id,
+    width,
+    export_type: exportType,
+  });
 
 describe("text in every capture (registry Chromium, fresh cache and temp folders)", () => {
   it("Browser Rendering starts the registry's Chromium through this checkout's wrapper, with the project's fontconfig file", () => {
-    const wrapper = spawnSync("sh", ["-c", `cat "${projectCacheHome}"/.wrangler/chrome/*/chrome-linux64/chrome`], { encoding: "utf8" }).stdout;
+    const wrapper = spawnSync("sh", ["-c", `cat "${projectCacheHome}"/.wrangler/chrome/*/chrome-linux64/chrome`], {
+      encoding: "utf8",
+    }).stdout;
     expect(wrapper).toContain(join(root, "node_modules", ".cache", "registry-chromium", "chrome"));
     const registryWrapper = readFileSync(join(root, "node_modules", ".cache", "registry-chromium", "chrome"), "utf8");
     expect(registryWrapper).toContain(`FONTCONFIG_FILE="${registryFontsConf}"`);
@@ -83,7 +92,11 @@ describe("text in every capture (registry Chromium, fresh cache and temp folders
       const png = decodePng(bytes);
       expect(png.width).toBe(width);
       const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: known.embed_id });
-      const boxes = await textBoxes(browser, `${minted.body.embed_url}&width=${width}`.replace("http://localhost", "http://127.0.0.1"), width);
+      const boxes = await textBoxes(
+        browser,
+        `${minted.body.embed_url}&width=${width}`.replace("http://localhost", "http://127.0.0.1"),
+        width,
+      );
       expect(png.height).toBeGreaterThanOrEqual(boxes.kpi.y + boxes.kpi.height);
       // "Quarterly Figures" at 22 px and "48,210" at 34 px: hundreds of glyph pixels each.
       expect(darkPixels(png, boxes.title)).toBeGreaterThan(150);

@@ -19,7 +19,11 @@ let server: LocalServer;
 
 /** `npm run admin -- <args>` against the test's server: exit status, stdout and stderr. */
 function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(root, "scripts", "admin.mjs"), ...args, "--url", server.base, "--admin-token", server.vars.ADMIN_TOKEN], { cwd: root });
+  const child = spawn(
+    process.execPath,
+    [join(root, "scripts", "admin.mjs"), ...args, "--url", server.base, "--admin-token", server.vars.ADMIN_TOKEN],
+    { cwd: root },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -71,7 +75,10 @@ describe("npm run admin -- dashboards validate", () => {
   it("fails a bad panel type, a missing column and a missing table with one exact line each, exit status 1", async () => {
     const badType = writeFile("bad-type.json", salesWith("by_month", { type: "bars" }));
     const missingColumn = writeFile("missing-column.json", salesWith("by_month", { y_columns: ["revenu"] }));
-    const missingTable = writeFile("missing-table.json", salesWith("revenue", { sql: "SELECT SUM(amount) AS value FROM orderz WHERE customer_id = {{customer.provided_id}}" }));
+    const missingTable = writeFile(
+      "missing-table.json",
+      salesWith("revenue", { sql: "SELECT SUM(amount) AS value FROM orderz WHERE customer_id = {{customer.provided_id}}" }),
+    );
     const file = example(examples[0]);
     const [byMonth, revenue] = [indexOf(file, "by_month"), indexOf(file, "revenue")];
 
@@ -110,7 +117,11 @@ describe("npm run admin -- dashboards preview", () => {
     const result = await cli("dashboards", "preview", path, "--customer", "acme-berlin");
     expect(result.status, result.stderr).toBe(0);
     const url = result.stdout.trim();
-    expect(url).toMatch(new RegExp(`^${server.base.replace("127.0.0.1", "(127\\.0\\.0\\.1|localhost)")}/preview/sales-overview\\?token=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`));
+    expect(url).toMatch(
+      new RegExp(
+        `^${server.base.replace("127.0.0.1", "(127\\.0\\.0\\.1|localhost)")}/preview/sales-overview\\?token=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`,
+      ),
+    );
 
     const page = await fetch(url);
     expect(page.status).toBe(200);
@@ -181,7 +192,11 @@ describe("npm run admin -- dashboards pull", () => {
     // Without --out the file goes to stdout, newest version by default.
     expect((await cli("dashboards", "pull", "monthly-report")).stdout).toBe(readFileSync(first, "utf8"));
     const pulled = JSON.parse(readFileSync(first, "utf8"));
-    expect(pulled).toMatchObject({ $schema: `${server.base}/schemas/dashboard.json`, embed_id: "monthly-report", name: example(examples[1]).name });
+    expect(pulled).toMatchObject({
+      $schema: `${server.base}/schemas/dashboard.json`,
+      embed_id: "monthly-report",
+      name: example(examples[1]).name,
+    });
   });
 
   it("fails with the API's reason for a version that does not exist", async () => {
@@ -197,7 +212,9 @@ describe("npm run admin -- dashboards diff", () => {
     file.embed_id = "diffed";
     const v1 = JSON.parse((await cli("dashboards", "push", writeFile("diff-1.json", file))).stdout).version.version_number;
     const removed = file.definition.panels.at(-1).id;
-    file.definition.panels = file.definition.panels.slice(0, -1).map((p: { id: string; title: string }) => (p.id === "revenue" ? { ...p, title: "Turnover" } : p));
+    file.definition.panels = file.definition.panels
+      .slice(0, -1)
+      .map((p: { id: string; title: string }) => (p.id === "revenue" ? { ...p, title: "Turnover" } : p));
     file.definition.panels.push({ id: "notes", type: "text", text: "New", layout: { x: 0, y: 40, w: 12, h: 1 } });
     const v2 = JSON.parse((await cli("dashboards", "push", writeFile("diff-2.json", file))).stdout).version.version_number;
 
@@ -219,7 +236,15 @@ describe("the JSON Schema of /schemas/dashboard.json", () => {
     await admin("POST", "/admin/dashboards/", { embed_id: "schema-table", name: "Schema table" });
   });
 
-  const kpi = (change: Record<string, unknown> = {}) => ({ id: "k", type: "kpi", title: "K", schema_id: schemaId, sql: "SELECT 1 AS value", layout: { x: 0, y: 0, w: 4, h: 2 }, ...change });
+  const kpi = (change: Record<string, unknown> = {}) => ({
+    id: "k",
+    type: "kpi",
+    title: "K",
+    schema_id: schemaId,
+    sql: "SELECT 1 AS value",
+    layout: { x: 0, y: 0, w: 4, h: 2 },
+    ...change,
+  });
   const chart = (change: Record<string, unknown>) => kpi({ type: "bar", x_column: "a", y_columns: ["b"], ...change });
   const invalid: [string, () => unknown][] = [
     ["no panels", () => ({ panels: [] })],
@@ -248,17 +273,41 @@ describe("the JSON Schema of /schemas/dashboard.json", () => {
     ["a DELETE statement", () => ({ panels: [kpi({ sql: "DELETE FROM orders" })] })],
     ["a PRAGMA", () => ({ panels: [kpi({ sql: "PRAGMA table_info(orders)" })] })],
     ["an unknown placeholder in sql", () => ({ panels: [kpi({ sql: "SELECT {{env.SECRET}} AS value" })] })],
-    ["an unknown placeholder in a text panel", () => ({ panels: [{ id: "t", type: "text", text: "Hi {{customer.email}}", layout: { x: 0, y: 0, w: 4, h: 1 } }] })],
+    [
+      "an unknown placeholder in a text panel",
+      () => ({ panels: [{ id: "t", type: "text", text: "Hi {{customer.email}}", layout: { x: 0, y: 0, w: 4, h: 1 } }] }),
+    ],
   ];
   const valid: [string, () => unknown][] = [
     ["the smallest data panel", () => ({ panels: [kpi()] })],
-    ["lowercase sql after comments, with every kind of placeholder", () => ({
-      variables: [{ name: "since", default: "2026-01-01" }],
-      panels: [kpi({ sql: "-- totals\n/* since */ select {{ customer.provided_id }}, {{customer.name}}, {{customer.properties.plan.tier}}, {{variables.since}} AS value" })],
-    })],
-    ["WITH and VALUES statements", () => ({ panels: [kpi({ sql: "WITH t AS (SELECT 1 AS value) SELECT * FROM t" }), kpi({ id: "v", sql: "VALUES (1)", layout: { x: 4, y: 0, w: 8, h: 2 } })] })],
-    ["a panel at the grid's right edge, with extra styling fields", () => ({ panels: [kpi({ layout: { x: 8, y: 0, w: 4, h: 2 }, color: "teal", format: { style: "percent", color: "red" } })] })],
-    ["a text panel whose text has no placeholder", () => ({ panels: [{ id: "t", type: "text", text: "{{ not a placeholder", layout: { x: 0, y: 0, w: 12, h: 1 } }] })],
+    [
+      "lowercase sql after comments, with every kind of placeholder",
+      () => ({
+        variables: [{ name: "since", default: "2026-01-01" }],
+        panels: [
+          kpi({
+            sql: "-- totals\n/* since */ select {{ customer.provided_id }}, {{customer.name}}, {{customer.properties.plan.tier}}, {{variables.since}} AS value",
+          }),
+        ],
+      }),
+    ],
+    [
+      "WITH and VALUES statements",
+      () => ({
+        panels: [
+          kpi({ sql: "WITH t AS (SELECT 1 AS value) SELECT * FROM t" }),
+          kpi({ id: "v", sql: "VALUES (1)", layout: { x: 4, y: 0, w: 8, h: 2 } }),
+        ],
+      }),
+    ],
+    [
+      "a panel at the grid's right edge, with extra styling fields",
+      () => ({ panels: [kpi({ layout: { x: 8, y: 0, w: 4, h: 2 }, color: "teal", format: { style: "percent", color: "red" } })] }),
+    ],
+    [
+      "a text panel whose text has no placeholder",
+      () => ({ panels: [{ id: "t", type: "text", text: "{{ not a placeholder", layout: { x: 0, y: 0, w: 12, h: 1 } }] }),
+    ],
   ];
 
   async function apiAccepts(definition: unknown): Promise<boolean> {

@@ -19,15 +19,28 @@ afterAll(async () => {
 });
 
 function demoPostgres(...args: string[]) {
-  return spawnSync(process.execPath, [join(root, "scripts", "demo-postgres.mjs"), "--base", base, ...args], { cwd: root, encoding: "utf8" });
+  return spawnSync(process.execPath, [join(root, "scripts", "demo-postgres.mjs"), "--base", base, ...args], {
+    cwd: root,
+    encoding: "utf8",
+  });
 }
 
 async function globexPage() {
   const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const viewer = await fetch(`${base}/api/get_customer/`, { method: "POST", headers, body: JSON.stringify({ provided_id: "globex" }) }).then((r) => r.json() as Promise<any>);
+  const viewer = await fetch(`${base}/api/get_customer/`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ provided_id: "globex" }),
+  }).then((r) => r.json() as Promise<any>);
   const response = await fetch(`${base}/embed/sales-overview?customer_token=${viewer.customer.token}`);
   const html = await response.text();
-  const kpi = (id: string) => html.split(`data-panel-id="${id}">`)[1].split("</section>")[0].replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+  const kpi = (id: string) =>
+    html
+      .split(`data-panel-id="${id}">`)[1]
+      .split("</section>")[0]
+      .replace(/<[^>]+>/g, " ")
+      .replace(/\s+/g, " ")
+      .trim();
   return { status: response.status, headers: response.headers, html, kpi };
 }
 
@@ -44,7 +57,9 @@ describe("npm run demo:postgres", () => {
 
     const onPostgres = await globexPage();
     expect(onPostgres.status).toBe(200);
-    const sources = await fetch(`${base}/admin/data_sources/`, { headers: { Authorization: `Bearer ${server.vars.ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<any>);
+    const sources = await fetch(`${base}/admin/data_sources/`, { headers: { Authorization: `Bearer ${server.vars.ADMIN_TOKEN}` } }).then(
+      (r) => r.json() as Promise<any>,
+    );
     const warehouse = sources.data_sources.find((s: { provided_id: string }) => s.provided_id === "warehouse");
     expect(warehouse).toMatchObject({ binding: "WAREHOUSE", kind: "postgres" });
     expect(onPostgres.headers.get("X-Data-Round-Trips-By-Source")).toBe(`${warehouse.id}=8`);

@@ -18,12 +18,17 @@ describe("npm run deploy", () => {
   it("deploys the production bindings and vars, not development's (dry run)", () => {
     const out = mkdtempSync(join(tmpdir(), "deploy-dry-run-"));
     try {
-      const run = spawnSync("npm", ["run", "deploy", "--", "--dry-run", "--outdir", out], { cwd: root, encoding: "utf8", timeout: 150_000 });
+      const run = spawnSync("npm", ["run", "deploy", "--", "--dry-run", "--outdir", out], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 150_000,
+      });
       const output = `${run.stdout}\n${run.stderr}`;
       expect(run.status, output).toBe(0);
       expect(output).toMatch(/env\.ENVIRONMENT \("production"\)/);
       // Production switches everything off that only tests and development use.
-      for (const name of ["DIAGNOSTICS", "FAULT_INJECTION", "DEV_ROUTES"]) expect(output).toMatch(new RegExp(`env\\.${name} \\("false"\\)`));
+      for (const name of ["DIAGNOSTICS", "FAULT_INJECTION", "DEV_ROUTES"])
+        expect(output).toMatch(new RegExp(`env\\.${name} \\("false"\\)`));
       expect(output).not.toMatch(/"development"/);
       expect(output).toMatch(/customer-dashboard-production/);
     } finally {

@@ -41,7 +41,9 @@ async function mount(attributes: Record<string, string>): Promise<{ page: Page; 
       for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, value);
       const started = performance.now();
       for (const type of ["dashboard-load", "dashboard-error"]) {
-        element.addEventListener(type, (e: any) => resolve({ type, detail: (e as CustomEvent).detail, ms: performance.now() - started }), { once: true });
+        element.addEventListener(type, (e: any) => resolve({ type, detail: (e as CustomEvent).detail, ms: performance.now() - started }), {
+          once: true,
+        });
       }
       document.getElementById("app")!.appendChild(element);
     });
@@ -101,7 +103,11 @@ describe("<dashboard-embed> in a browser", () => {
       extra.style.height = "300px";
       document.querySelector("main")!.appendChild(extra);
     });
-    await page.waitForFunction((h) => document.querySelector("dashboard-embed iframe")!.getBoundingClientRect().height >= h + 299, {}, before);
+    await page.waitForFunction(
+      (h) => document.querySelector("dashboard-embed iframe")!.getBoundingClientRect().height >= h + 299,
+      {},
+      before,
+    );
     await page.close();
   });
 

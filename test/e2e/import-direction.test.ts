@@ -63,25 +63,57 @@ describe("the import direction of src/ (scripts/check-imports.mjs)", () => {
   });
 
   it.each([
-    ["db/schema.ts", `import { JOB_KINDS } from "../delivery/job-vocabulary";\n`, "../delivery/job-vocabulary", "src/db imports only src/db, src/lib, src/env.ts and src/config.ts"],
+    [
+      "db/schema.ts",
+      `import { JOB_KINDS } from "../delivery/job-vocabulary";\n`,
+      "../delivery/job-vocabulary",
+      "src/db imports only src/db, src/lib, src/env.ts and src/config.ts",
+    ],
     ["db/client.ts", `import { e } from "../http/errors";\n`, "../http/errors", "src/db imports only"],
     ["lib/log.ts", `import type { Database } from "../db/client";\n`, "../db/client", "src/lib imports only src/lib"],
     ["lib/stages.ts", `export { config } from "../config";\n`, "../config", "src/lib imports only src/lib"],
     ["http/auth.ts", `import {\n  s,\n} from "../customers/service";\n`, "../customers/service", "src/http imports no capability folder"],
     ["http/dev.ts", `const m = await import("../delivery/routes");\n`, "../delivery/routes", "src/http imports no capability folder"],
-    ["reports/page.ts", `import { createApp } from "../assemble-app";\n`, "../assemble-app", "a capability imports neither src/assemble-app.ts nor src/index.ts"],
-    ["dashboards/sources/d1.ts", `import worker from "../../index";\n`, "../../index", "a capability imports neither src/assemble-app.ts nor src/index.ts"],
+    [
+      "reports/page.ts",
+      `import { createApp } from "../assemble-app";\n`,
+      "../assemble-app",
+      "a capability imports neither src/assemble-app.ts nor src/index.ts",
+    ],
+    [
+      "dashboards/sources/d1.ts",
+      `import worker from "../../index";\n`,
+      "../../index",
+      "a capability imports neither src/assemble-app.ts nor src/index.ts",
+    ],
     ["assemble-app.ts", `import worker from "./index";\n`, "./index", "src/assemble-app.ts does not import src/index.ts"],
     ["env.ts", `import { t } from "./db/schema";\n`, "./db/schema", "src/env.ts and src/config.ts import only src/lib and each other"],
-    ["delivery/run/start.ts", `import { create } from "../create/jobs";\n`, "../create/jobs", "delivery's running room never imports its creating room"],
-    ["schedules/service.ts", `import { tick } from "./runner/tick";\n`, "./runner/tick", "the schedules' CRUD service never imports their runner"],
-    ["delivery/run/capture/station.ts", `export type { Scope } from "../../create";\n`, "../../create", "delivery's running room never imports its creating room"],
+    [
+      "delivery/run/start.ts",
+      `import { create } from "../create/jobs";\n`,
+      "../create/jobs",
+      "delivery's running room never imports its creating room",
+    ],
+    [
+      "schedules/service.ts",
+      `import { tick } from "./runner/tick";\n`,
+      "./runner/tick",
+      "the schedules' CRUD service never imports their runner",
+    ],
+    [
+      "delivery/run/capture/station.ts",
+      `export type { Scope } from "../../create";\n`,
+      "../../create",
+      "delivery's running room never imports its creating room",
+    ],
   ])("refuses %s importing %j, naming the file, the import and the rule", (file, text, specifier, rule) => {
     const run = check(tree({ ...sound, [file]: text + (sound[file as keyof typeof sound] ?? "") }));
     expect(run.status).toBe(1);
     const lines = run.stderr.trim().split("\n");
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`${file.replaceAll(".", "\\.")}: imports ${specifier.replaceAll(".", "\\.")} \\(${rule.replaceAll(".", "\\.")}`));
-    expect(lines[1]).toBe("check-imports: 1 import(s) against the direction of src/ (see README \"Folders and imports\")");
+    expect(lines[0]).toMatch(
+      new RegExp(`${file.replaceAll(".", "\\.")}: imports ${specifier.replaceAll(".", "\\.")} \\(${rule.replaceAll(".", "\\.")}`),
+    );
+    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see README "Folders and imports")');
   });
 });

@@ -41,7 +41,11 @@ describe("a PostgreSQL of our own when the connection string reaches none", () =
     try {
       expect(ours.started).toBe(true);
       expect(ours.connectionString).toBe(connectionString);
-      expect(await whoAmI(connectionString)).toMatchObject({ role: "probe_role", database: "probe_db", version: expect.stringMatching(/^PostgreSQL \d+/) });
+      expect(await whoAmI(connectionString)).toMatchObject({
+        role: "probe_role",
+        database: "probe_db",
+        version: expect.stringMatching(/^PostgreSQL \d+/),
+      });
       // The wrong password is refused (the server checks passwords: scram-sha-256).
       await expect(whoAmI(connectionString.replace("pa%20ss", "wrong"))).rejects.toThrow(/password authentication failed/);
       const added = runFolders().filter((name) => !before.includes(name));
@@ -87,7 +91,11 @@ describe("a PostgreSQL of our own when the connection string reaches none", () =
     try {
       expect(server.output()).toContain(`started PostgreSQL`);
       expect(await reachable("localhost", pgPort)).toBe(true);
-      const run = spawnSync(process.execPath, [join(root, "scripts", "demo-postgres.mjs"), "--base", server.base], { cwd: root, encoding: "utf8", env: { ...process.env, ...env } });
+      const run = spawnSync(process.execPath, [join(root, "scripts", "demo-postgres.mjs"), "--base", server.base], {
+        cwd: root,
+        encoding: "utf8",
+        env: { ...process.env, ...env },
+      });
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toContain("table orders with 288 demo rows");
       const link = /Demo dashboard: (\S+)/.exec(run.stdout)![1].replace("http://localhost", "http://127.0.0.1");

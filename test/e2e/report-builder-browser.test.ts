@@ -24,7 +24,9 @@ let browser: Browser;
 let blueprint: { id: number; embed_id: string };
 
 /** acme-berlin's demo orders, as the builder should add them up. */
-const berlin = (demoOrders() as { customer_id: string; day: string; product: string; amount: number }[]).filter((o) => o.customer_id === "acme-berlin");
+const berlin = (demoOrders() as { customer_id: string; day: string; product: string; amount: number }[]).filter(
+  (o) => o.customer_id === "acme-berlin",
+);
 const money = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
 function sumsByProduct(orders: typeof berlin): Map<string, string> {
   const sums = new Map<string, number>();
@@ -119,7 +121,8 @@ async function control(frame: Frame, label: string): Promise<ElementHandle> {
   const handle = await frame.waitForFunction(
     (text: string) => {
       // A dataset's label is its name followed by its description.
-      const named = (l: any) => l.textContent.trim() === text || (l.tagName === "LABEL" && l.firstElementChild?.textContent.trim() === text);
+      const named = (l: any) =>
+        l.textContent.trim() === text || (l.tagName === "LABEL" && l.firstElementChild?.textContent.trim() === text);
       const labels = [...document.querySelectorAll("label, legend")].filter(named);
       const last: any = labels[labels.length - 1];
       if (!last) return null;
@@ -134,14 +137,18 @@ async function control(frame: Frame, label: string): Promise<ElementHandle> {
 
 async function choose(frame: Frame, label: string, optionText: string): Promise<void> {
   const select = await control(frame, label);
-  const value = await select.evaluate((s: any, text: string) => [...s.options].find((o: any) => o.textContent.trim() === text)?.value, optionText);
+  const value = await select.evaluate(
+    (s: any, text: string) => [...s.options].find((o: any) => o.textContent.trim() === text)?.value,
+    optionText,
+  );
   if (value === undefined) throw new Error(`no option '${optionText}' in '${label}'`);
   await select.select(value);
 }
 
 async function press(frame: Frame, text: string): Promise<void> {
   const handle = (await frame.waitForFunction(
-    (t: string) => [...document.querySelectorAll("button")].filter((b: any) => b.textContent.trim() === t && b.offsetParent !== null).pop() ?? null,
+    (t: string) =>
+      [...document.querySelectorAll("button")].filter((b: any) => b.textContent.trim() === t && b.offsetParent !== null).pop() ?? null,
     { timeout: 10_000 },
     text,
   )) as ElementHandle;
@@ -155,7 +162,9 @@ async function tableRows(frame: Frame, ready: (rows: string[][]) => boolean, wha
   while (Date.now() < deadline) {
     rows = await frame.evaluate(() => {
       if (document.getElementById("rb-result").getAttribute("aria-busy") === "true") return [];
-      return [...document.querySelectorAll("#rb-table-area tr")].map((tr: any) => [...tr.children].map((c: any) => c.textContent.replace(/ [▲▼]$/, "").trim()));
+      return [...document.querySelectorAll("#rb-table-area tr")].map((tr: any) =>
+        [...tr.children].map((c: any) => c.textContent.replace(/ [▲▼]$/, "").trim()),
+      );
     });
     if (rows.length && ready(rows)) return rows;
     await new Promise((r) => setTimeout(r, 100));
@@ -163,7 +172,8 @@ async function tableRows(frame: Frame, ready: (rows: string[][]) => boolean, wha
   throw new Error(`table never showed ${what}: ${JSON.stringify(rows)}`);
 }
 
-const chartText = (frame: Frame) => frame.evaluate(() => (document.querySelector("#rb-chart-area svg, #rb-chart-area .chart-holder") as any)?.textContent ?? "");
+const chartText = (frame: Frame) =>
+  frame.evaluate(() => (document.querySelector("#rb-chart-area svg, #rb-chart-area .chart-holder") as any)?.textContent ?? "");
 
 describe("<report-builder> in a browser", () => {
   it("mounts with token-url and fires report-builder-load; a bad token fires report-builder-error with 401", async () => {
@@ -174,7 +184,11 @@ describe("<report-builder> in a browser", () => {
     expect(new URL(frame.url()).origin).toBe(server.base);
     // The iframe takes the height of the builder's content.
     const contentHeight = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
-    await page.waitForFunction((h: number) => Math.abs(document.querySelector("report-builder iframe").getBoundingClientRect().height - h) <= 1, {}, contentHeight);
+    await page.waitForFunction(
+      (h: number) => Math.abs(document.querySelector("report-builder iframe").getBoundingClientRect().height - h) <= 1,
+      {},
+      contentHeight,
+    );
     await page.close();
 
     const bad = await mount({ "embed-id": blueprint.embed_id, "token-url": "/bad-token" });
@@ -243,7 +257,11 @@ describe("<report-builder> in a browser", () => {
         chartType.dispatchEvent(new Event("change"));
       }
     });
-    await frame.waitForFunction(() => document.getElementById("rb-result").getAttribute("aria-busy") === "false" && document.querySelector(".chart-holder.chart-line svg"));
+    await frame.waitForFunction(
+      () =>
+        document.getElementById("rb-result").getAttribute("aria-busy") === "false" &&
+        document.querySelector(".chart-holder.chart-line svg"),
+    );
     expect(aborted).toEqual(["net::ERR_ABORTED"]);
     expect(await frame.evaluate(() => document.querySelector(".chart-holder.chart-pie"))).toBeNull();
 
@@ -286,36 +304,65 @@ describe("<report-builder> in a browser", () => {
 
   it("renames, deletes after confirming, and marks a report the blueprint no longer supports as broken", async () => {
     const orders = (columns: { name: string; type: string }[]) => [
-      { table_name: "orders", schema_id: 1, dataset_name: "Orders", query: "SELECT day, product, amount FROM orders WHERE customer_id = {{customer.provided_id}}", columns },
+      {
+        table_name: "orders",
+        schema_id: 1,
+        dataset_name: "Orders",
+        query: "SELECT day, product, amount FROM orders WHERE customer_id = {{customer.provided_id}}",
+        columns,
+      },
     ];
     const created = await api("/api/create_blueprint/", {
       customer_id: "acme-berlin",
       blueprint_name: "Changing",
-      tables: orders([{ name: "day", type: "DATE" }, { name: "product", type: "STRING" }, { name: "amount", type: "FLOAT" }]),
+      tables: orders([
+        { name: "day", type: "DATE" },
+        { name: "product", type: "STRING" },
+        { name: "amount", type: "FLOAT" },
+      ]),
     });
     const changing = (await api("/api/get_blueprint/", { blueprint_id: created.blueprint_id })).blueprint;
     const token = (await api("/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: changing.id })).token;
-    for (const [name, column] of [["By product", "product"], ["By day", "day"]]) {
+    for (const [name, column] of [
+      ["By product", "product"],
+      ["By day", "day"],
+    ]) {
       const saved = await fetch(`${server.base}/report-builder/${changing.embed_id}/reports`, {
         method: "POST",
         headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ name, query: { dataset: "Orders", group_by: [{ column }], values: [{ aggregate: "count" }] }, chart: { type: "bar" } }),
+        body: JSON.stringify({
+          name,
+          query: { dataset: "Orders", group_by: [{ column }], values: [{ aggregate: "count" }] },
+          chart: { type: "bar" },
+        }),
       });
       expect(saved.status).toBe(200);
     }
     // The vendor drops the product column.
-    await api("/api/update_blueprint/", { blueprint_id: changing.id, tables: orders([{ name: "day", type: "DATE" }, { name: "amount", type: "FLOAT" }]) });
+    await api("/api/update_blueprint/", {
+      blueprint_id: changing.id,
+      tables: orders([
+        { name: "day", type: "DATE" },
+        { name: "amount", type: "FLOAT" },
+      ]),
+    });
 
     const { page } = await mount({ "embed-id": changing.embed_id, "token-url": `/token?customer=acme-berlin&blueprint=${changing.id}` });
     const frame = builderFrame(page);
-    const item = (name: string) => frame.evaluate((n: string) => [...document.querySelectorAll(".reports li")].find((li: any) => li.textContent.includes(n))?.textContent ?? null, name);
+    const item = (name: string) =>
+      frame.evaluate(
+        (n: string) => [...document.querySelectorAll(".reports li")].find((li: any) => li.textContent.includes(n))?.textContent ?? null,
+        name,
+      );
     expect(await item("By product")).toContain("broken");
     expect(await item("By product")).toContain("The column “product” no longer exists in Orders.");
     expect(await item("By day")).not.toContain("broken");
 
     // Opening the broken one shows why, in place of the result (never a blank panel).
     await (await frame.waitForSelector('button[aria-label="Open By product"]'))!.click();
-    await frame.waitForFunction(() => !document.getElementById("rb-message").hidden && document.getElementById("rb-result").getAttribute("aria-busy") === "false");
+    await frame.waitForFunction(
+      () => !document.getElementById("rb-message").hidden && document.getElementById("rb-result").getAttribute("aria-busy") === "false",
+    );
     expect(await frame.evaluate(() => document.getElementById("rb-message").textContent)).toContain("product");
 
     // Rename …
@@ -327,14 +374,18 @@ describe("<report-builder> in a browser", () => {
     await frame.waitForFunction(() => document.body.innerText.includes("Renamed to “Orders per day”."));
     // … and delete: nothing happens before the confirmation; Cancel keeps it.
     await (await frame.waitForSelector('button[aria-label="Delete Orders per day"]'))!.click();
-    expect(await frame.evaluate(() => document.querySelector(".confirm").textContent)).toContain("Delete “Orders per day”? This cannot be undone.");
+    expect(await frame.evaluate(() => document.querySelector(".confirm").textContent)).toContain(
+      "Delete “Orders per day”? This cannot be undone.",
+    );
     await press(frame, "Cancel");
     expect(await item("Orders per day")).not.toBeNull();
     await (await frame.waitForSelector('button[aria-label="Delete Orders per day"]'))!.click();
     await (await frame.waitForSelector("#rb-delete-ok"))!.click();
     await frame.waitForFunction(() => document.body.innerText.includes("Deleted “Orders per day”."));
     expect(await item("Orders per day")).toBeNull();
-    const listed = await fetch(`${server.base}/report-builder/${changing.embed_id}/reports`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json() as Promise<any>);
+    const listed = await fetch(`${server.base}/report-builder/${changing.embed_id}/reports`, {
+      headers: { Authorization: `Bearer ${token}` },
+    }).then((r) => r.json() as Promise<any>);
     expect(listed.reports.map((r: any) => r.name)).toEqual(["By product"]);
     await page.close();
   }, 60_000);
@@ -375,7 +426,9 @@ describe("<report-builder> in a browser", () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       // Every control is within the frame's width, labelled, and reached by Tab.
       const controls = await frame.evaluate(() => {
-        const all = [...document.querySelectorAll("button, select, input, summary, [tabindex='0']")].filter((e: any) => e.offsetParent !== null);
+        const all = [...document.querySelectorAll("button, select, input, summary, [tabindex='0']")].filter(
+          (e: any) => e.offsetParent !== null,
+        );
         // A radio group is one Tab stop (arrow keys move inside it): its radios share a probe.
         all.forEach((e: any, i: number) => void e.setAttribute("data-probe", e.type === "radio" ? `radio:${e.name}` : String(i)));
         const stops = new Set(all.map((e: any) => e.getAttribute("data-probe")));
@@ -384,8 +437,14 @@ describe("<report-builder> in a browser", () => {
           if (e.getAttribute("aria-label")) return false;
           return !(e.labels?.length && e.labels[0].textContent.trim());
         });
-        const outside = all.filter((e: any) => e.getBoundingClientRect().right > window.innerWidth + 0.5 || e.getBoundingClientRect().left < 0);
-        return { count: stops.size, unlabelled: unlabelled.map((e: any) => e.outerHTML.slice(0, 80)), outside: outside.map((e: any) => e.outerHTML.slice(0, 80)) };
+        const outside = all.filter(
+          (e: any) => e.getBoundingClientRect().right > window.innerWidth + 0.5 || e.getBoundingClientRect().left < 0,
+        );
+        return {
+          count: stops.size,
+          unlabelled: unlabelled.map((e: any) => e.outerHTML.slice(0, 80)),
+          outside: outside.map((e: any) => e.outerHTML.slice(0, 80)),
+        };
       });
       expect(controls.unlabelled).toEqual([]);
       expect(controls.outside).toEqual([]);
@@ -412,7 +471,8 @@ describe("<report-builder> in a browser", () => {
       await page.close();
     }
     if (process.env.UPDATE_DOCS_SCREENSHOTS === "1") {
-      for (const width of [360, 1280]) copyFileSync(join(screenshots, `report-builder-${width}.png`), join(root, "docs", `report-builder-${width}.png`));
+      for (const width of [360, 1280])
+        copyFileSync(join(screenshots, `report-builder-${width}.png`), join(root, "docs", `report-builder-${width}.png`));
     }
     expect(existsSync(join(screenshots, "report-builder-360.png"))).toBe(true);
   }, 90_000);

@@ -51,11 +51,19 @@ function inspect(): Layout {
   const walker = document.createTreeWalker(document.body, 4);
   while (walker.nextNode()) if (walker.currentNode.nodeValue.includes("…")) problems.push(`"…" in "${walker.currentNode.nodeValue}"`);
   const cut = (el: any) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
-  for (const el of document.querySelectorAll(".panel h2, .kpi-value, .dashboard-header h1, .dashboard-header p, .message, .panel-text .body, .control")) {
-    if (cut(el)) problems.push(`cut: ${el.className || el.tagName} "${el.textContent.trim().slice(0, 40)}" (${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight})`);
+  for (const el of document.querySelectorAll(
+    ".panel h2, .kpi-value, .dashboard-header h1, .dashboard-header p, .message, .panel-text .body, .control",
+  )) {
+    if (cut(el))
+      problems.push(
+        `cut: ${el.className || el.tagName} "${el.textContent.trim().slice(0, 40)}" (${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight})`,
+      );
   }
   for (const panel of document.querySelectorAll(".panel")) {
-    if (cut(panel)) problems.push(`panel ${panel.dataset.panelId} overflows (${panel.scrollWidth}x${panel.scrollHeight} in ${panel.clientWidth}x${panel.clientHeight})`);
+    if (cut(panel))
+      problems.push(
+        `panel ${panel.dataset.panelId} overflows (${panel.scrollWidth}x${panel.scrollHeight} in ${panel.clientWidth}x${panel.clientHeight})`,
+      );
   }
   const panels = [...document.querySelectorAll(".panel")].map((p: any) => {
     const r = p.getBoundingClientRect();
@@ -64,7 +72,9 @@ function inspect(): Layout {
   // A chart label's font size as it appears on screen: its CSS size times the SVG's scale.
   const svg = document.querySelector("svg.chart");
   const label = svg?.querySelector("text");
-  const chartFontPx = label ? parseFloat(getComputedStyle(label).fontSize) * (svg.getBoundingClientRect().width / svg.viewBox.baseVal.width) : null;
+  const chartFontPx = label
+    ? parseFloat(getComputedStyle(label).fontSize) * (svg.getBoundingClientRect().width / svg.viewBox.baseVal.width)
+    : null;
   return { problems, panels, chartFontPx };
 }
 
@@ -107,26 +117,30 @@ describe.each(DASHBOARDS)("%s at every width", (embedId) => {
 });
 
 describe("PNG screenshots through the API", () => {
-  it.each([400, 1280])("at %i px are exactly that wide, of a page with nothing cut", async (width) => {
-    const requested = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width });
-    expect(requested.status).toBe(200);
-    let response: Response | undefined;
-    for (let i = 0; i < 120; i++) {
-      response = await fetch(requested.body.url);
-      if (response.status !== 202) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    expect(response?.status).toBe(200);
-    const png = new Uint8Array(await response!.arrayBuffer());
-    const view = new DataView(png.buffer);
-    expect(view.getUint32(16)).toBe(width); // IHDR width
-    expect(view.getUint32(20)).toBeGreaterThan(600);
-    // The consumer captures the same renderer's page for that width: the same checks hold.
-    const page = await browser.newPage();
-    const layout = await open(page, "sales-overview", width);
-    await page.close();
-    expect(layout.problems).toEqual([]);
-  }, 90_000);
+  it.each([400, 1280])(
+    "at %i px are exactly that wide, of a page with nothing cut",
+    async (width) => {
+      const requested = await api("/api/dashboard/screenshot", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width });
+      expect(requested.status).toBe(200);
+      let response: Response | undefined;
+      for (let i = 0; i < 120; i++) {
+        response = await fetch(requested.body.url);
+        if (response.status !== 202) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(response?.status).toBe(200);
+      const png = new Uint8Array(await response!.arrayBuffer());
+      const view = new DataView(png.buffer);
+      expect(view.getUint32(16)).toBe(width); // IHDR width
+      expect(view.getUint32(20)).toBeGreaterThan(600);
+      // The consumer captures the same renderer's page for that width: the same checks hold.
+      const page = await browser.newPage();
+      const layout = await open(page, "sales-overview", width);
+      await page.close();
+      expect(layout.problems).toEqual([]);
+    },
+    90_000,
+  );
 });
 
 describe("a page opened on its own, without a width", () => {
@@ -207,7 +221,11 @@ describe("filter controls in a browser", () => {
     expect(Number(after)).toBeLessThan(Number(before));
     expect(await page.$eval('select[name="var_product"]', (el: any) => el.value)).toBe("Seats");
 
-    const locked = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", variables: { product: "Storage" } });
+    const locked = await api("/api/generate_embed_token/", {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      variables: { product: "Storage" },
+    });
     await page.goto(`${locked.body.embed_url}&var_product=Seats`);
     expect(await page.$('select[name="var_product"]')).toBeNull();
     expect(await page.$('input[name="var_since"]')).not.toBeNull();

@@ -37,7 +37,11 @@ async function api(path: string, body?: unknown): Promise<any> {
 describe("Subscribe on the live embed page", () => {
   it("subscribes the token's viewer weekly at 09:00 in the browser's time zone, lists it and cancels it (360 and 1280 px)", async () => {
     const email = `viewer-${Date.now()}@acme.example`;
-    const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", user_email: email });
+    const minted = await api("/api/generate_embed_token/", {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      user_email: email,
+    });
     expect(minted.success).toBe(1);
     const page = await browser.newPage();
     await page.emulateTimezone("Europe/Berlin");
@@ -51,7 +55,9 @@ describe("Subscribe on the live embed page", () => {
       await page.select("#subscribe select[name=frequency]", "weekly");
       await page.select("#subscribe select[name=hour]", "9");
       await page.click("#subscribe button[type=submit]");
-      await page.waitForFunction(() => document.querySelector("#subscribe ul")?.textContent.includes("Weekly on Mondays at 09:00 (Europe/Berlin)"));
+      await page.waitForFunction(() =>
+        document.querySelector("#subscribe ul")?.textContent.includes("Weekly on Mondays at 09:00 (Europe/Berlin)"),
+      );
       await page.screenshot({ path: join(shots, `subscribe-${width}.png`), fullPage: false });
 
       const listed = await api("/api/report_schedules/");

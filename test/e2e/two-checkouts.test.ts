@@ -23,11 +23,15 @@ function checkout(dir: string) {
   expect(spawnSync("cp", ["-al", join(root, "node_modules"), join(dir, "node_modules")]).status).toBe(0);
   rmSync(join(dir, "node_modules", ".cache"), { recursive: true, force: true });
   // What `npm install` runs last (postinstall): the Chromium, its fonts and the wrangler wrapper.
-  const installed = spawnSync(process.execPath, [join(dir, "scripts", "ensure-chrome.mjs")], { encoding: "utf8", env: { ...process.env, CHROMIUM_SYSTEM: "none", CHROMIUM_PATH: "" } });
+  const installed = spawnSync(process.execPath, [join(dir, "scripts", "ensure-chrome.mjs")], {
+    encoding: "utf8",
+    env: { ...process.env, CHROMIUM_SYSTEM: "none", CHROMIUM_PATH: "" },
+  });
   expect(installed.status, installed.stderr).toBe(0);
 }
 
-const wrapperOf = (dir: string) => spawnSync("sh", ["-c", `cat "${dir}"/.wrangler/xdg-cache/.wrangler/chrome/*/chrome-linux64/chrome`], { encoding: "utf8" }).stdout;
+const wrapperOf = (dir: string) =>
+  spawnSync("sh", ["-c", `cat "${dir}"/.wrangler/xdg-cache/.wrangler/chrome/*/chrome-linux64/chrome`], { encoding: "utf8" }).stdout;
 
 beforeAll(async () => {
   checkout(first);
@@ -51,7 +55,11 @@ describe("two checkouts on one machine", () => {
   it("deleting one checkout leaves the other's captures working, with text", async () => {
     rmSync(second, { recursive: true, force: true });
     expect(existsSync(second)).toBe(false);
-    const bytes = await capturedFile(server!.base, server!.vars.DEV_API_TOKEN, { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", width: 800 });
+    const bytes = await capturedFile(server!.base, server!.vars.DEV_API_TOKEN, {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      width: 800,
+    });
     const png = decodePng(bytes);
     expect(png.width).toBe(800);
     // The demo's title sits in the top band (24 px padding, 22 px type): glyphs there.

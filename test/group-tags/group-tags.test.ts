@@ -3,7 +3,8 @@ import { call, createCustomer, createTag, getCustomer, workspace } from "../help
 import { dashboard, kpi, sources } from "../dashboards/helpers";
 
 const post = (token: string, path: string, body: unknown) => call("POST", path, { token, body });
-const names = async (token: string) => (await call("GET", "/api/group_tags/", { token })).body.group_tags.map((t: { name: string }) => t.name);
+const names = async (token: string) =>
+  (await call("GET", "/api/group_tags/", { token })).body.group_tags.map((t: { name: string }) => t.name);
 
 describe("group tags", () => {
   it("creates a tag keeping its case", async () => {
@@ -142,7 +143,11 @@ describe("a tag another access group uses cannot be pulled from under it", () =>
     const embedId = await dashboard({ panels: [kpi("total", schema, "SELECT 1 AS value")] });
     const tag = unique("scheduled");
     await createTag(b.write, tag);
-    const schedule = await post(b.write, "/api/create_report_schedule/", { dashboard_embed_id: embedId, group_tag: tag, cron: "0 9 * * 1" });
+    const schedule = await post(b.write, "/api/create_report_schedule/", {
+      dashboard_embed_id: embedId,
+      group_tag: tag,
+      cron: "0 9 * * 1",
+    });
     expect(schedule.status).toBe(200);
 
     const rename = await post(a.write, "/api/rename_group_tag/", { name: tag, new_name: `${tag}-x` });

@@ -52,7 +52,12 @@ export async function call<T = any>(method: string, path: string, options: CallO
  * (another ENVIRONMENT or LOG_LEVEL, a binding that fails like an outage), and waits for
  * the work the call left in the background.
  */
-export async function callWithEnv<T = any>(overrides: Record<string, unknown>, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+export async function callWithEnv<T = any>(
+  overrides: Record<string, unknown>,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse<T>> {
   const executionContext = createExecutionContext();
   const response = await worker.fetch(apiRequest(method, path, options), { ...(env as object), ...overrides } as never, executionContext);
   const answer = await apiResponse<T>(response);

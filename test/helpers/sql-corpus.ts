@@ -22,7 +22,10 @@ export const READ_ONLY_CORPUS: CorpusEntry[] = [
   { name: "UPDATE", sql: "UPDATE {{t}} SET id = id + 1000" },
   { name: "CREATE", sql: "CREATE TABLE created_by_panel (id INTEGER)" },
   // section 15, PostgreSQL
-  { name: "COMMIT out of the read-only transaction through the wrapper", sql: "SELECT 1 AS x -- '\n) AS a; COMMIT; DELETE FROM {{t}}; SELECT * FROM (SELECT 1 AS y -- '" },
+  {
+    name: "COMMIT out of the read-only transaction through the wrapper",
+    sql: "SELECT 1 AS x -- '\n) AS a; COMMIT; DELETE FROM {{t}}; SELECT * FROM (SELECT 1 AS y -- '",
+  },
   { name: "an E'…' string hiding a second statement", sql: "SELECT E'\\'' ; DELETE FROM {{t}}" },
   { name: "set_config", sql: "SELECT set_config('statement_timeout', '0', false)" },
   { name: "COPY", sql: "COPY {{t}} TO STDOUT" },
@@ -63,7 +66,7 @@ export const VALID_READS: string[] = [
   "VALUES (1, 'a'), (2, 'b')",
   "SELECT replace('a;b', ';', ',') AS value /* don't worry */",
   "SELECT 'DELETE FROM t; --' AS value",
-  "SELECT \"id\" AS value FROM {{t}} WHERE id > {{variables.min}} ORDER BY 1 LIMIT 1",
+  'SELECT "id" AS value FROM {{t}} WHERE id > {{variables.min}} ORDER BY 1 LIMIT 1',
 ];
 
 /** The corpus entry's SQL for a table name. */

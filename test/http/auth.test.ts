@@ -76,7 +76,10 @@ describe("API token authentication", () => {
     const { env } = await import("cloudflare:test");
     const { write } = await workspace();
     const db = (env as unknown as { DB: D1Database }).DB;
-    const plain = await db.prepare("SELECT count(*) AS n FROM api_tokens WHERE token_hash = ? OR id = ?").bind(write, write).first<{ n: number }>();
+    const plain = await db
+      .prepare("SELECT count(*) AS n FROM api_tokens WHERE token_hash = ? OR id = ?")
+      .bind(write, write)
+      .first<{ n: number }>();
     expect(plain?.n).toBe(0);
     const digest = await sha256(write);
     const hashed = await db.prepare("SELECT count(*) AS n FROM api_tokens WHERE token_hash = ?").bind(digest).first<{ n: number }>();

@@ -19,7 +19,10 @@ async function fetchLogged(path: string): Promise<{ status: number; lines: strin
 
 describe("capability URLs stay out of the request log", () => {
   it("logs a download link's request without its token", async () => {
-    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
+    });
     await waitForJob(ctx.read, res.body.job_id, (s) => s === "done");
     const token = new URL(res.body.url).pathname.split("/").pop()!;
     for (const path of [`/api/downloads/${token}`, `/api/downloads/${token}/`]) {
@@ -32,9 +35,14 @@ describe("capability URLs stay out of the request log", () => {
   }, 60_000);
 
   it("logs a share link's request without its token", async () => {
-    const res = await call("POST", "/api/dashboard/report", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email: "logs@alpha.example" } });
+    const res = await call("POST", "/api/dashboard/report", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, email: "logs@alpha.example" },
+    });
     expect(res.status).toBe(200);
-    const share = (await (env as unknown as { DB: D1Database }).DB.prepare("SELECT request FROM jobs WHERE id = ?").bind(res.body.job_id).first<{ request: string }>())!;
+    const share = (await (env as unknown as { DB: D1Database }).DB.prepare("SELECT request FROM jobs WHERE id = ?")
+      .bind(res.body.job_id)
+      .first<{ request: string }>())!;
     const token = new URL(JSON.parse(share.request).linkUrl).pathname.split("/").pop()!;
     const { status, lines } = await fetchLogged(`/share/${token}`);
     expect(status).toBe(200);

@@ -44,8 +44,12 @@ describe("HTTP conventions", () => {
 
   it("rejects a JSON body that is not an object (400 invalid_json)", async () => {
     const { write } = await workspace();
-    for (const raw of ["[1,2]", "\"text\"", "null", "42"]) {
-      const res = await call("POST", "/api/create_customer/", { token: write, rawBody: raw, headers: { "Content-Type": "application/json" } });
+    for (const raw of ["[1,2]", '"text"', "null", "42"]) {
+      const res = await call("POST", "/api/create_customer/", {
+        token: write,
+        rawBody: raw,
+        headers: { "Content-Type": "application/json" },
+      });
       expect(res.status, raw).toBe(400);
       expect(res.body.error.code).toBe("invalid_json");
     }
@@ -185,7 +189,15 @@ describe("OpenAPI and docs", () => {
     for (const path of ["/api/create_blueprint/", "/api/update_blueprint/", "/api/get_customer_blueprints/", "/api/get_blueprint/"]) {
       expect(res.body.paths[path].post.deprecated, path).toBeUndefined();
     }
-    expect(res.body.components.schemas.BlueprintColumn.properties.type.enum).toEqual(["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"]);
+    expect(res.body.components.schemas.BlueprintColumn.properties.type.enum).toEqual([
+      "INTEGER",
+      "FLOAT",
+      "BOOLEAN",
+      "STRING",
+      "DATETIME",
+      "TIMESTAMP",
+      "DATE",
+    ]);
     const create = res.body.paths["/api/create_customer/"].post;
     expect(create.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/CreateCustomerRequest");
     expect(res.body.components.schemas.CreateCustomerRequest.required).toEqual(["provided_id"]);

@@ -30,7 +30,11 @@ describe("benchmark floor routes (development only)", () => {
   });
 
   it("does not exist in production (404 route_not_found)", async () => {
-    for (const [method, path] of [["GET", "/_dev/floor/d1"], ["POST", "/_dev/floor/echo"], ["POST", "/_dev/floor/body-d1"]]) {
+    for (const [method, path] of [
+      ["GET", "/_dev/floor/d1"],
+      ["POST", "/_dev/floor/echo"],
+      ["POST", "/_dev/floor/body-d1"],
+    ]) {
       const res = await callWithEnv({ ENVIRONMENT: "production" }, method, path, method === "POST" ? { body: {} } : {});
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("route_not_found");

@@ -75,10 +75,16 @@ describe("hop budgets: X-DO-Round-Trips and X-D1-Round-Trips per operation", () 
 
     const bp = await call("POST", "/api/create_blueprint/", {
       token: write,
-      body: { customer_id: id, blueprint_name: "B", tables: [{ table_name: "orders", schema_id: schema, columns: [{ name: "id", type: "INTEGER" }] }] },
+      body: {
+        customer_id: id,
+        blueprint_name: "B",
+        tables: [{ table_name: "orders", schema_id: schema, columns: [{ name: "id", type: "INTEGER" }] }],
+      },
     });
     expect(bp.status).toBe(200);
-    const embedId = await dashboard({ title: "Hops", panels: [kpi("total", schema, "SELECT SUM(amount) AS value FROM orders")] }, ["production"]);
+    const embedId = await dashboard({ title: "Hops", panels: [kpi("total", schema, "SELECT SUM(amount) AS value FROM orders")] }, [
+      "production",
+    ]);
 
     const reads: [string, ApiResponse, number][] = [
       ["get_customer", await call("POST", "/api/get_customer/", { token: read, body: { provided_id: id } }), 1],
@@ -181,7 +187,10 @@ describe("leases: authentication and rate limits off the critical path", () => {
     const stub = guards.get(guards.idFromName(hash));
     const { runInDurableObject } = await import("cloudflare:test");
     const stored = () =>
-      runInDurableObject(stub, (_instance, state) => state.storage.sql.exec<{ count: number }>("SELECT count FROM windows WHERE bucket = 'api'").one().count);
+      runInDurableObject(
+        stub,
+        (_instance, state) => state.storage.sql.exec<{ count: number }>("SELECT count FROM windows WHERE bucket = 'api'").one().count,
+      );
     const before = await stored();
     const res = await call("GET", "/api/group_tags/", { token: read });
     expect(doTrips(res)).toBe(0);
@@ -198,7 +207,11 @@ describe("reads near the caller, with read-your-writes", () => {
     const bookmark = created.headers.get("X-D1-Bookmark");
     expect(bookmark).toMatch(/^[0-9a-f]+(-[0-9a-f]+)*$/i);
 
-    const read = await call("POST", "/api/get_customer/", { token: a.read, body: { provided_id: id }, headers: { "X-D1-Bookmark": bookmark! } });
+    const read = await call("POST", "/api/get_customer/", {
+      token: a.read,
+      body: { provided_id: id },
+      headers: { "X-D1-Bookmark": bookmark! },
+    });
     expect(read.status).toBe(200);
     expect(read.headers.get("X-D1-Session")).toBe("bookmark");
     expect(read.headers.get("X-D1-Bookmark")! >= bookmark!).toBe(true);
@@ -206,7 +219,11 @@ describe("reads near the caller, with read-your-writes", () => {
     // Without the header another token reads anywhere; a malformed bookmark is ignored.
     const plain = await call("POST", "/api/get_customer/", { token: a.read, body: { provided_id: id } });
     expect(plain.headers.get("X-D1-Session")).toBe("first-unconstrained");
-    const junk = await call("POST", "/api/get_customer/", { token: a.read, body: { provided_id: id }, headers: { "X-D1-Bookmark": "not a bookmark" } });
+    const junk = await call("POST", "/api/get_customer/", {
+      token: a.read,
+      body: { provided_id: id },
+      headers: { "X-D1-Bookmark": "not a bookmark" },
+    });
     expect(junk.status).toBe(200);
     expect(junk.headers.get("X-D1-Session")).toBe("first-unconstrained");
   });
@@ -261,7 +278,9 @@ describe("reads near the caller, with read-your-writes", () => {
     await seedOrders();
     const { write, read } = await workspace();
     const { schema, demo } = await sources();
-    const embedId = await dashboard({ title: "Fresh", panels: [kpi("total", schema, "SELECT SUM(amount) AS value FROM orders")] }, ["production"]);
+    const embedId = await dashboard({ title: "Fresh", panels: [kpi("total", schema, "SELECT SUM(amount) AS value FROM orders")] }, [
+      "production",
+    ]);
     const id = unique("fresh");
     const created = await call("POST", "/api/create_customer/", { token: write, body: { provided_id: id, mapping: { [schema]: demo } } });
     const got = await call("POST", "/api/get_customer/", { token: read, body: { provided_id: id } });
@@ -269,7 +288,10 @@ describe("reads near the caller, with read-your-writes", () => {
     expect(d1Trips(got)).toBe(1);
     const page = await call("GET", `/embed/${embedId}?customer_token=${created.body.customer.token}&environment=production`);
     expect(page.status).toBe(200);
-    const minted = await call("POST", "/api/generate_embed_token/", { token: read, body: { provided_id: id, dashboard_embed_id: embedId } });
+    const minted = await call("POST", "/api/generate_embed_token/", {
+      token: read,
+      body: { provided_id: id, dashboard_embed_id: embedId },
+    });
     expect(minted.status, JSON.stringify(minted.body)).toBe(200);
     expect([doTrips(minted), primaryTrips(minted)]).toEqual([0, 0]);
 

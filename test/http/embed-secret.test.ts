@@ -17,28 +17,35 @@ beforeAll(async () => {
 afterEach(() => vi.restoreAllMocks());
 
 const mintWith = (overrides: Record<string, unknown>) =>
-  callWithEnv(overrides, "POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: ctx.customer, dashboard_embed_id: ctx.embedId } });
+  callWithEnv(overrides, "POST", "/api/generate_embed_token/", {
+    token: ctx.write,
+    body: { provided_id: ctx.customer, dashboard_embed_id: ctx.embedId },
+  });
 
 describe("EMBED_TOKEN_SECRET outside development", () => {
-  it.each(["production", "staging"])("in %s without the secret: mint and embed answer 500 naming it, and a log line says so", async (environment) => {
-    const spy = vi.spyOn(console, "error");
-    const withoutSecret = { ENVIRONMENT: environment, EMBED_TOKEN_SECRET: undefined };
-    const mint = await mintWith(withoutSecret);
-    expect(mint.status).toBe(500);
-    expect(mint.body.error.code).toBe("internal_error");
-    expect(mint.body.error.message).toContain("EMBED_TOKEN_SECRET");
-    expect(mint.body.token).toBeUndefined();
+  it.each(["production", "staging"])(
+    "in %s without the secret: mint and embed answer 500 naming it, and a log line says so",
+    async (environment) => {
+      const spy = vi.spyOn(console, "error");
+      const withoutSecret = { ENVIRONMENT: environment, EMBED_TOKEN_SECRET: undefined };
+      const mint = await mintWith(withoutSecret);
+      expect(mint.status).toBe(500);
+      expect(mint.body.error.code).toBe("internal_error");
+      expect(mint.body.error.message).toContain("EMBED_TOKEN_SECRET");
+      expect(mint.body.token).toBeUndefined();
 
-    // A token signed with the public development secret is not accepted either.
-    const devToken = (await mintWith({ ENVIRONMENT: "development", EMBED_TOKEN_SECRET: undefined })).body.token as string;
-    expect(devToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-    const page = await callWithEnv(withoutSecret, "GET", `/embed/${ctx.embedId}?token=${devToken}`);
-    expect(page.status).toBe(500);
-    expect(JSON.stringify(page.body)).toContain("EMBED_TOKEN_SECRET");
-    expect(JSON.stringify(page.body)).not.toContain("data-render-complete");
-    const logged = spy.mock.calls.map((args) => args.map(String).join(" "));
-    if (environment === "production") expect(logged.some((line) => line.includes('"configuration"') && line.includes("EMBED_TOKEN_SECRET"))).toBe(true);
-  });
+      // A token signed with the public development secret is not accepted either.
+      const devToken = (await mintWith({ ENVIRONMENT: "development", EMBED_TOKEN_SECRET: undefined })).body.token as string;
+      expect(devToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      const page = await callWithEnv(withoutSecret, "GET", `/embed/${ctx.embedId}?token=${devToken}`);
+      expect(page.status).toBe(500);
+      expect(JSON.stringify(page.body)).toContain("EMBED_TOKEN_SECRET");
+      expect(JSON.stringify(page.body)).not.toContain("data-render-complete");
+      const logged = spy.mock.calls.map((args) => args.map(String).join(" "));
+      if (environment === "production")
+        expect(logged.some((line) => line.includes('"configuration"') && line.includes("EMBED_TOKEN_SECRET"))).toBe(true);
+    },
+  );
 
   it("with the secret set, production mints and opens tokens (the control)", async () => {
     const production = { ENVIRONMENT: "production" };

@@ -10,7 +10,9 @@ describe("/openapi.json declares every /api/ operation's responses", async () =>
   };
   const operations = Object.entries(doc.paths)
     .filter(([path]) => path.startsWith("/api/"))
-    .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })));
+    .flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+    );
 
   it("has /api/ operations to check", () => {
     expect(operations.length).toBeGreaterThan(20);
@@ -24,7 +26,10 @@ describe("/openapi.json declares every /api/ operation's responses", async () =>
     for (const schema of okSchemas) expect(schema, "200 schema").toBeTruthy();
 
     const errors = Object.entries(operation.responses).filter(([status]) => /^[45]\d\d$/.test(status));
-    expect(errors.map(([status]) => status), "error responses").toEqual(expect.arrayContaining([expect.stringMatching(/^4/)]));
+    expect(
+      errors.map(([status]) => status),
+      "error responses",
+    ).toEqual(expect.arrayContaining([expect.stringMatching(/^4/)]));
     for (const [status, response] of errors) {
       const schema = response.content?.["application/json"]?.schema as { $ref?: string } | undefined;
       expect(schema?.$ref, `${status} schema`).toBe("#/components/schemas/Error");

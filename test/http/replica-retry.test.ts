@@ -12,15 +12,34 @@ import { adminOperation, publicOperation, successSchema } from "../../src/http/o
 import { serveRequest } from "../../src/http/request-state";
 import { call, unique, workspace } from "../helpers/api";
 
-const trips = (res: { headers: Headers }) => [res.headers.get("X-D1-Session"), Number(res.headers.get("X-D1-Round-Trips")), Number(res.headers.get("X-D1-Primary-Round-Trips"))];
+const trips = (res: { headers: Headers }) => [
+  res.headers.get("X-D1-Session"),
+  Number(res.headers.get("X-D1-Round-Trips")),
+  Number(res.headers.get("X-D1-Primary-Round-Trips")),
+];
 
 /** Two GET operations that read D1 once and answer 404 customer_not_found; only one declares the retry. */
 function twoOperations() {
   const app = newApp();
   app.use("*", requestContext);
   app.onError(handleError);
-  const declared = publicOperation({ method: "get", path: "/probe/declared", operationId: "probeDeclared", tags: ["probe"], summary: "probe", response: successSchema({}), retryNotFoundOnPrimary: true });
-  const undeclared = publicOperation({ method: "get", path: "/probe/undeclared", operationId: "probeUndeclared", tags: ["probe"], summary: "probe", response: successSchema({}) });
+  const declared = publicOperation({
+    method: "get",
+    path: "/probe/declared",
+    operationId: "probeDeclared",
+    tags: ["probe"],
+    summary: "probe",
+    response: successSchema({}),
+    retryNotFoundOnPrimary: true,
+  });
+  const undeclared = publicOperation({
+    method: "get",
+    path: "/probe/undeclared",
+    operationId: "probeUndeclared",
+    tags: ["probe"],
+    summary: "probe",
+    response: successSchema({}),
+  });
   for (const operation of [declared, undeclared]) {
     app.openapi(operation, async (c) => {
       await c.get("db").all(sql`SELECT 1`);
@@ -29,7 +48,9 @@ function twoOperations() {
   }
   return async (path: string) => {
     const ctx = createExecutionContext();
-    const res = await serveRequest(new Request(`http://api.test${path}`), env as unknown as Env, (request, bindings) => app.fetch(request, bindings, ctx));
+    const res = await serveRequest(new Request(`http://api.test${path}`), env as unknown as Env, (request, bindings) =>
+      app.fetch(request, bindings, ctx),
+    );
     await waitOnExecutionContext(ctx);
     return res;
   };
@@ -57,7 +78,11 @@ describe("retryNotFoundOnPrimary", () => {
     const customer = await call("POST", "/api/get_customer/", { token: read, body: { provided_id: unique("nobody") } });
     expect([customer.status, customer.body.error.code, ...trips(customer)]).toEqual([404, "customer_not_found", "first-primary", 2, 1]);
     const blueprint = await call("POST", "/api/get_blueprint/", { token: read, body: { blueprint_id: 987_654_321 } });
-    expect([blueprint.status, blueprint.body.error.code, blueprint.headers.get("X-D1-Session")]).toEqual([404, "blueprint_not_found", "first-primary"]);
+    expect([blueprint.status, blueprint.body.error.code, blueprint.headers.get("X-D1-Session")]).toEqual([
+      404,
+      "blueprint_not_found",
+      "first-primary",
+    ]);
     const job = await call("POST", "/api/dashboard/job_status/", { token: read, body: { job_id: crypto.randomUUID() } });
     expect([job.status, job.body.error.code, job.headers.get("X-D1-Session")]).toEqual([404, "job_not_found", "first-primary"]);
     // The control: a found customer is answered from the replica-eligible session in one trip.
@@ -70,8 +95,26 @@ describe("retryNotFoundOnPrimary", () => {
 
   it("is refused where it could never fire: an admin POST reads the primary already", () => {
     const declare = () =>
-      adminOperation({ method: "post", path: "/admin/probe/", operationId: "probeWrite", tags: ["probe"], summary: "probe", response: successSchema({}), retryNotFoundOnPrimary: true });
+      adminOperation({
+        method: "post",
+        path: "/admin/probe/",
+        operationId: "probeWrite",
+        tags: ["probe"],
+        summary: "probe",
+        response: successSchema({}),
+        retryNotFoundOnPrimary: true,
+      });
     expect(declare).toThrow(/probeWrite: retryNotFoundOnPrimary is for operations that read on a replica/);
-    expect(() => adminOperation({ method: "get", path: "/admin/probe/", operationId: "probeRead", tags: ["probe"], summary: "probe", response: successSchema({}), retryNotFoundOnPrimary: true })).not.toThrow();
+    expect(() =>
+      adminOperation({
+        method: "get",
+        path: "/admin/probe/",
+        operationId: "probeRead",
+        tags: ["probe"],
+        summary: "probe",
+        response: successSchema({}),
+        retryNotFoundOnPrimary: true,
+      }),
+    ).not.toThrow();
   });
 });

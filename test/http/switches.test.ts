@@ -112,10 +112,19 @@ describe("a switch that does not parse", () => {
     const { write } = await workspace();
     const providedId = unique("bad-switch");
     await createCustomer(write, { provided_id: providedId });
-    const bad = await callWithEnv({ DIAGNOSTICS: "yes" }, "POST", "/api/get_customer/", { token: write, body: { provided_id: providedId } });
+    const bad = await callWithEnv({ DIAGNOSTICS: "yes" }, "POST", "/api/get_customer/", {
+      token: write,
+      body: { provided_id: providedId },
+    });
     expect(bad.status).toBe(500);
-    expect(bad.body.error).toMatchObject({ code: "internal_error", message: expect.stringMatching(/^Invalid configuration: DIAGNOSTICS is "yes": must be "true" or "false"/) });
-    const good = await callWithEnv({ DIAGNOSTICS: "true" }, "POST", "/api/get_customer/", { token: write, body: { provided_id: providedId } });
+    expect(bad.body.error).toMatchObject({
+      code: "internal_error",
+      message: expect.stringMatching(/^Invalid configuration: DIAGNOSTICS is "yes": must be "true" or "false"/),
+    });
+    const good = await callWithEnv({ DIAGNOSTICS: "true" }, "POST", "/api/get_customer/", {
+      token: write,
+      body: { provided_id: providedId },
+    });
     expect(good.status).toBe(200);
     expect((await getCustomer(write, providedId)).status).toBe(200);
   });

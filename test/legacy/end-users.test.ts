@@ -18,11 +18,14 @@ describe("deprecated end users", () => {
     expect(res.headers.get("Deprecation")).toBe("true");
     expect(res.headers.get("Link")).toBe('</api/update_customer/>; rel="successor-version"');
     expect(roundTrips(res)).toBeLessThanOrEqual(2);
-    expect(res.body).toEqual({ success: 1, end_user: { provided_id: "u1", email: "u1@x.example", attributes: JSON.stringify(attributes) } });
+    expect(res.body).toEqual({
+      success: 1,
+      end_user: { provided_id: "u1", email: "u1@x.example", attributes: JSON.stringify(attributes) },
+    });
     expect(JSON.parse(res.body.end_user.attributes)).toEqual(attributes);
   });
 
-  it("create_end_user without attributes answers \"{}\"", async () => {
+  it('create_end_user without attributes answers "{}"', async () => {
     const { write, teamId } = await setup();
     const res = await post(write, "/api/create_end_user/", { provided_id: "u2", email: "u2@x.example", customer_id: teamId });
     expect(res.body.end_user.attributes).toBe("{}");
@@ -30,8 +33,18 @@ describe("deprecated end users", () => {
 
   it("create_end_user returns an existing end user unchanged", async () => {
     const { write, teamId } = await setup();
-    const first = await post(write, "/api/create_end_user/", { provided_id: "u3", email: "first@x.example", customer_id: teamId, attributes: { a: 1 } });
-    const second = await post(write, "/api/create_end_user/", { provided_id: "u3", email: "second@x.example", customer_id: teamId, attributes: { a: 2 } });
+    const first = await post(write, "/api/create_end_user/", {
+      provided_id: "u3",
+      email: "first@x.example",
+      customer_id: teamId,
+      attributes: { a: 1 },
+    });
+    const second = await post(write, "/api/create_end_user/", {
+      provided_id: "u3",
+      email: "second@x.example",
+      customer_id: teamId,
+      attributes: { a: 2 },
+    });
     expect(second.body).toEqual(first.body);
     expect(roundTrips(second)).toBe(1);
   });
@@ -40,14 +53,23 @@ describe("deprecated end users", () => {
     const a = await setup();
     const other = await post(a.write, "/api/create_user_group/", { user_group_id: unique("eu-other") });
     const first = await post(a.write, "/api/create_end_user/", { provided_id: "same", email: "a@x.example", customer_id: a.teamId });
-    const second = await post(a.write, "/api/create_end_user/", { provided_id: "same", email: "b@x.example", customer_id: other.body.user_group.team_id });
+    const second = await post(a.write, "/api/create_end_user/", {
+      provided_id: "same",
+      email: "b@x.example",
+      customer_id: other.body.user_group.team_id,
+    });
     expect(first.body.end_user.email).toBe("a@x.example");
     expect(second.body.end_user.email).toBe("b@x.example");
   });
 
   it("update_end_user replaces email and attributes when given, keeps them otherwise", async () => {
     const { write, teamId } = await setup();
-    await post(write, "/api/create_end_user/", { provided_id: "u4", email: "old@x.example", customer_id: teamId, attributes: { a: 1, b: 2 } });
+    await post(write, "/api/create_end_user/", {
+      provided_id: "u4",
+      email: "old@x.example",
+      customer_id: teamId,
+      attributes: { a: 1, b: 2 },
+    });
     const attrs = await post(write, "/api/update_end_user/", { provided_id: "u4", customer_id: teamId, attributes: { c: 3 } });
     expect(roundTrips(attrs)).toBeLessThanOrEqual(2);
     expect(attrs.body.end_user).toEqual({ provided_id: "u4", email: "old@x.example", attributes: '{"c":3}' });
@@ -82,7 +104,10 @@ describe("deprecated end users", () => {
   it("answers an unknown or invisible user group with 404 customer_not_found", async () => {
     const { write, teamId } = await setup();
     const other = await workspace();
-    for (const [token, id] of [[write, 99999999], [other.write, teamId]] as const) {
+    for (const [token, id] of [
+      [write, 99999999],
+      [other.write, teamId],
+    ] as const) {
       const res = await post(token, "/api/create_end_user/", { provided_id: "x", email: "a@x.example", customer_id: id });
       expect(res.status).toBe(404);
       expect(res.body.error).toMatchObject({ code: "customer_not_found", field: "customer_id" });

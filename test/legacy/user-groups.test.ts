@@ -11,14 +11,26 @@ function expectDeprecated(res: { headers: Headers }, successor: string) {
 describe("deprecated user groups", () => {
   it("create_user_group creates a root-level customer and returns the user-group shape", async () => {
     const { write, group } = await workspace();
-    const res = await post(write, "/api/create_user_group/", { user_group_id: "ug-1", name: "Group One", properties: { a: 1 }, is_demo_group: true });
+    const res = await post(write, "/api/create_user_group/", {
+      user_group_id: "ug-1",
+      name: "Group One",
+      properties: { a: 1 },
+      is_demo_group: true,
+    });
     expect(res.status).toBe(200);
     expectDeprecated(res, "/api/create_customer/");
     expect(roundTrips(res)).toBeLessThanOrEqual(2);
     expect(res.body).toEqual({
       success: 1,
       new_user_group: true,
-      user_group: { team_id: expect.any(Number), token: expect.stringMatching(/^[0-9a-f]{64}$/), name: "Group One", provided_id: "ug-1", is_demo_group: true, properties: { a: 1 } },
+      user_group: {
+        team_id: expect.any(Number),
+        token: expect.stringMatching(/^[0-9a-f]{64}$/),
+        name: "Group One",
+        provided_id: "ug-1",
+        is_demo_group: true,
+        properties: { a: 1 },
+      },
     });
     expect(res.body.user_group).not.toHaveProperty("api_environment_tag");
     const customer = (await getCustomer(write, "ug-1")).body.customer;
@@ -52,13 +64,16 @@ describe("deprecated user groups", () => {
     expect(paid.body.user_group.api_environment_tag).toBe("Customer");
   });
 
-  it.each(["/api/create_user_group/", "/api/update_user_group/"])("%s requires user_group_id (400, deprecated headers on the error)", async (path) => {
-    const { write } = await workspace();
-    const res = await post(write, path, { name: "No id" });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "validation_error", field: "user_group_id" });
-    expect(res.headers.get("Deprecation")).toBe("true");
-  });
+  it.each(["/api/create_user_group/", "/api/update_user_group/"])(
+    "%s requires user_group_id (400, deprecated headers on the error)",
+    async (path) => {
+      const { write } = await workspace();
+      const res = await post(write, path, { name: "No id" });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "validation_error", field: "user_group_id" });
+      expect(res.headers.get("Deprecation")).toBe("true");
+    },
+  );
 
   it("update_user_group on an unknown group answers 404 naming user_group_id", async () => {
     const { write } = await workspace();

@@ -11,7 +11,18 @@ async function open(bytes: Uint8Array) {
 describe("xlsx: spreadsheets with typed cells", () => {
   it("writes a sheet of 10,000 rows inside workerd (a sheet file over 160 KB, which the browser build would compress in a Web Worker Workers do not have)", async () => {
     const rows = Array.from({ length: 10_000 }, (_, i) => ({ id: i + 1, day: "2026-01-05", product: `Product ${i % 7}`, amount: i * 1.5 }));
-    const bytes = await xlsx([{ name: "Big", columns: [{ name: "id", type: "INTEGER" }, { name: "day", type: "DATE" }, { name: "product", type: "STRING" }, { name: "amount", type: "FLOAT" }], rows }]);
+    const bytes = await xlsx([
+      {
+        name: "Big",
+        columns: [
+          { name: "id", type: "INTEGER" },
+          { name: "day", type: "DATE" },
+          { name: "product", type: "STRING" },
+          { name: "amount", type: "FLOAT" },
+        ],
+        rows,
+      },
+    ]);
     const files = await zipEntries(bytes);
     const sheet = files.get("xl/worksheets/sheet1.xml")!;
     expect(sheet.length).toBeGreaterThan(160_000);
@@ -37,7 +48,7 @@ describe("xlsx: spreadsheets with typed cells", () => {
           { name: "paid", display_name: "Paid", type: "BOOLEAN" },
         ],
         rows: [
-          { day: "2026-03-29", at: "2026-03-29T01:30:00.000Z", product: "=HYPERLINK(\"x\")", amount: 12.5, units: 3, paid: 1 },
+          { day: "2026-03-29", at: "2026-03-29T01:30:00.000Z", product: '=HYPERLINK("x")', amount: 12.5, units: 3, paid: 1 },
           { day: null, at: "2026-12-31T23:59:59Z", product: "Seats", amount: -4, units: 9007199254740991, paid: false },
         ],
       },
@@ -65,14 +76,28 @@ describe("xlsx: spreadsheets with typed cells", () => {
 
   it("keeps a value that is not of its column's type as text instead of losing it", async () => {
     const [sheet] = await open(
-      await xlsx([{ name: "x", columns: [{ name: "n", type: "INTEGER" }, { name: "d", type: "DATE" }], rows: [{ n: "12345678901234567890", d: "soon" }] }]),
+      await xlsx([
+        {
+          name: "x",
+          columns: [
+            { name: "n", type: "INTEGER" },
+            { name: "d", type: "DATE" },
+          ],
+          rows: [{ n: "12345678901234567890", d: "soon" }],
+        },
+      ]),
     );
     expect(sheet.data[1]).toEqual(["12345678901234567890", "soon"]);
   });
 
   it("types cells by their values when a column has no type (dashboard panels)", async () => {
-    const [sheet] = await open(await xlsx([{ name: "Panel", columns: [{ name: "month" }, { name: "revenue" }], rows: [{ month: "2026-01", revenue: 120 }] }]));
-    expect(sheet.data).toEqual([["month", "revenue"], ["2026-01", 120]]);
+    const [sheet] = await open(
+      await xlsx([{ name: "Panel", columns: [{ name: "month" }, { name: "revenue" }], rows: [{ month: "2026-01", revenue: 120 }] }]),
+    );
+    expect(sheet.data).toEqual([
+      ["month", "revenue"],
+      ["2026-01", 120],
+    ]);
   });
 
   it("writes one sheet per entry, with names Excel accepts (31 characters, no []:*?/\\, unique)", async () => {

@@ -20,7 +20,10 @@ export async function zipEntries(bytes: Uint8Array): Promise<Map<string, string>
     const local = view.getUint32(at + 42, true);
     const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
     const raw = bytes.slice(start, start + size);
-    const data = method === 0 ? raw : new Uint8Array(await new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
+    const data =
+      method === 0
+        ? raw
+        : new Uint8Array(await new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
     files.set(name, new TextDecoder().decode(data));
     at += 46 + skip;
   }

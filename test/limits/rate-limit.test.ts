@@ -40,8 +40,9 @@ describe("rate limit per API token (RATE_LIMIT_PER_MINUTE=40)", () => {
     await call("GET", "/api/group_tags/", { token: write });
     const namespace = (env as unknown as { API_TOKEN_GUARD: DurableObjectNamespace }).API_TOKEN_GUARD;
     const stub = namespace.get(namespace.idFromName(await sha256(write)));
-    const count = await runInDurableObject(stub, (_instance, state) =>
-      state.storage.sql.exec<{ count: number }>("SELECT count FROM windows WHERE bucket = 'api'").one().count,
+    const count = await runInDurableObject(
+      stub,
+      (_instance, state) => state.storage.sql.exec<{ count: number }>("SELECT count FROM windows WHERE bucket = 'api'").one().count,
     );
     expect(count).toBe(LIMIT);
 

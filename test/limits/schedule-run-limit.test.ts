@@ -9,7 +9,10 @@ describe("run_report_schedule and the delivery limit (DELIVERY_LIMIT_PER_MINUTE=
     const { schema } = await sources();
     const embedId = await dashboard({ panels: [kpi("one", schema, "SELECT 1 AS value")] }, ["production"]);
     const customer = await createCustomer(write, { provided_id: unique("limited") }); // no e-mails: runs start no jobs
-    const created = await call("POST", "/api/create_report_schedule/", { token: write, body: { dashboard_embed_id: embedId, provided_id: customer.provided_id, cron: "0 9 * * *" } });
+    const created = await call("POST", "/api/create_report_schedule/", {
+      token: write,
+      body: { dashboard_embed_id: embedId, provided_id: customer.provided_id, cron: "0 9 * * *" },
+    });
     const id = created.body.schedule.id;
     const probe = await call("GET", "/api/report_schedules/", { token: read });
     const reset = Number(probe.headers.get("RateLimit-Reset"));

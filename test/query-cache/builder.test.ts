@@ -18,7 +18,8 @@ beforeAll(async () => {
 /** A customer with orders, a blueprint over them (with the given TTL) and a builder token. */
 async function builderFor(orders: [string, number][], ttl?: number, filters?: unknown[]) {
   const providedId = unique("builder");
-  for (const [product, amount] of orders) await bindings.DEMO_DATA.prepare("INSERT INTO builder_orders VALUES (?, ?, ?)").bind(providedId, product, amount).run();
+  for (const [product, amount] of orders)
+    await bindings.DEMO_DATA.prepare("INSERT INTO builder_orders VALUES (?, ?, ?)").bind(providedId, product, amount).run();
   await createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: ctx.demo } });
   const table = {
     table_name: "builder_orders",
@@ -31,13 +32,25 @@ async function builderFor(orders: [string, number][], ttl?: number, filters?: un
     ],
     ...(ttl === undefined ? {} : { cache_ttl_seconds: ttl }),
   };
-  const created = await call("POST", "/api/create_blueprint/", { token: ctx.write, body: { customer_id: providedId, blueprint_name: "Orders", tables: [table] } });
-  const blueprint = (await call("POST", "/api/get_blueprint/", { token: ctx.write, body: { blueprint_id: created.body.blueprint_id } })).body.blueprint;
+  const created = await call("POST", "/api/create_blueprint/", {
+    token: ctx.write,
+    body: { customer_id: providedId, blueprint_name: "Orders", tables: [table] },
+  });
+  const blueprint = (await call("POST", "/api/get_blueprint/", { token: ctx.write, body: { blueprint_id: created.body.blueprint_id } }))
+    .body.blueprint;
   const mint = async (locked?: unknown[]) =>
-    (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: providedId, blueprint_id: blueprint.id, ...(locked ? { filters: locked } : {}) } })).body.token as string;
+    (
+      await call("POST", "/api/generate_embed_token/", {
+        token: ctx.write,
+        body: { provided_id: providedId, blueprint_id: blueprint.id, ...(locked ? { filters: locked } : {}) },
+      })
+    ).body.token as string;
   const token = await mint(filters);
   const query = async (body: unknown, as = token) => {
-    const res = await callWithEnv({}, "POST", `/report-builder/${blueprint.embed_id}/query`, { body, headers: { Authorization: `Bearer ${as}` } });
+    const res = await callWithEnv({}, "POST", `/report-builder/${blueprint.embed_id}/query`, {
+      body,
+      headers: { Authorization: `Bearer ${as}` },
+    });
     expect(res.status).toBe(200);
     return { cache: res.headers.get("X-Query-Cache"), trips: res.headers.get("X-Data-Round-Trips"), rows: res.body.rows };
   };
@@ -64,7 +77,13 @@ describe("report-builder queries in the query cache", () => {
   });
 
   it("keys on locked filters: another locked filter misses and shows its own rows", async () => {
-    const b = await builderFor([["Seats", 10], ["Storage", 20]], 600);
+    const b = await builderFor(
+      [
+        ["Seats", 10],
+        ["Storage", 20],
+      ],
+      600,
+    );
     const seats = await b.mint([{ dataset: "orders", column: "product", op: "eq", value: "Seats" }]);
     const storage = await b.mint([{ dataset: "orders", column: "product", op: "eq", value: "Storage" }]);
     expect(await b.query(total, seats)).toEqual({ cache: "miss", trips: "1", rows: [{ sum_amount: 10 }] });

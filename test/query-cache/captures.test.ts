@@ -32,7 +32,10 @@ describe("X-Query-Cache on captures", () => {
   it("a screenshot's download says hit when the embed page had stored the panel's result, miss when it ran it", async () => {
     const { customer, embedId } = await cachedCustomerDashboard(70);
     const shoot = async () => {
-      const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: customer.provided_id, dashboard_embed_id: embedId, width: 400 } });
+      const res = await call("POST", "/api/dashboard/screenshot", {
+        token: ctx.write,
+        body: { provided_id: customer.provided_id, dashboard_embed_id: embedId, width: 400 },
+      });
       expect(res.status).toBe(200);
       await waitForJob(ctx.write, res.body.job_id, (s) => s === "done" || s === "failed");
       return fetchDownload(res.body.url);
@@ -50,11 +53,16 @@ describe("X-Query-Cache on captures", () => {
 
   it("a report's share link renders from the cache and says so", async () => {
     const { customer, embedId } = await cachedCustomerDashboard(80);
-    const row = await bindings.DB.prepare("SELECT id, token_hash FROM customers WHERE provided_id = ?").bind(customer.provided_id).first<{ id: number; token_hash: string }>();
+    const row = await bindings.DB.prepare("SELECT id, token_hash FROM customers WHERE provided_id = ?")
+      .bind(customer.provided_id)
+      .first<{ id: number; token_hash: string }>();
     const token = (await sha256(unique("share"))).slice(0, 64);
     // A share link names the customer token it was made under (a refresh ends it).
     const ctv = (await sha256(`embed-token:${row!.token_hash}`)).slice(0, 32);
-    await (env as unknown as { LINKS: KVNamespace }).LINKS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: row!.id, embedId, variables: {}, ctv }));
+    await (env as unknown as { LINKS: KVNamespace }).LINKS.put(
+      `share:${await sha256(token)}`,
+      JSON.stringify({ customerId: row!.id, embedId, variables: {}, ctv }),
+    );
     const share = () => callWithEnv({}, "GET", `/share/${token}`);
     const first = await share();
     expect(first.status).toBe(200);

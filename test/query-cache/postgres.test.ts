@@ -10,10 +10,13 @@ const S = "query_cache_tests";
 let ctx: { write: string; schema: number; pg: number };
 
 beforeAll(async () => {
-  await onWarehouse(`DROP SCHEMA IF EXISTS ${S} CASCADE; CREATE SCHEMA ${S}; CREATE TABLE ${S}.orders (customer_id text NOT NULL, amount numeric(12,2) NOT NULL);`);
+  await onWarehouse(
+    `DROP SCHEMA IF EXISTS ${S} CASCADE; CREATE SCHEMA ${S}; CREATE TABLE ${S}.orders (customer_id text NOT NULL, amount numeric(12,2) NOT NULL);`,
+  );
   const { write } = await workspace();
   const schema = (await admin("POST", "/admin/schemas/", { name: unique("warehouse") })).body.schema.id as number;
-  const pg = (await admin("POST", "/admin/data_sources/", { name: "Warehouse", binding: "WAREHOUSE", kind: "postgres" })).body.data_source.id as number;
+  const pg = (await admin("POST", "/admin/data_sources/", { name: "Warehouse", binding: "WAREHOUSE", kind: "postgres" })).body.data_source
+    .id as number;
   ctx = { write, schema, pg };
 });
 
@@ -45,7 +48,10 @@ describe("query cache on a PostgreSQL data source", () => {
     // Another customer of the same data source: its own entry, its own rows.
     expect(await view(embedId, beta.token)).toEqual({ cache: "miss", trips: "2", connections: "1", text: "revenue 12" });
 
-    const invalidated = await callWithEnv({}, "POST", "/api/invalidate_cache/", { token: ctx.write, body: { provided_id: alpha.provided_id } });
+    const invalidated = await callWithEnv({}, "POST", "/api/invalidate_cache/", {
+      token: ctx.write,
+      body: { provided_id: alpha.provided_id },
+    });
     expect(invalidated.status).toBe(200);
     expect(await view(embedId, alpha.token)).toEqual({ cache: "miss", trips: "2", connections: "1", text: "revenue 105" });
     expect(await view(embedId, beta.token)).toMatchObject({ cache: "hit", text: "revenue 12" });
@@ -54,7 +60,10 @@ describe("query cache on a PostgreSQL data source", () => {
   it("never keeps a failing PostgreSQL query", async () => {
     const viewer = await createCustomer(ctx.write, { provided_id: unique("pg-fail"), mapping: { [ctx.schema]: ctx.pg } });
     const table = `${S}.late_${Date.now()}`;
-    const embedId = await dashboard({ cache_ttl_seconds: 600, panels: [kpi("revenue", ctx.schema, `SELECT count(*) AS value FROM ${table}`)] });
+    const embedId = await dashboard({
+      cache_ttl_seconds: 600,
+      panels: [kpi("revenue", ctx.schema, `SELECT count(*) AS value FROM ${table}`)],
+    });
     const failing = await view(embedId, viewer.token);
     expect(failing.cache).toBe("miss");
     expect(failing.text).toContain("does not exist");

@@ -113,7 +113,10 @@ describe("cache_ttl_seconds on a dashboard definition", () => {
     const beta = await customer(222);
     // A query that binds nothing of the customer would give both the same rows; still each has its own entry.
     await bindings.DEMO_DATA.prepare("CREATE TABLE IF NOT EXISTS cache_global (n INTEGER)").run();
-    const embedId = await cachedDashboard(600, [kpi("revenue", 0, REVENUE), kpi("everyone", 0, "SELECT count(*) AS value FROM cache_global", 3)]);
+    const embedId = await cachedDashboard(600, [
+      kpi("revenue", 0, REVENUE),
+      kpi("everyone", 0, "SELECT count(*) AS value FROM cache_global", 3),
+    ]);
     const a = await view(embedId, alpha.token);
     const b = await view(embedId, beta.token);
     expect(panelText(a.body, "revenue")).toBe("revenue 111");
@@ -133,7 +136,15 @@ describe("cache_ttl_seconds on a dashboard definition", () => {
     const embedId = await dashboard({
       cache_ttl_seconds: 600,
       variables: [{ name: "since", default: "2026-01-01" }],
-      panels: [{ ...kpi("recent", ctx.schema, "SELECT SUM(amount) AS value FROM cache_orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}") }],
+      panels: [
+        {
+          ...kpi(
+            "recent",
+            ctx.schema,
+            "SELECT SUM(amount) AS value FROM cache_orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}",
+          ),
+        },
+      ],
     });
     expect(panelText((await view(embedId, viewer.token)).body, "recent")).toBe("recent 7");
     const later = await view(embedId, viewer.token, "&var_since=2026-02-01");
@@ -152,10 +163,19 @@ describe("cache_ttl_seconds on a dashboard definition", () => {
     const embedId = await dashboard({
       cache_ttl_seconds: 600,
       variables: [{ name: "since", default: "2000-01-01" }],
-      panels: [kpi("recent", ctx.schema, "SELECT SUM(amount) AS value FROM cache_orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}")],
+      panels: [
+        kpi(
+          "recent",
+          ctx.schema,
+          "SELECT SUM(amount) AS value FROM cache_orders WHERE customer_id = {{customer.provided_id}} AND day >= {{variables.since}}",
+        ),
+      ],
     });
     const mint = async (since: string) => {
-      const res = await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: viewer.provided_id, dashboard_embed_id: embedId, variables: { since } } });
+      const res = await call("POST", "/api/generate_embed_token/", {
+        token: ctx.write,
+        body: { provided_id: viewer.provided_id, dashboard_embed_id: embedId, variables: { since } },
+      });
       return res.body.token as string;
     };
     const signed = async (token: string, query = "") => {
@@ -174,10 +194,14 @@ describe("cache_ttl_seconds on a dashboard definition", () => {
     const viewer = await customer(40);
     await bindings.OTHER_DATA.prepare("INSERT INTO cache_orders VALUES (?, 9, '2026-01-01')").bind(viewer.provided_id).run();
     const otherSchema = (await admin("POST", "/admin/schemas/", { name: unique("other") })).body.schema.id as number;
-    await call("POST", "/api/update_customer/", { token: ctx.write, body: { provided_id: viewer.provided_id, mapping: { [ctx.schema]: ctx.demo, [otherSchema]: ctx.other } } });
+    await call("POST", "/api/update_customer/", {
+      token: ctx.write,
+      body: { provided_id: viewer.provided_id, mapping: { [ctx.schema]: ctx.demo, [otherSchema]: ctx.other } },
+    });
     const embedId = unique("partial");
     await admin("POST", "/admin/dashboards/", { embed_id: embedId, name: "Partial" });
-    const save = (panels: unknown[]) => admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition: { cache_ttl_seconds: 600, panels } });
+    const save = (panels: unknown[]) =>
+      admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition: { cache_ttl_seconds: 600, panels } });
     const revenue = kpi("revenue", ctx.schema, REVENUE);
     await save([revenue]);
     expect((await view(embedId, viewer.token)).cache).toBe("miss");
@@ -242,7 +266,10 @@ describe("cache_ttl_seconds on a dashboard definition", () => {
     const embedId = unique("ttl");
     await admin("POST", "/admin/dashboards/", { embed_id: embedId, name: "TTL" });
     const save = (ttl: unknown) =>
-      admin("POST", "/admin/dashboard_versions/", { embed_id: embedId, definition: { cache_ttl_seconds: ttl, panels: [kpi("k", ctx.schema, "SELECT 1 AS value")] } });
+      admin("POST", "/admin/dashboard_versions/", {
+        embed_id: embedId,
+        definition: { cache_ttl_seconds: ttl, panels: [kpi("k", ctx.schema, "SELECT 1 AS value")] },
+      });
     for (const bad of [-1, 86_401, 1.5, "60"]) {
       const res = await save(bad);
       expect(res.status).toBe(400);

@@ -28,10 +28,24 @@ const tables = (schema: number) => [
   { table_name: "all_orders", dataset_name: "everything", schema_id: schema, columns: [{ name: "amount", type: "FLOAT" }] },
 ];
 
-let ctx: { write: string; read: string; schema: number; demo: string; blueprint: number; embedId: string; betaBlueprint: number; betaEmbedId: string; alpha: string; beta: string };
+let ctx: {
+  write: string;
+  read: string;
+  schema: number;
+  demo: string;
+  blueprint: number;
+  embedId: string;
+  betaBlueprint: number;
+  betaEmbedId: string;
+  alpha: string;
+  beta: string;
+};
 
 async function blueprintFor(token: string, customer: string, schema: number) {
-  const res = await call("POST", "/api/create_blueprint/", { token, body: { customer_id: customer, blueprint_name: "Sales data", tables: tables(schema) } });
+  const res = await call("POST", "/api/create_blueprint/", {
+    token,
+    body: { customer_id: customer, blueprint_name: "Sales data", tables: tables(schema) },
+  });
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
   const id = res.body.blueprint_id ?? res.body.blueprint?.id ?? res.body.id;
   const got = await call("POST", "/api/get_blueprint/", { token, body: { blueprint_id: id } });
@@ -48,7 +62,18 @@ beforeAll(async () => {
   await createCustomer(write, { provided_id: "beta", name: "Beta", mapping: { [schema]: demo } });
   const a = await blueprintFor(write, "alpha", schema);
   const b = await blueprintFor(write, "beta", schema);
-  ctx = { write, read, schema, demo: String(demo), blueprint: a.id, embedId: a.embedId, betaBlueprint: b.id, betaEmbedId: b.embedId, alpha: "alpha", beta: "beta" };
+  ctx = {
+    write,
+    read,
+    schema,
+    demo: String(demo),
+    blueprint: a.id,
+    embedId: a.embedId,
+    betaBlueprint: b.id,
+    betaEmbedId: b.embedId,
+    alpha: "alpha",
+    beta: "beta",
+  };
 });
 
 async function mint(body: Record<string, unknown>, token = ctx.write) {
@@ -94,16 +119,36 @@ describe("generate_embed_token with blueprint_id", () => {
   });
 
   it("checks locked filters against the blueprint (400 value types, 422 dataset, column and op) with a passing control", async () => {
-    expectError(await mint({ filters: [{ dataset: "orders", column: "amount", op: "gt", value: "lots" }] }), 400, "validation_error", "filters.0.value");
-    expectError(await mint({ filters: [{ dataset: "orders", column: "amount", op: "in" }] }), 400, "validation_error", "filters.0.values");
-    expectError(await mint({ filters: [{ dataset: "nope", column: "amount", op: "gt", value: 1 }] }), 422, "unknown_dataset", "filters.0.dataset");
     expectError(
-      await mint({ filters: [{ dataset: "orders", column: "region", op: "eq", value: "EU" }, { dataset: "orders", column: "nope", op: "eq", value: "x" }] }),
+      await mint({ filters: [{ dataset: "orders", column: "amount", op: "gt", value: "lots" }] }),
+      400,
+      "validation_error",
+      "filters.0.value",
+    );
+    expectError(await mint({ filters: [{ dataset: "orders", column: "amount", op: "in" }] }), 400, "validation_error", "filters.0.values");
+    expectError(
+      await mint({ filters: [{ dataset: "nope", column: "amount", op: "gt", value: 1 }] }),
+      422,
+      "unknown_dataset",
+      "filters.0.dataset",
+    );
+    expectError(
+      await mint({
+        filters: [
+          { dataset: "orders", column: "region", op: "eq", value: "EU" },
+          { dataset: "orders", column: "nope", op: "eq", value: "x" },
+        ],
+      }),
       422,
       "unknown_column",
       "filters.1.column",
     );
-    expectError(await mint({ filters: [{ dataset: "orders", column: "amount", op: "contains", value: "1" }] }), 422, "filter_not_allowed", "filters.0.op");
+    expectError(
+      await mint({ filters: [{ dataset: "orders", column: "amount", op: "contains", value: "1" }] }),
+      422,
+      "filter_not_allowed",
+      "filters.0.op",
+    );
     expect((await mint({ filters: [{ dataset: "orders", column: "amount", op: "gt", value: 1 }] })).status).toBe(200);
   });
 });
@@ -141,7 +186,13 @@ describe("the builder's JSON API", () => {
     });
     expect(res.headers.get("X-D1-Round-Trips")).toBe("1");
     expect(res.headers.get("X-Data-Round-Trips")).toBe("1");
-    const beta = await builder("POST", "/query", await (async () => (await mint({ provided_id: ctx.beta, blueprint_id: ctx.betaBlueprint })).body.token)(), byProduct, ctx.betaEmbedId);
+    const beta = await builder(
+      "POST",
+      "/query",
+      await (async () => (await mint({ provided_id: ctx.beta, blueprint_id: ctx.betaBlueprint })).body.token)(),
+      byProduct,
+      ctx.betaEmbedId,
+    );
     expect(beta.body.rows).toEqual([
       { product: "Seats", sum_amount: 7 },
       { product: "Support", sum_amount: 3 },
@@ -151,7 +202,18 @@ describe("the builder's JSON API", () => {
   it("answers every query error with its code and field, and runs the corrected query", async () => {
     const token = await builderToken();
     const cases: [unknown, number, string, string][] = [
-      [{ ...byProduct, filters: [{ column: "product", op: "eq", value: "Seats" }, { column: "amount", op: "gte", value: "100" }] }, 400, "validation_error", "filters.1.value"],
+      [
+        {
+          ...byProduct,
+          filters: [
+            { column: "product", op: "eq", value: "Seats" },
+            { column: "amount", op: "gte", value: "100" },
+          ],
+        },
+        400,
+        "validation_error",
+        "filters.1.value",
+      ],
       [{ ...byProduct, columns: ["product"] }, 400, "validation_error", "columns"],
       [{ dataset: "orders" }, 400, "validation_error", "group_by"],
       [{ ...byProduct, limit: 10_001 }, 400, "validation_error", "limit"],
@@ -184,20 +246,28 @@ describe("the builder's JSON API", () => {
     const unmapped = unique("unmapped");
     await createCustomer(ctx.write, { provided_id: unmapped, name: "No mapping" });
     const blueprint = await blueprintFor(ctx.write, unmapped, ctx.schema);
-    const token = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: unmapped, blueprint_id: blueprint.id } })).body.token;
+    const token = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: unmapped, blueprint_id: blueprint.id } })
+    ).body.token;
     const res = await builder("POST", "/query", token, byProduct, blueprint.embedId);
     expectError(res, 422, "dataset_data_unavailable", "dataset");
     expect(res.body.error.message).not.toMatch(/SELECT|customer_id|DEMO_DATA/);
-    await call("POST", "/api/update_customer/", { token: ctx.write, body: { provided_id: unmapped, mapping: { [ctx.schema]: Number(ctx.demo) } } });
+    await call("POST", "/api/update_customer/", {
+      token: ctx.write,
+      body: { provided_id: unmapped, mapping: { [ctx.schema]: Number(ctx.demo) } },
+    });
     expect((await builder("POST", "/query", token, byProduct, blueprint.embedId)).status).toBe(200);
   });
 
   it("never runs on a data source the customer's access group may not use: 422 dataset_data_unavailable, as without a mapping", async () => {
-    const restricted = (await admin("POST", "/admin/data_sources/", { name: "Restricted", binding: "DEMO_DATA" })).body.data_source.id as number;
+    const restricted = (await admin("POST", "/admin/data_sources/", { name: "Restricted", binding: "DEMO_DATA" })).body.data_source
+      .id as number;
     const customer = unique("restricted");
     await createCustomer(ctx.write, { provided_id: customer, name: "Restricted", mapping: { [ctx.schema]: restricted } });
     const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
-    const token = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })).body.token;
+    const token = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })
+    ).body.token;
     const query = { dataset: "orders", values: [{ aggregate: "count" }] };
     expect((await builder("POST", "/query", token, query, blueprint.embedId)).status).toBe(200);
     const other = await workspace();
@@ -212,9 +282,23 @@ describe("the builder's JSON API", () => {
     const count = () => bindings.DEMO_DATA.prepare("SELECT count(*) AS n FROM orders").first("n");
     const before = await count();
     const hostile = `product"; DROP TABLE orders; --`;
-    expectError(await builder("POST", "/query", token, { dataset: "orders", group_by: [{ column: hostile }] }), 422, "unknown_column", "group_by.0.column");
-    expectError(await builder("POST", "/query", token, { dataset: `orders"; DELETE FROM orders; --`, columns: ["amount"] }), 422, "unknown_dataset", "dataset");
-    const value = await builder("POST", "/query", token, { dataset: "orders", columns: ["product"], filters: [{ column: "product", op: "eq", value: `x' OR '1'='1` }] });
+    expectError(
+      await builder("POST", "/query", token, { dataset: "orders", group_by: [{ column: hostile }] }),
+      422,
+      "unknown_column",
+      "group_by.0.column",
+    );
+    expectError(
+      await builder("POST", "/query", token, { dataset: `orders"; DELETE FROM orders; --`, columns: ["amount"] }),
+      422,
+      "unknown_dataset",
+      "dataset",
+    );
+    const value = await builder("POST", "/query", token, {
+      dataset: "orders",
+      columns: ["product"],
+      filters: [{ column: "product", op: "eq", value: `x' OR '1'='1` }],
+    });
     expect(value.body.rows).toEqual([]);
     expect(await count()).toBe(before);
   });
@@ -223,8 +307,13 @@ describe("the builder's JSON API", () => {
     const customer = unique("limited");
     await createCustomer(ctx.write, { provided_id: customer, name: "Limited", mapping: { [ctx.schema]: Number(ctx.demo) } });
     const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
-    const token = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })).body.token;
-    const limited = (path: string) => callWithEnv({ BUILDER_REQUESTS_PER_MINUTE: "3" }, "GET", `/report-builder/${blueprint.embedId}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+    const token = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })
+    ).body.token;
+    const limited = (path: string) =>
+      callWithEnv({ BUILDER_REQUESTS_PER_MINUTE: "3" }, "GET", `/report-builder/${blueprint.embedId}${path}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await limited("/datasets")).status);
     // A window boundary may fall inside the loop; then the next window starts afresh.
@@ -244,8 +333,15 @@ describe("the builder's JSON API", () => {
     const customer = unique("once");
     await createCustomer(ctx.write, { provided_id: customer, name: "Once", mapping: { [ctx.schema]: Number(ctx.demo) } });
     const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
-    const token = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })).body.token;
-    const count = () => bindings.DB.prepare("SELECT sum(count) AS n FROM builder_request_counts WHERE customer_id = (SELECT id FROM customers WHERE provided_id = ?)").bind(customer).first("n");
+    const token = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })
+    ).body.token;
+    const count = () =>
+      bindings.DB.prepare(
+        "SELECT sum(count) AS n FROM builder_request_counts WHERE customer_id = (SELECT id FROM customers WHERE provided_id = ?)",
+      )
+        .bind(customer)
+        .first("n");
     // A blueprint gone (only a direct deletion can do that while its customer exists): a read's 404 is retried on the primary.
     await bindings.DB.prepare("DELETE FROM blueprints WHERE id = ?").bind(blueprint.id).run();
     const missing = await builder("GET", "/datasets", token, undefined, blueprint.embedId);
@@ -257,8 +353,16 @@ describe("the builder's JSON API", () => {
     const neighbour = unique("neighbour");
     await createCustomer(ctx.write, { provided_id: neighbour, name: "Neighbour", mapping: { [ctx.schema]: Number(ctx.demo) } });
     const theirs = await blueprintFor(ctx.write, neighbour, ctx.schema);
-    const theirToken = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: neighbour, blueprint_id: theirs.id } })).body.token;
-    expect((await callWithEnv({ BUILDER_REQUESTS_PER_MINUTE: "3" }, "GET", `/report-builder/${theirs.embedId}/datasets`, { headers: { Authorization: `Bearer ${theirToken}` } })).status).toBe(200);
+    const theirToken = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: neighbour, blueprint_id: theirs.id } })
+    ).body.token;
+    expect(
+      (
+        await callWithEnv({ BUILDER_REQUESTS_PER_MINUTE: "3" }, "GET", `/report-builder/${theirs.embedId}/datasets`, {
+          headers: { Authorization: `Bearer ${theirToken}` },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -267,13 +371,19 @@ describe("builder tokens and isolation", () => {
     const token = await builderToken({ filters: [{ dataset: "orders", column: "product", op: "eq", value: "Seats" }] });
     const plain = await builder("POST", "/query", token, { dataset: "orders", columns: ["product", "amount"] });
     expect(plain.body.rows).toEqual([{ product: "Seats", amount: 100 }]);
-    const widened = await builder("POST", "/query", token, { dataset: "orders", columns: ["product"], filters: [{ column: "product", op: "in", values: ["Seats", "Storage"] }] });
+    const widened = await builder("POST", "/query", token, {
+      dataset: "orders",
+      columns: ["product"],
+      filters: [{ column: "product", op: "in", values: ["Seats", "Storage"] }],
+    });
     expect(widened.body.rows).toEqual([{ product: "Seats" }]);
   });
 
   it("refuses a dashboard's token on the builder API and a builder token on a dashboard (401)", async () => {
     const embedId = await dashboard({ panels: [kpi("n", ctx.schema, "SELECT count(*) AS value FROM orders")] });
-    const dashboardToken = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: ctx.alpha, dashboard_embed_id: embedId } })).body.token;
+    const dashboardToken = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: ctx.alpha, dashboard_embed_id: embedId } })
+    ).body.token;
     expectError(await builder("GET", "/datasets", dashboardToken), 401, "invalid_embed_token");
     const builderTok = await builderToken();
     expect((await call("GET", `/embed/${embedId}?token=${builderTok}`)).status).toBe(401);
@@ -286,25 +396,46 @@ describe("builder tokens and isolation", () => {
     expectError(await call("GET", `/report-builder/${ctx.embedId}/datasets`), 401, "invalid_embed_token");
     const [head, payload, signature] = token.split(".");
     const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/")));
-    const altered = `${head}.${btoa(JSON.stringify({ ...claims, cid: claims.cid + 1 })).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")}.${signature}`;
+    const altered = `${head}.${btoa(JSON.stringify({ ...claims, cid: claims.cid + 1 }))
+      .replace(/=+$/, "")
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")}.${signature}`;
     expectError(await builder("GET", "/datasets", altered), 401, "invalid_embed_token");
     expectError(await builder("GET", "/datasets", token, undefined, ctx.betaEmbedId), 401, "invalid_embed_token");
   });
 
   it("revokes builder tokens when the customer token is refreshed or the customer deleted", async () => {
     const customer = unique("revoked");
-    const created = await createCustomer(ctx.write, { provided_id: customer, name: "Revoked", mapping: { [ctx.schema]: Number(ctx.demo) } });
+    const created = await createCustomer(ctx.write, {
+      provided_id: customer,
+      name: "Revoked",
+      mapping: { [ctx.schema]: Number(ctx.demo) },
+    });
     const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
-    const mintFor = async () => (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })).body.token as string;
+    const mintFor = async () =>
+      (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } }))
+        .body.token as string;
     const first = await mintFor();
     expect((await builder("GET", "/datasets", first, undefined, blueprint.embedId)).status).toBe(200);
-    const refreshed = await call("POST", "/api/refresh_customer_token/", { token: ctx.write, body: { provided_id: customer, current_token: created.token } });
+    const refreshed = await call("POST", "/api/refresh_customer_token/", {
+      token: ctx.write,
+      body: { provided_id: customer, current_token: created.token },
+    });
     expect(refreshed.status).toBe(200);
     expectError(await builder("GET", "/datasets", first, undefined, blueprint.embedId), 401, "invalid_embed_token");
     const second = await mintFor();
-    const saved = await builder("POST", "/reports", second, { name: "Kept?", query: byProduct, chart: { type: "table" } }, blueprint.embedId);
+    const saved = await builder(
+      "POST",
+      "/reports",
+      second,
+      { name: "Kept?", query: byProduct, chart: { type: "table" } },
+      blueprint.embedId,
+    );
     expect(saved.status).toBe(200);
-    const deleted = await call("DELETE", "/api/delete_customer/", { token: ctx.write, body: { provided_id: customer, current_token: refreshed.body.token ?? refreshed.body.customer?.token } });
+    const deleted = await call("DELETE", "/api/delete_customer/", {
+      token: ctx.write,
+      body: { provided_id: customer, current_token: refreshed.body.token ?? refreshed.body.customer?.token },
+    });
     expect(deleted.status).toBe(200);
     expectError(await builder("GET", "/datasets", second, undefined, blueprint.embedId), 401, "invalid_embed_token");
     // Its reports went with it.
@@ -315,11 +446,25 @@ describe("builder tokens and isolation", () => {
 describe("saved reports", () => {
   it("saves, lists (newest change first), updates and deletes a report; created_by is the token's user_id", async () => {
     const token = await builderToken({ user_id: "user-42" });
-    const first = await builder("POST", "/reports", token, { name: "By product", query: byProduct, chart: { type: "bar", x: "product", y: ["sum_amount"] } });
+    const first = await builder("POST", "/reports", token, {
+      name: "By product",
+      query: byProduct,
+      chart: { type: "bar", x: "product", y: ["sum_amount"] },
+    });
     expect(first.status).toBe(200);
-    expect(first.body.report).toMatchObject({ blueprint_id: ctx.blueprint, name: "By product", query: byProduct, chart: { type: "bar", x: "product", y: ["sum_amount"] }, created_by: "user-42" });
+    expect(first.body.report).toMatchObject({
+      blueprint_id: ctx.blueprint,
+      name: "By product",
+      query: byProduct,
+      chart: { type: "bar", x: "product", y: ["sum_amount"] },
+      created_by: "user-42",
+    });
     expect(typeof first.body.report.id).toBe("string");
-    const second = await builder("POST", "/reports", token, { name: "Count", query: { dataset: "orders", values: [{ aggregate: "count" }] }, chart: { type: "kpi" } });
+    const second = await builder("POST", "/reports", token, {
+      name: "Count",
+      query: { dataset: "orders", values: [{ aggregate: "count" }] },
+      chart: { type: "kpi" },
+    });
     let list = await builder("GET", "/reports", token);
     expect(list.body.reports.map((r: { id: string }) => r.id).slice(0, 2)).toEqual([second.body.report.id, first.body.report.id]);
 
@@ -338,42 +483,91 @@ describe("saved reports", () => {
 
   it("refuses a report that would not run (422 under query.) or whose chart names no result column, with a passing control", async () => {
     const token = await builderToken();
-    expectError(await builder("POST", "/reports", token, { name: "x", query: { ...byProduct, group_by: [{ column: "nope" }] }, chart: { type: "table" } }), 422, "unknown_column", "query.group_by.0.column");
-    expectError(await builder("POST", "/reports", token, { name: "x", query: byProduct, chart: { type: "bar", x: "product", y: ["amount"] } }), 422, "unknown_column", "chart.y.0");
-    expectError(await builder("POST", "/reports", token, { name: "", query: byProduct, chart: { type: "bar" } }), 400, "validation_error", "name");
-    expectError(await builder("POST", "/reports", token, { name: "x", query: byProduct, chart: { type: "donut" } }), 400, "validation_error", "chart.type");
-    expect((await builder("POST", "/reports", token, { name: "x", query: byProduct, chart: { type: "bar", x: "product", y: ["sum_amount"] } })).status).toBe(200);
+    expectError(
+      await builder("POST", "/reports", token, {
+        name: "x",
+        query: { ...byProduct, group_by: [{ column: "nope" }] },
+        chart: { type: "table" },
+      }),
+      422,
+      "unknown_column",
+      "query.group_by.0.column",
+    );
+    expectError(
+      await builder("POST", "/reports", token, { name: "x", query: byProduct, chart: { type: "bar", x: "product", y: ["amount"] } }),
+      422,
+      "unknown_column",
+      "chart.y.0",
+    );
+    expectError(
+      await builder("POST", "/reports", token, { name: "", query: byProduct, chart: { type: "bar" } }),
+      400,
+      "validation_error",
+      "name",
+    );
+    expectError(
+      await builder("POST", "/reports", token, { name: "x", query: byProduct, chart: { type: "donut" } }),
+      400,
+      "validation_error",
+      "chart.type",
+    );
+    expect(
+      (await builder("POST", "/reports", token, { name: "x", query: byProduct, chart: { type: "bar", x: "product", y: ["sum_amount"] } }))
+        .status,
+    ).toBe(200);
   });
 
   it("with can_save: false the token lists and runs, but saving, changing and deleting answer 403 saving_not_allowed", async () => {
-    const saved = (await builder("POST", "/reports", await builderToken(), { name: "Mine", query: byProduct, chart: { type: "table" } })).body.report;
+    const saved = (await builder("POST", "/reports", await builderToken(), { name: "Mine", query: byProduct, chart: { type: "table" } }))
+      .body.report;
     const viewer = await builderToken({ can_save: false });
     expect((await builder("GET", "/reports", viewer)).status).toBe(200);
     expect((await builder("POST", "/query", viewer, saved.query)).status).toBe(200);
-    expectError(await builder("POST", "/reports", viewer, { name: "x", query: byProduct, chart: { type: "table" } }), 403, "saving_not_allowed");
+    expectError(
+      await builder("POST", "/reports", viewer, { name: "x", query: byProduct, chart: { type: "table" } }),
+      403,
+      "saving_not_allowed",
+    );
     expectError(await builder("POST", `/reports/${saved.id}`, viewer, { name: "y" }), 403, "saving_not_allowed");
     expectError(await builder("DELETE", `/reports/${saved.id}`, viewer), 403, "saving_not_allowed");
   });
 
   it("another customer's report is 404 report_not_found through the builder", async () => {
     const betaToken = (await mint({ provided_id: ctx.beta, blueprint_id: ctx.betaBlueprint })).body.token;
-    const theirs = (await builder("POST", "/reports", betaToken, { name: "Beta's", query: byProduct, chart: { type: "table" } }, ctx.betaEmbedId)).body.report;
+    const theirs = (
+      await builder("POST", "/reports", betaToken, { name: "Beta's", query: byProduct, chart: { type: "table" } }, ctx.betaEmbedId)
+    ).body.report;
     const mine = await builderToken();
     expectError(await builder("POST", `/reports/${theirs.id}`, mine, { name: "stolen" }), 404, "report_not_found");
     expectError(await builder("DELETE", `/reports/${theirs.id}`, mine), 404, "report_not_found");
     expect((await builder("GET", "/reports", mine)).body.reports.map((r: { id: string }) => r.id)).not.toContain(theirs.id);
-    expect((await builder("GET", "/reports", betaToken, undefined, ctx.betaEmbedId)).body.reports.map((r: { id: string; name: string }) => r.name)).toContain("Beta's");
+    expect(
+      (await builder("GET", "/reports", betaToken, undefined, ctx.betaEmbedId)).body.reports.map(
+        (r: { id: string; name: string }) => r.name,
+      ),
+    ).toContain("Beta's");
   });
 
   it("a report broken by update_blueprint answers the 422 of its first missing name when run", async () => {
     const customer = unique("changing");
     await createCustomer(ctx.write, { provided_id: customer, name: "Changing", mapping: { [ctx.schema]: Number(ctx.demo) } });
     const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
-    const token = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })).body.token;
-    const query = { dataset: "orders", group_by: [{ column: "month" }, { column: "product" }], values: [{ aggregate: "sum", column: "amount" }] };
-    const saved = (await builder("POST", "/reports", token, { name: "Monthly", query, chart: { type: "table" } }, blueprint.embedId)).body.report;
-    const without = tables(ctx.schema).map((t) => (t.table_name === "orders" ? { ...t, columns: columns.filter((c) => c.name !== "product" && c.name !== "month") } : t));
-    expect((await call("POST", "/api/update_blueprint/", { token: ctx.write, body: { blueprint_id: blueprint.id, tables: without } })).status).toBe(200);
+    const token = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: customer, blueprint_id: blueprint.id } })
+    ).body.token;
+    const query = {
+      dataset: "orders",
+      group_by: [{ column: "month" }, { column: "product" }],
+      values: [{ aggregate: "sum", column: "amount" }],
+    };
+    const saved = (await builder("POST", "/reports", token, { name: "Monthly", query, chart: { type: "table" } }, blueprint.embedId)).body
+      .report;
+    const without = tables(ctx.schema).map((t) =>
+      t.table_name === "orders" ? { ...t, columns: columns.filter((c) => c.name !== "product" && c.name !== "month") } : t,
+    );
+    expect(
+      (await call("POST", "/api/update_blueprint/", { token: ctx.write, body: { blueprint_id: blueprint.id, tables: without } })).status,
+    ).toBe(200);
     expectError(await builder("POST", "/query", token, saved.query, blueprint.embedId), 422, "unknown_column", "group_by.0.column");
     const renamed = tables(ctx.schema).map((t) => (t.table_name === "orders" ? { ...t, dataset_name: "sales" } : t));
     await call("POST", "/api/update_blueprint/", { token: ctx.write, body: { blueprint_id: blueprint.id, tables: renamed } });
@@ -383,32 +577,64 @@ describe("saved reports", () => {
 
 describe("saved reports outside the builder (deliveries)", () => {
   it("runSavedReport runs a report for its own customer, and answers report_not_found for any other customer", async () => {
-    const saved = (await builder("POST", "/reports", await builderToken(), { name: "For delivery", query: byProduct, chart: { type: "bar" } })).body.report;
-    const idOf = (providedId: string) => bindings.DB.prepare("SELECT id FROM customers WHERE provided_id = ?").bind(providedId).first<number>("id");
+    const saved = (
+      await builder("POST", "/reports", await builderToken(), { name: "For delivery", query: byProduct, chart: { type: "bar" } })
+    ).body.report;
+    const idOf = (providedId: string) =>
+      bindings.DB.prepare("SELECT id FROM customers WHERE provided_id = ?").bind(providedId).first<number>("id");
     const db = createDatabase(bindings.DB);
     const ran = await runSavedReport(db, env as never, { reportId: saved.id, customerId: (await idOf(ctx.alpha))! });
     expect(ran.report).toEqual(saved);
     expect(ran.customerName).toBe("Alpha");
-    expect(ran.result.rows).toEqual(expect.arrayContaining([{ product: "Seats", sum_amount: 100 }, { product: "Storage", sum_amount: 250 }]));
-    await expect(runSavedReport(db, env as never, { reportId: saved.id, customerId: (await idOf(ctx.beta))! })).rejects.toMatchObject({ code: "report_not_found" });
+    expect(ran.result.rows).toEqual(
+      expect.arrayContaining([
+        { product: "Seats", sum_amount: 100 },
+        { product: "Storage", sum_amount: 250 },
+      ]),
+    );
+    await expect(runSavedReport(db, env as never, { reportId: saved.id, customerId: (await idOf(ctx.beta))! })).rejects.toMatchObject({
+      code: "report_not_found",
+    });
   });
 });
 
 describe("the vendor's operations on saved reports", () => {
   it("get_customer_reports (read) answers every report of the customer's blueprints; delete_customer_report needs write", async () => {
     const token = await builderToken();
-    const saved = (await builder("POST", "/reports", token, { name: "For the vendor", query: byProduct, chart: { type: "table" } })).body.report;
+    const saved = (await builder("POST", "/reports", token, { name: "For the vendor", query: byProduct, chart: { type: "table" } })).body
+      .report;
     const list = await call("POST", "/api/get_customer_reports/", { token: ctx.read, body: { customer_id: ctx.alpha } });
     expect(list.status).toBe(200);
     expect(list.body.reports.find((r: { id: string }) => r.id === saved.id)).toEqual(saved);
     expect(list.body.reports.every((r: { blueprint_id: number }) => r.blueprint_id === ctx.blueprint)).toBe(true);
-    expectError(await call("POST", "/api/get_customer_reports/", { token: ctx.read, body: { customer_id: "nobody" } }), 404, "customer_not_found", "customer_id");
+    expectError(
+      await call("POST", "/api/get_customer_reports/", { token: ctx.read, body: { customer_id: "nobody" } }),
+      404,
+      "customer_not_found",
+      "customer_id",
+    );
 
-    expectError(await call("POST", "/api/delete_customer_report/", { token: ctx.read, body: { report_id: saved.id } }), 403, "read_only_token");
+    expectError(
+      await call("POST", "/api/delete_customer_report/", { token: ctx.read, body: { report_id: saved.id } }),
+      403,
+      "read_only_token",
+    );
     const other = await workspace();
-    expectError(await call("POST", "/api/delete_customer_report/", { token: other.write, body: { report_id: saved.id } }), 404, "report_not_found", "report_id");
-    expectError(await call("POST", "/api/get_customer_reports/", { token: other.read, body: { customer_id: ctx.alpha } }), 404, "customer_not_found", "customer_id");
-    expect((await call("POST", "/api/delete_customer_report/", { token: ctx.write, body: { report_id: saved.id } })).body).toEqual({ success: 1 });
+    expectError(
+      await call("POST", "/api/delete_customer_report/", { token: other.write, body: { report_id: saved.id } }),
+      404,
+      "report_not_found",
+      "report_id",
+    );
+    expectError(
+      await call("POST", "/api/get_customer_reports/", { token: other.read, body: { customer_id: ctx.alpha } }),
+      404,
+      "customer_not_found",
+      "customer_id",
+    );
+    expect((await call("POST", "/api/delete_customer_report/", { token: ctx.write, body: { report_id: saved.id } })).body).toEqual({
+      success: 1,
+    });
     expectError(await builder("POST", `/reports/${saved.id}`, token, { name: "gone" }), 404, "report_not_found");
   });
 });
@@ -424,7 +650,7 @@ describe("exports", () => {
     expect(res.headers.get("Content-Disposition")).toBe('attachment; filename="Sales _ Q1.csv"');
     expect(Papa.parse(res.body as string, { skipEmptyLines: true }).data).toEqual([
       ["product", "sum_amount"],
-      ["'=HYPERLINK(\"http://x\")", "-5"],
+      ['\'=HYPERLINK("http://x")', "-5"],
       ["Seats", "100"],
       ["Storage", "250"],
     ]);
@@ -434,7 +660,10 @@ describe("exports", () => {
     const request = new Request(`http://api.test/report-builder/${ctx.embedId}/export`, {
       method: "POST",
       headers: { Authorization: `Bearer ${await builderToken()}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ query: { dataset: "orders", columns: ["day", "product", "amount"], sort: [{ column: "day" }] }, format: "xlsx" }),
+      body: JSON.stringify({
+        query: { dataset: "orders", columns: ["day", "product", "amount"], sort: [{ column: "day" }] },
+        format: "xlsx",
+      }),
     });
     const { exports } = await import("cloudflare:workers");
     const response = await (exports as any).default.fetch(request);
@@ -454,24 +683,56 @@ describe("exports", () => {
 describe("the benchmark's development routes", () => {
   it("compile a query and run the statement straight through the binding in development, and do not exist in production", async () => {
     const token = await builderToken();
-    const compiled = await call("POST", `/_dev/report-sql/${ctx.embedId}`, { body: byProduct, headers: { Authorization: `Bearer ${token}` } });
+    const compiled = await call("POST", `/_dev/report-sql/${ctx.embedId}`, {
+      body: byProduct,
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(compiled.status).toBe(200);
     expect(compiled.body).toMatchObject({ binding: "DEMO_DATA", kind: "d1", params: ["alpha", 1001] });
-    const floor = await call("POST", "/_dev/floor/report-sql", { body: { binding: compiled.body.binding, kind: "d1", sql: compiled.body.sql, params: compiled.body.params } });
+    const floor = await call("POST", "/_dev/floor/report-sql", {
+      body: { binding: compiled.body.binding, kind: "d1", sql: compiled.body.sql, params: compiled.body.params },
+    });
     expect(floor.body.rows).toHaveLength(3);
     // Only reads, and never the service's own database.
-    expect((await call("POST", "/_dev/floor/report-sql", { body: { binding: "DEMO_DATA", kind: "d1", sql: "DELETE FROM orders", params: [] } })).status).toBe(400);
-    expect((await call("POST", "/_dev/floor/report-sql", { body: { binding: "DB", kind: "d1", sql: "SELECT * FROM api_tokens", params: [] } })).status).toBe(400);
+    expect(
+      (await call("POST", "/_dev/floor/report-sql", { body: { binding: "DEMO_DATA", kind: "d1", sql: "DELETE FROM orders", params: [] } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await call("POST", "/_dev/floor/report-sql", { body: { binding: "DB", kind: "d1", sql: "SELECT * FROM api_tokens", params: [] } }))
+        .status,
+    ).toBe(400);
     const production = { ENVIRONMENT: "production" };
-    expect((await callWithEnv(production, "POST", "/_dev/floor/report-sql", { body: { binding: "DEMO_DATA", kind: "d1", sql: "SELECT 1", params: [] } })).status).toBe(404);
-    expect((await callWithEnv(production, "POST", `/_dev/report-sql/${ctx.embedId}`, { body: byProduct, headers: { Authorization: `Bearer ${token}` } })).status).toBe(404);
+    expect(
+      (
+        await callWithEnv(production, "POST", "/_dev/floor/report-sql", {
+          body: { binding: "DEMO_DATA", kind: "d1", sql: "SELECT 1", params: [] },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await callWithEnv(production, "POST", `/_dev/report-sql/${ctx.embedId}`, {
+          body: byProduct,
+          headers: { Authorization: `Bearer ${token}` },
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
 describe("OpenAPI", () => {
   it("documents the builder API and the vendor operations", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
-    for (const path of ["/report-builder/{embedId}/datasets", "/report-builder/{embedId}/query", "/report-builder/{embedId}/export", "/report-builder/{embedId}/reports", "/report-builder/{embedId}/reports/{reportId}", "/api/get_customer_reports/", "/api/delete_customer_report/"]) {
+    for (const path of [
+      "/report-builder/{embedId}/datasets",
+      "/report-builder/{embedId}/query",
+      "/report-builder/{embedId}/export",
+      "/report-builder/{embedId}/reports",
+      "/report-builder/{embedId}/reports/{reportId}",
+      "/api/get_customer_reports/",
+      "/api/delete_customer_report/",
+    ]) {
       expect(doc.paths[path], path).toBeTruthy();
     }
     expect(doc.components.securitySchemes.BuilderToken).toMatchObject({ type: "http", scheme: "bearer" });

@@ -65,12 +65,19 @@ describe("results drawn as dashboard panels", () => {
   });
 
   it("renders a saved report as one page: its chart, then its table, complete for a capture", () => {
-    const page = reportPage({ title: "Monthly revenue", customerName: "Acme Berlin", result, chart: { type: "bar", x: "day_month", y: ["sum_amount"] } });
+    const page = reportPage({
+      title: "Monthly revenue",
+      customerName: "Acme Berlin",
+      result,
+      chart: { type: "bar", x: "day_month", y: ["sum_amount"] },
+    });
     expect(page).toContain('<body data-render-complete="true">');
     expect(page).toContain("<h1>Monthly revenue</h1>");
     expect(page).toContain("<p>Acme Berlin</p>");
     expect(page.indexOf('class="panel panel-bar"')).toBeGreaterThan(0);
     expect(page.indexOf('class="panel panel-bar"')).toBeLessThan(page.indexOf('class="panel panel-table"'));
-    expect(reportPage({ title: "T", customerName: "C", result, chart: { type: "table" } }).match(/class="panel panel-table"/g)).toHaveLength(1);
+    expect(
+      reportPage({ title: "T", customerName: "C", result, chart: { type: "table" } }).match(/class="panel panel-table"/g),
+    ).toHaveLength(1);
   });
 });

@@ -21,7 +21,7 @@ const ROWS: [number, string, string | null, number | null, number | null, boolea
   [2, "acme", "seats", 20.25, 1, false, "2026-01-01", "2026-01-01T00:30:00.000Z"], // same ISO week as row 1
   [3, "acme", "Support", 300, 5, true, "2026-03-29", "2026-03-29T01:30:00.000Z"], // Sunday: clocks in Europe go forward at 01:00 UTC
   [4, "acme", null, 40, 3, null, "2026-03-30", "2026-03-30T00:15:00.000Z"],
-  [5, "acme", "O'Brien \"quoted\" -- x", null, 7, false, "2026-10-25", "2026-10-25T00:59:59.000Z"], // clocks go back at 01:00 UTC
+  [5, "acme", 'O\'Brien "quoted" -- x', null, 7, false, "2026-10-25", "2026-10-25T00:59:59.000Z"], // clocks go back at 01:00 UTC
   [6, "acme", "Übergröße", 5.75, null, true, "2026-11-02", null],
   [7, "globex", "Seats", 999, 100, true, "2026-01-15", "2026-01-15T12:00:00.000Z"], // another customer's row
 ];
@@ -52,8 +52,18 @@ const context = (customer = "acme") => ({ customer: { provided_id: customer, nam
 
 beforeAll(async () => {
   await d1.prepare(`DROP TABLE IF EXISTS "${TABLE}"`).run();
-  await d1.prepare(`CREATE TABLE "${TABLE}" (id INTEGER, customer TEXT, product TEXT, amount REAL, units INTEGER, paid INTEGER, day TEXT, at TEXT)`).run();
-  await d1.batch(ROWS.map((r) => d1.prepare(`INSERT INTO "${TABLE}" VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).bind(...r.map((v) => (typeof v === "boolean" ? (v ? 1 : 0) : v)))));
+  await d1
+    .prepare(
+      `CREATE TABLE "${TABLE}" (id INTEGER, customer TEXT, product TEXT, amount REAL, units INTEGER, paid INTEGER, day TEXT, at TEXT)`,
+    )
+    .run();
+  await d1.batch(
+    ROWS.map((r) =>
+      d1
+        .prepare(`INSERT INTO "${TABLE}" VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+        .bind(...r.map((v) => (typeof v === "boolean" ? (v ? 1 : 0) : v))),
+    ),
+  );
   await onWarehouse(`CREATE SCHEMA ${PG_SCHEMA}`);
   await onWarehouse(
     `CREATE TABLE ${PG_SCHEMA}."${TABLE}" (id integer, customer text, product text, amount double precision, units integer, paid boolean, day date, at timestamptz)`,
@@ -87,7 +97,8 @@ async function both(body: unknown, options: Parameters<typeof runOn>[2] = {}) {
   return onD1;
 }
 
-const ids = async (filter: unknown) => (await both({ dataset: "orders", columns: ["id"], filters: [filter], sort: [{ column: "id" }] })).rows.map((r) => r.id);
+const ids = async (filter: unknown) =>
+  (await both({ dataset: "orders", columns: ["id"], filters: [filter], sort: [{ column: "id" }] })).rows.map((r) => r.id);
 
 describe("the report compiler on real D1 and real PostgreSQL: the same rows give the same answers", () => {
   it("computes every aggregate alike (count, count_distinct, sum, avg, min, max on numbers, text, dates)", async () => {
@@ -119,7 +130,7 @@ describe("the report compiler on real D1 and real PostgreSQL: the same rows give
         min_amount: 5.75,
         max_units: 7,
         // Byte order on both (PostgreSQL's locale would put 'seats' before 'Support').
-        min_product: "O'Brien \"quoted\" -- x",
+        min_product: 'O\'Brien "quoted" -- x',
         max_product: "Übergröße",
         min_day: "2025-12-29",
         max_at: "2026-10-25T00:59:59.000Z",
@@ -144,15 +155,56 @@ describe("the report compiler on real D1 and real PostgreSQL: the same rows give
 
   it("buckets a DATETIME by day, week (Monday), month, quarter and year across the year boundary and both DST changes", async () => {
     const bucket = async (b: string, column = "at") =>
-      (await both({ dataset: "orders", group_by: [{ column, bucket: b }], values: [{ aggregate: "count" }] })).rows.map((r) => [r[`${column}_${b}`], r.count]);
-    expect(await bucket("day")).toEqual([[null, 1], ["2025-12-31", 1], ["2026-01-01", 1], ["2026-03-29", 1], ["2026-03-30", 1], ["2026-10-25", 1]]);
-    expect(await bucket("week")).toEqual([[null, 1], ["2025-12-29", 2], ["2026-03-23", 1], ["2026-03-30", 1], ["2026-10-19", 1]]);
-    expect(await bucket("month")).toEqual([[null, 1], ["2025-12", 1], ["2026-01", 1], ["2026-03", 2], ["2026-10", 1]]);
-    expect(await bucket("quarter")).toEqual([[null, 1], ["2025-Q4", 1], ["2026-Q1", 3], ["2026-Q4", 1]]);
-    expect(await bucket("year")).toEqual([[null, 1], ["2025", 1], ["2026", 4]]);
+      (await both({ dataset: "orders", group_by: [{ column, bucket: b }], values: [{ aggregate: "count" }] })).rows.map((r) => [
+        r[`${column}_${b}`],
+        r.count,
+      ]);
+    expect(await bucket("day")).toEqual([
+      [null, 1],
+      ["2025-12-31", 1],
+      ["2026-01-01", 1],
+      ["2026-03-29", 1],
+      ["2026-03-30", 1],
+      ["2026-10-25", 1],
+    ]);
+    expect(await bucket("week")).toEqual([
+      [null, 1],
+      ["2025-12-29", 2],
+      ["2026-03-23", 1],
+      ["2026-03-30", 1],
+      ["2026-10-19", 1],
+    ]);
+    expect(await bucket("month")).toEqual([
+      [null, 1],
+      ["2025-12", 1],
+      ["2026-01", 1],
+      ["2026-03", 2],
+      ["2026-10", 1],
+    ]);
+    expect(await bucket("quarter")).toEqual([
+      [null, 1],
+      ["2025-Q4", 1],
+      ["2026-Q1", 3],
+      ["2026-Q4", 1],
+    ]);
+    expect(await bucket("year")).toEqual([
+      [null, 1],
+      ["2025", 1],
+      ["2026", 4],
+    ]);
     // A DATE column too (a Monday is its own week's start).
-    expect(await bucket("week", "day")).toEqual([["2025-12-29", 2], ["2026-03-23", 1], ["2026-03-30", 1], ["2026-10-19", 1], ["2026-11-02", 1]]);
-    const named = await both({ dataset: "orders", group_by: [{ column: "day", bucket: "month" }], values: [{ aggregate: "sum", column: "amount" }] });
+    expect(await bucket("week", "day")).toEqual([
+      ["2025-12-29", 2],
+      ["2026-03-23", 1],
+      ["2026-03-30", 1],
+      ["2026-10-19", 1],
+      ["2026-11-02", 1],
+    ]);
+    const named = await both({
+      dataset: "orders",
+      group_by: [{ column: "day", bucket: "month" }],
+      values: [{ aggregate: "sum", column: "amount" }],
+    });
     expect(named.columns[0]).toEqual({ name: "day_month", display_name: "Day (month)", type: "STRING" });
   });
 
@@ -185,36 +237,70 @@ describe("the report compiler on real D1 and real PostgreSQL: the same rows give
   });
 
   it("sorts NULLs first ascending and last descending, cuts at the limit and says truncated", async () => {
-    const top = await both({ dataset: "orders", group_by: [{ column: "product" }], values: [{ aggregate: "sum", column: "amount" }], sort: [{ column: "sum_amount", direction: "desc" }], limit: 2 });
-    expect(top.rows).toEqual([{ product: "Support", sum_amount: 300 }, { product: "Seats", sum_amount: 100.5 }]);
+    const top = await both({
+      dataset: "orders",
+      group_by: [{ column: "product" }],
+      values: [{ aggregate: "sum", column: "amount" }],
+      sort: [{ column: "sum_amount", direction: "desc" }],
+      limit: 2,
+    });
+    expect(top.rows).toEqual([
+      { product: "Support", sum_amount: 300 },
+      { product: "Seats", sum_amount: 100.5 },
+    ]);
     expect(top).toMatchObject({ row_count: 2, truncated: true });
-    const all = await both({ dataset: "orders", group_by: [{ column: "product" }], values: [{ aggregate: "sum", column: "amount" }], sort: [{ column: "sum_amount", direction: "desc" }], limit: 6 });
+    const all = await both({
+      dataset: "orders",
+      group_by: [{ column: "product" }],
+      values: [{ aggregate: "sum", column: "amount" }],
+      sort: [{ column: "sum_amount", direction: "desc" }],
+      limit: 6,
+    });
     expect(all.rows.map((r) => r.sum_amount)).toEqual([300, 100.5, 40, 20.25, 5.75, null]);
     expect(all.truncated).toBe(false);
     // Default: group columns ascending, NULL first, byte order.
     const groups = await both({ dataset: "orders", group_by: [{ column: "product" }] });
-    expect(groups.rows.map((r) => r.product)).toEqual([null, "O'Brien \"quoted\" -- x", "Seats", "Support", "seats", "Übergröße"]);
+    expect(groups.rows.map((r) => r.product)).toEqual([null, 'O\'Brien "quoted" -- x', "Seats", "Support", "seats", "Übergröße"]);
     const exact = await both({ dataset: "orders", columns: ["id"], sort: [{ column: "id" }], limit: 6 });
     expect(exact).toMatchObject({ row_count: 6, truncated: false });
   });
 
   it("lists records with their columns typed alike: booleans, DATE, DATETIME in UTC, NULLs", async () => {
-    const records = await both({ dataset: "orders", columns: ["id", "product", "amount", "units", "paid", "day", "at"], sort: [{ column: "id", direction: "asc" }] });
+    const records = await both({
+      dataset: "orders",
+      columns: ["id", "product", "amount", "units", "paid", "day", "at"],
+      sort: [{ column: "id", direction: "asc" }],
+    });
     expect(records.rows).toEqual(
-      ROWS.filter((r) => r[1] === "acme").map(([id, , product, amount, units, paid, day, at]) => ({ id, product, amount, units, paid, day, at })),
+      ROWS.filter((r) => r[1] === "acme").map(([id, , product, amount, units, paid, day, at]) => ({
+        id,
+        product,
+        amount,
+        units,
+        paid,
+        day,
+        at,
+      })),
     );
     expect(records.columns.map((c) => c.display_name)).toEqual(["Id", "Product", "Amount", "Units", "Paid", "Day", "Placed at"]);
   });
 
   it("binds {{customer.provided_id}} in the dataset's query: each customer sees only its rows", async () => {
     expect((await both({ dataset: "orders", values: [{ aggregate: "count" }] }, { customer: "globex" })).rows).toEqual([{ count: 1 }]);
-    expect((await both({ dataset: "orders", values: [{ aggregate: "count" }] }, { customer: "nobody' OR '1'='1" })).rows).toEqual([{ count: 0 }]);
+    expect((await both({ dataset: "orders", values: [{ aggregate: "count" }] }, { customer: "nobody' OR '1'='1" })).rows).toEqual([
+      { count: 0 },
+    ]);
   });
 
   it("ANDs locked filters in: a query cannot widen them", async () => {
     const locked: ReportFilter[] = [{ column: "product", op: "eq", value: "Seats" }];
     expect((await both({ dataset: "orders", columns: ["id"], sort: [{ column: "id" }] }, { locked })).rows).toEqual([{ id: 1 }]);
-    const widened = { dataset: "orders", columns: ["id"], filters: [{ column: "product", op: "in", values: ["Seats", "Support", "seats"] }], sort: [{ column: "id" }] };
+    const widened = {
+      dataset: "orders",
+      columns: ["id"],
+      filters: [{ column: "product", op: "in", values: ["Seats", "Support", "seats"] }],
+      sort: [{ column: "id" }],
+    };
     expect((await both(widened, { locked })).rows).toEqual([{ id: 1 }]);
   });
 
@@ -223,7 +309,7 @@ describe("the report compiler on real D1 and real PostgreSQL: the same rows give
     for (const value of [`'; DROP TABLE "${TABLE}"; --`, `") OR 1=1 --`, "/* */ UNION SELECT 1", "Seats'--", "😀", "\u202eRTL"]) {
       expect(await ids({ column: "product", op: "eq", value })).toEqual([]);
     }
-    expect(await ids({ column: "product", op: "eq", value: "O'Brien \"quoted\" -- x" })).toEqual([5]);
+    expect(await ids({ column: "product", op: "eq", value: 'O\'Brien "quoted" -- x' })).toEqual([5]);
     // A vendor may declare odd column names; they are quoted for the dialect.
     const odd: StoredTable = {
       ...table,
@@ -234,7 +320,12 @@ describe("the report compiler on real D1 and real PostgreSQL: the same rows give
       ],
     };
     const result = await both(
-      { dataset: "orders", group_by: [{ column: "prödüct; DROP" }], values: [{ aggregate: "max", column: 'we"ird -- name' }], filters: [{ column: "prödüct; DROP", op: "eq", value: "Seats" }] },
+      {
+        dataset: "orders",
+        group_by: [{ column: "prödüct; DROP" }],
+        values: [{ aggregate: "max", column: 'we"ird -- name' }],
+        filters: [{ column: "prödüct; DROP", op: "eq", value: "Seats" }],
+      },
       { dataset: odd },
     );
     expect(result.rows).toEqual([{ "prödüct; DROP": "Seats", 'max_we"ird -- name': 1 }]);

@@ -72,10 +72,14 @@ describe("a saved report as delivery sends it", () => {
   });
 
   it("is report_not_found for any customer but its own (and runs for its own: control)", async () => {
-    const other = await savedReportFile(db(), env as never, { reportId: report.id, customerId: beta.customerId, format: "csv" }).catch((e) => e);
+    const other = await savedReportFile(db(), env as never, { reportId: report.id, customerId: beta.customerId, format: "csv" }).catch(
+      (e) => e,
+    );
     expect(other).toBeInstanceOf(ApiError);
     expect(other).toMatchObject({ code: "report_not_found", status: 404 });
-    const unknown = await savedReportHtml(db(), env as never, { reportId: "nope", customerId: alpha.customerId, width: 1280 }).catch((e) => e);
+    const unknown = await savedReportHtml(db(), env as never, { reportId: "nope", customerId: alpha.customerId, width: 1280 }).catch(
+      (e) => e,
+    );
     expect(unknown).toMatchObject({ code: "report_not_found" });
     const own = await savedReportFile(db(), env as never, { reportId: report.id, customerId: alpha.customerId, format: "csv" });
     expect(own.bytes.byteLength).toBeGreaterThan(0);
@@ -87,7 +91,9 @@ describe("a saved report as delivery sends it", () => {
     const before = await savedReportFile(db(), env as never, { reportId: saved.id, customerId: owner.customerId, format: "csv" });
     expect(before.contentType).toContain("text/csv");
     await dropColumn(write, owner, schema, "amount");
-    const broken = await savedReportFile(db(), env as never, { reportId: saved.id, customerId: owner.customerId, format: "xlsx" }).catch((e) => e);
+    const broken = await savedReportFile(db(), env as never, { reportId: saved.id, customerId: owner.customerId, format: "xlsx" }).catch(
+      (e) => e,
+    );
     expect(broken).toBeInstanceOf(ApiError);
     expect(broken).toMatchObject({ code: "unknown_column", status: 422 });
     expect(broken.message).toContain("amount");

@@ -32,7 +32,10 @@ async function createBlueprint(customer: string, name: string) {
 }
 
 async function mint(body: Record<string, unknown>): Promise<string> {
-  const res = await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: "alpha", blueprint_id: blueprint.id, ...body } });
+  const res = await call("POST", "/api/generate_embed_token/", {
+    token: ctx.write,
+    body: { provided_id: "alpha", blueprint_id: blueprint.id, ...body },
+  });
   if (res.status !== 200) throw new Error(`mint: ${JSON.stringify(res.body)}`);
   return res.body.token;
 }
@@ -86,7 +89,9 @@ describe("GET /report-builder/<embed_id>: the builder page", () => {
 
   it("tells the script whether saving is allowed and which filters are locked", async () => {
     const locked = [{ dataset: "Orders", column: "product", op: "eq", value: "Seats" }];
-    const html = (await call("GET", `/report-builder/${blueprint.embed_id}?token=${await mint({ can_save: false, filters: locked })}&report=abc`)).body as string;
+    const html = (
+      await call("GET", `/report-builder/${blueprint.embed_id}?token=${await mint({ can_save: false, filters: locked })}&report=abc`)
+    ).body as string;
     expect(boot(html)).toMatchObject({ can_save: false, locked_filters: locked, report: "abc", reports: [] });
     const allowed = (await call("GET", `/report-builder/${blueprint.embed_id}?token=${await mint({})}`)).body as string;
     expect(boot(allowed)).toMatchObject({ can_save: true, locked_filters: [], report: null });
@@ -104,19 +109,31 @@ describe("GET /report-builder/<embed_id>: the builder page", () => {
     const html = (await call("GET", `/report-builder/${blueprint.embed_id}?token=${token}`)).body as string;
     expect(boot(html).reports.map((r: any) => r.name)).toEqual(["Second", "First"]);
     // Another customer's builder does not list them.
-    const beta = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: "beta", blueprint_id: other.id } })).body.token;
+    const beta = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: "beta", blueprint_id: other.id } })
+    ).body.token;
     expect(boot((await call("GET", `/report-builder/${other.embed_id}?token=${beta}`)).body as string).reports).toEqual([]);
   });
 
   it("is framed by the token's allowed_origins", async () => {
-    const res = await call("GET", `/report-builder/${blueprint.embed_id}?token=${await mint({ allowed_origins: ["https://app.example.com"] })}`);
+    const res = await call(
+      "GET",
+      `/report-builder/${blueprint.embed_id}?token=${await mint({ allowed_origins: ["https://app.example.com"] })}`,
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Security-Policy")).toMatch(/frame-ancestors https:\/\/app\.example\.com$/);
   });
 
   it("answers a 401 page without data for a bad token, a dashboard's token or another blueprint's token", async () => {
-    const dashboardToken = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: "alpha", dashboard_embed_id: dashboardId } })).body.token;
-    const betaToken = (await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: "beta", blueprint_id: other.id } })).body.token;
+    const dashboardToken = (
+      await call("POST", "/api/generate_embed_token/", {
+        token: ctx.write,
+        body: { provided_id: "alpha", dashboard_embed_id: dashboardId },
+      })
+    ).body.token;
+    const betaToken = (
+      await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: "beta", blueprint_id: other.id } })
+    ).body.token;
     for (const token of ["not-a-token", dashboardToken, betaToken, ""]) {
       const res = await call("GET", `/report-builder/${blueprint.embed_id}?token=${token}`);
       expect(res.status, token).toBe(401);
@@ -150,7 +167,10 @@ describe("POST /report-builder/<embed_id>/view: a result with its chart in one r
     const token = await mint({});
     const res = await view(token, { query: bySum, chart: { type: "bar", x: "product", y: ["sum_amount"] }, width: 600 });
     expect(res.status).toBe(200);
-    const query = await call("POST", `/report-builder/${blueprint.embed_id}/query`, { body: bySum, headers: { Authorization: `Bearer ${token}` } });
+    const query = await call("POST", `/report-builder/${blueprint.embed_id}/query`, {
+      body: bySum,
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(query.status).toBe(200);
     // The same result as the query endpoint: alpha's orders only.
     expect(res.body.rows).toEqual(query.body.rows);
@@ -167,7 +187,10 @@ describe("POST /report-builder/<embed_id>/view: a result with its chart in one r
 
   it("draws a KPI for a single value and nothing for a table (the page draws its own)", async () => {
     const token = await mint({});
-    const kpiView = await view(token, { query: { dataset: "Orders", values: [{ aggregate: "count" }] }, chart: { type: "kpi", y: ["count"] } });
+    const kpiView = await view(token, {
+      query: { dataset: "Orders", values: [{ aggregate: "count" }] },
+      chart: { type: "kpi", y: ["count"] },
+    });
     expect(kpiView.status).toBe(200);
     expect(kpiView.body.chart_html).toMatch(/class="kpi-value"[^>]*>2</);
     const table = await view(token, { query: bySum, chart: { type: "table" } });

@@ -71,7 +71,15 @@ describe("create_report_schedule", () => {
       variables: { since: "2026-01-01" },
       paused: false,
     });
-    expect(schedule).toMatchObject({ provided_id: null, group_tag: tag, timezone: "Europe/Berlin", recipients: ["boss@acme.example"], format: "pdf", subject: "Your month", variables: { since: "2026-01-01" } });
+    expect(schedule).toMatchObject({
+      provided_id: null,
+      group_tag: tag,
+      timezone: "Europe/Berlin",
+      recipients: ["boss@acme.example"],
+      format: "pdf",
+      subject: "Your month",
+      variables: { since: "2026-01-01" },
+    });
     // 08:00 Berlin is 07:00 UTC in winter and 06:00 UTC in summer.
     expect(schedule.next_run_at).toMatch(/^\d{4}-\d{2}-01T0[67]:00:00Z$/);
   });
@@ -144,7 +152,10 @@ describe("reading schedules", () => {
   });
 
   it("answers 404 schedule_not_found for an unknown id and 400 without one", async () => {
-    expect((await post(ws.read, "/api/get_report_schedule/", { id: "sch_nope" })).body.error).toMatchObject({ code: "schedule_not_found", field: "id" });
+    expect((await post(ws.read, "/api/get_report_schedule/", { id: "sch_nope" })).body.error).toMatchObject({
+      code: "schedule_not_found",
+      field: "id",
+    });
     expect((await post(ws.read, "/api/get_report_schedule/", {})).body.error).toMatchObject({ code: "validation_error", field: "id" });
   });
 
@@ -159,7 +170,12 @@ describe("isolation between access groups", () => {
     const b = await createCustomer(other.write, { provided_id: unique("b-cust") });
     const theirs = await create({ ...base(), provided_id: b.provided_id }, other.write);
     const before = await snapshot();
-    for (const path of ["/api/get_report_schedule/", "/api/update_report_schedule/", "/api/delete_report_schedule/", "/api/run_report_schedule/"]) {
+    for (const path of [
+      "/api/get_report_schedule/",
+      "/api/update_report_schedule/",
+      "/api/delete_report_schedule/",
+      "/api/run_report_schedule/",
+    ]) {
       const res = await post(ws.write, path, { id: theirs.id, paused: true });
       expect(res.status, path).toBe(404);
       expect(res.body.error.code).toBe("schedule_not_found");
@@ -187,7 +203,12 @@ describe("read tokens cannot change or send", () => {
 describe("update_report_schedule", () => {
   it("replaces each given field and keeps the others", async () => {
     const schedule = await create({ ...base(), subject: "Old", variables: { a: 1 } });
-    const res = await post(ws.write, "/api/update_report_schedule/", { id: schedule.id, subject: "New", format: "image", recipients: ["x@acme.example"] });
+    const res = await post(ws.write, "/api/update_report_schedule/", {
+      id: schedule.id,
+      subject: "New",
+      format: "image",
+      recipients: ["x@acme.example"],
+    });
     expect(res.status).toBe(200);
     expect(res.body.schedule).toEqual({ ...schedule, subject: "New", format: "image", recipients: ["x@acme.example"] });
     const cleared = await post(ws.write, "/api/update_report_schedule/", { id: schedule.id, subject: null, variables: null });
@@ -206,9 +227,19 @@ describe("update_report_schedule", () => {
     const schedule = await create(base());
     const paused = await post(ws.write, "/api/update_report_schedule/", { id: schedule.id, paused: true });
     expect(paused.body.schedule).toMatchObject({ paused: true, next_run_at: null });
-    const resumed = await post(ws.write, "/api/update_report_schedule/", { id: schedule.id, paused: false, cron: "30 6 * * *", timezone: "Asia/Kolkata" });
+    const resumed = await post(ws.write, "/api/update_report_schedule/", {
+      id: schedule.id,
+      paused: false,
+      cron: "30 6 * * *",
+      timezone: "Asia/Kolkata",
+    });
     // 06:30 in Kolkata is 01:00 UTC.
-    expect(resumed.body.schedule).toMatchObject({ paused: false, cron: "30 6 * * *", timezone: "Asia/Kolkata", next_run_at: expect.stringMatching(/T01:00:00Z$/) });
+    expect(resumed.body.schedule).toMatchObject({
+      paused: false,
+      cron: "30 6 * * *",
+      timezone: "Asia/Kolkata",
+      next_run_at: expect.stringMatching(/T01:00:00Z$/),
+    });
   });
 
   it.each([
@@ -243,7 +274,10 @@ describe("delete_report_schedule", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: 1 });
     expect((await post(ws.read, "/api/get_report_schedule/", { id: schedule.id })).status).toBe(404);
-    expect((await db.prepare("SELECT count(*) AS n FROM report_schedule_runs WHERE schedule_id = ?").bind(schedule.id).first<{ n: number }>())!.n).toBe(0);
+    expect(
+      (await db.prepare("SELECT count(*) AS n FROM report_schedule_runs WHERE schedule_id = ?").bind(schedule.id).first<{ n: number }>())!
+        .n,
+    ).toBe(0);
     expect((await post(ws.write, "/api/delete_report_schedule/", { id: schedule.id })).body.error.code).toBe("schedule_not_found");
   });
 
@@ -280,7 +314,16 @@ describe("run_report_schedule", () => {
     const schedule = await create(base());
     const res = await post(ws.write, "/api/run_report_schedule/", { id: schedule.id });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: 1, run: { slot: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00Z$/), trigger: "manual", status: "done", job_ids: [], skipped: 1 } });
+    expect(res.body).toEqual({
+      success: 1,
+      run: {
+        slot: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00Z$/),
+        trigger: "manual",
+        status: "done",
+        job_ids: [],
+        skipped: 1,
+      },
+    });
     expect(Math.abs(Date.parse(res.body.run.slot) - Date.now())).toBeLessThan(120_000);
     // One D1 trip inserts the run (for a visible schedule only) and reads what it delivers, one records it and reads it back.
     expect(roundTrips(res)).toBe(2);
@@ -298,7 +341,10 @@ describe("run_report_schedule", () => {
     expect(res.body.run).toMatchObject({ trigger: "manual", skipped: 0 });
     expect(res.body.run.job_ids).toHaveLength(2);
     expect(roundTrips(res)).toBe(5);
-    const jobs = await db.prepare("SELECT kind, request FROM jobs WHERE id IN (?, ?)").bind(...res.body.run.job_ids).all<{ kind: string; request: string }>();
+    const jobs = await db
+      .prepare("SELECT kind, request FROM jobs WHERE id IN (?, ?)")
+      .bind(...res.body.run.job_ids)
+      .all<{ kind: string; request: string }>();
     expect(jobs.results.map((j) => j.kind)).toEqual(["report", "report"]);
     expect(jobs.results.map((j) => JSON.parse(j.request).email).sort()).toEqual(["cfo@alpha.example", "ops@alpha.example"]);
   });
@@ -309,7 +355,10 @@ describe("operators and the API document", () => {
     const schedule = await create(base());
     const list = await admin("GET", "/admin/report_schedules/");
     expect(list.status).toBe(200);
-    expect(list.body.schedules.find((s: { id: string }) => s.id === schedule.id)).toMatchObject({ ...schedule, access_group_id: expect.any(Number) });
+    expect(list.body.schedules.find((s: { id: string }) => s.id === schedule.id)).toMatchObject({
+      ...schedule,
+      access_group_id: expect.any(Number),
+    });
     const run = await admin("POST", "/admin/run_report_schedule/", { id: schedule.id });
     expect(run.body).toMatchObject({ success: 1, run: { trigger: "manual", skipped: 1 } });
     expect((await admin("POST", "/admin/run_report_schedule/", { id: "sch_none" })).body.error.code).toBe("schedule_not_found");
@@ -318,7 +367,13 @@ describe("operators and the API document", () => {
 
   it("documents the six operations with their request and response schemas", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
-    for (const path of ["/api/create_report_schedule/", "/api/get_report_schedule/", "/api/update_report_schedule/", "/api/delete_report_schedule/", "/api/run_report_schedule/"]) {
+    for (const path of [
+      "/api/create_report_schedule/",
+      "/api/get_report_schedule/",
+      "/api/update_report_schedule/",
+      "/api/delete_report_schedule/",
+      "/api/run_report_schedule/",
+    ]) {
       expect(doc.paths[path]?.post?.requestBody, path).toBeDefined();
       expect(doc.paths[path].post.responses["200"]).toBeDefined();
       expect(doc.paths[path].post.responses["404"]).toBeDefined();

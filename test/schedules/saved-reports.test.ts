@@ -27,7 +27,8 @@ beforeAll(async () => {
   embedId = await dashboard({ title: "Numbers", panels: [kpi("n", schema, "SELECT 1 AS value")] }, ["production"]);
 });
 
-const create = (body: Record<string, unknown>, token = ws.write) => call("POST", "/api/create_report_schedule/", { token, body: { cron: "0 9 * * *", ...body } });
+const create = (body: Record<string, unknown>, token = ws.write) =>
+  call("POST", "/api/create_report_schedule/", { token, body: { cron: "0 9 * * *", ...body } });
 const update = (body: Record<string, unknown>, token = ws.write) => call("POST", "/api/update_report_schedule/", { token, body });
 const scheduleCount = async () => (await bindings.DB.prepare("SELECT count(*) AS n FROM report_schedules").first<number>("n"))!;
 
@@ -39,7 +40,13 @@ describe("create_report_schedule with report_id", () => {
   it("schedules a saved report of the customer (dashboard_embed_id null), csv allowed", async () => {
     const res = await create({ report_id: alphaReport.id, provided_id: alpha.providedId, format: "csv" });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.schedule).toMatchObject({ report_id: alphaReport.id, dashboard_embed_id: null, provided_id: "alpha", group_tag: null, format: "csv" });
+    expect(res.body.schedule).toMatchObject({
+      report_id: alphaReport.id,
+      dashboard_embed_id: null,
+      provided_id: "alpha",
+      group_tag: null,
+      format: "csv",
+    });
     const got = await call("POST", "/api/get_report_schedule/", { token: ws.read, body: { id: res.body.schedule.id } });
     expect(got.body.schedule).toEqual(res.body.schedule);
     const listed = (await call("GET", "/api/report_schedules/", { token: ws.read })).body.schedules;
@@ -71,8 +78,18 @@ describe("create_report_schedule with report_id", () => {
     const stranger = await workspace();
     const { schema, demo } = await sources();
     const gamma = await customerWithBlueprint(stranger.write, "gamma", "Gamma", schema, demo);
-    expectError(await create({ provided_id: gamma.providedId, report_id: alphaReport.id }, stranger.write), 404, "report_not_found", "report_id");
-    expectError(await create({ provided_id: "alpha", report_id: alphaReport.id }, stranger.write), 404, "customer_not_found", "provided_id");
+    expectError(
+      await create({ provided_id: gamma.providedId, report_id: alphaReport.id }, stranger.write),
+      404,
+      "report_not_found",
+      "report_id",
+    );
+    expectError(
+      await create({ provided_id: "alpha", report_id: alphaReport.id }, stranger.write),
+      404,
+      "customer_not_found",
+      "provided_id",
+    );
     expect(await scheduleCount()).toBe(before);
     // Control: the report's own customer in its own access group.
     expect((await create({ provided_id: "beta", report_id: betaReport.id })).status).toBe(200);
@@ -96,7 +113,12 @@ describe("update_report_schedule and report_id", () => {
     // csv stays a saved report's format: a dashboard schedule cannot get it, a report schedule cannot keep it when moved to a dashboard.
     expectError(await update({ id: onDashboard.id, format: "csv" }), 400, "validation_error", "format");
     expectError(await update({ id: onReport.id, dashboard_embed_id: embedId }), 400, "validation_error", "format");
-    expectError(await update({ id: onDashboard.id, dashboard_embed_id: embedId, report_id: alphaReport.id }), 400, "validation_error", "report_id");
+    expectError(
+      await update({ id: onDashboard.id, dashboard_embed_id: embedId, report_id: alphaReport.id }),
+      400,
+      "validation_error",
+      "report_id",
+    );
     // The report is alpha's: not beta's, not a group tag's.
     expectError(await update({ id: onReport.id, provided_id: "beta" }), 404, "report_not_found", "report_id");
     expectError(await update({ id: onDashboard.id, report_id: betaReport.id }), 404, "report_not_found", "report_id");
@@ -108,7 +130,10 @@ describe("update_report_schedule and report_id", () => {
     }
     // Controls.
     expect((await update({ id: onReport.id, format: "xlsx" })).body.schedule.format).toBe("xlsx");
-    expect((await update({ id: onReport.id, provided_id: "beta", report_id: betaReport.id })).body.schedule).toMatchObject({ provided_id: "beta", report_id: betaReport.id });
+    expect((await update({ id: onReport.id, provided_id: "beta", report_id: betaReport.id })).body.schedule).toMatchObject({
+      provided_id: "beta",
+      report_id: betaReport.id,
+    });
   });
 });
 
@@ -126,9 +151,15 @@ describe("running a saved report's schedule", () => {
     expect(raw).toMatch(/^List-Unsubscribe: </m);
     const csv = mail.parts.find((p) => p.headers["content-type"]?.startsWith("text/csv"));
     expect(csv, raw.slice(0, 2000)).toBeTruthy();
-    const text = csv!.headers["content-transfer-encoding"]?.toLowerCase() === "base64" ? new TextDecoder().decode(Uint8Array.from(atob(csv!.body.replace(/\s+/g, "")), (c) => c.charCodeAt(0))) : csv!.body;
+    const text =
+      csv!.headers["content-transfer-encoding"]?.toLowerCase() === "base64"
+        ? new TextDecoder().decode(Uint8Array.from(atob(csv!.body.replace(/\s+/g, "")), (c) => c.charCodeAt(0)))
+        : csv!.body;
     const rows = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data;
-    const expected = (await builderRows(ws.write, alpha, revenueByDay.query)).rows.map((r) => ({ day: String(r.day), sum_amount: String(r.sum_amount) }));
+    const expected = (await builderRows(ws.write, alpha, revenueByDay.query)).rows.map((r) => ({
+      day: String(r.day),
+      sum_amount: String(r.sum_amount),
+    }));
     expect(rows).toEqual(expected);
     expect(rows.map((r) => r.sum_amount)).toEqual(["100", "250"]); // alpha's, not beta's 7 and 3
   }, 90_000);

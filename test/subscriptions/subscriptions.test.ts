@@ -15,13 +15,26 @@ beforeAll(async () => {
   await seedOrders();
   ws = await workspace();
   const { schema, demo } = await sources();
-  embedId = await dashboard({ title: "Numbers", panels: [kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = 'alpha'")] }, ["production"]);
+  embedId = await dashboard(
+    { title: "Numbers", panels: [kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = 'alpha'")] },
+    ["production"],
+  );
   otherDashboard = await dashboard({ title: "Other", panels: [kpi("n", schema, "SELECT 1 AS value")] }, ["production"]);
-  providedId = (await createCustomer(ws.write, { provided_id: unique("sub"), name: "Alpha", emails: ["vendor-default@alpha.example"], mapping: { [schema]: demo } })).provided_id;
+  providedId = (
+    await createCustomer(ws.write, {
+      provided_id: unique("sub"),
+      name: "Alpha",
+      emails: ["vendor-default@alpha.example"],
+      mapping: { [schema]: demo },
+    })
+  ).provided_id;
 });
 
 async function mint(body: Record<string, unknown> = {}) {
-  const res = await call("POST", "/api/generate_embed_token/", { token: ws.read, body: { provided_id: providedId, dashboard_embed_id: embedId, ...body } });
+  const res = await call("POST", "/api/generate_embed_token/", {
+    token: ws.read,
+    body: { provided_id: providedId, dashboard_embed_id: embedId, ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.token as string;
 }
@@ -29,7 +42,8 @@ async function mint(body: Record<string, unknown> = {}) {
 const subscribe = (token: string, body: unknown, embed = embedId) =>
   call("POST", `/embed/${embed}/subscriptions`, { body, headers: { Authorization: `Bearer ${token}` } });
 const list = (token: string) => call("GET", `/embed/${embedId}/subscriptions`, { headers: { Authorization: `Bearer ${token}` } });
-const cancel = (token: string, id: string) => call("DELETE", `/embed/${embedId}/subscriptions/${id}`, { headers: { Authorization: `Bearer ${token}` } });
+const cancel = (token: string, id: string) =>
+  call("DELETE", `/embed/${embedId}/subscriptions/${id}`, { headers: { Authorization: `Bearer ${token}` } });
 const count = async () => (await DB.prepare("SELECT count(*) AS n FROM report_schedules").first<{ n: number }>())!.n;
 
 describe("self-service subscriptions from the embed page", () => {
@@ -56,10 +70,17 @@ describe("self-service subscriptions from the embed page", () => {
 
     const mine = await list(token);
     expect(mine.status).toBe(200);
-    expect(mine.body.subscriptions.map((s: { id: string }) => s.id)).toEqual([res.body.subscription.id, daily.body.subscription.id, monthly.body.subscription.id]);
+    expect(mine.body.subscriptions.map((s: { id: string }) => s.id)).toEqual([
+      res.body.subscription.id,
+      daily.body.subscription.id,
+      monthly.body.subscription.id,
+    ]);
     const vendor = await call("POST", "/api/get_report_schedule/", { token: ws.read, body: { id: res.body.subscription.id } });
     expect(vendor.body.schedule.source).toBe("embed");
-    const apiMade = await call("POST", "/api/create_report_schedule/", { token: ws.write, body: { dashboard_embed_id: embedId, provided_id: providedId, cron: "0 9 * * *" } });
+    const apiMade = await call("POST", "/api/create_report_schedule/", {
+      token: ws.write,
+      body: { dashboard_embed_id: embedId, provided_id: providedId, cron: "0 9 * * *" },
+    });
     expect(apiMade.body.schedule.source).toBe("api");
     // The API's schedule is not the viewer's: not listed, cannot be cancelled from the embed.
     expect((await list(token)).body.subscriptions).toHaveLength(3);
@@ -70,15 +91,18 @@ describe("self-service subscriptions from the embed page", () => {
     ["email", { email: "someone@else.example" }],
     ["recipients", { recipients: ["someone@else.example"] }],
     ["to", { to: "x@y.example" }],
-  ])("refuses a body naming an address (%s: 400 validation_error) and stores nothing; without it the same body subscribes", async (field, extra) => {
-    const token = await mint({ user_email: `${unique("v")}@alpha.example` });
-    const before = await count();
-    const res = await subscribe(token, { frequency: "daily", hour: 7, timezone: "UTC", ...extra });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "validation_error", field });
-    expect(await count()).toBe(before);
-    expect((await subscribe(token, { frequency: "daily", hour: 7, timezone: "UTC" })).status).toBe(200);
-  });
+  ])(
+    "refuses a body naming an address (%s: 400 validation_error) and stores nothing; without it the same body subscribes",
+    async (field, extra) => {
+      const token = await mint({ user_email: `${unique("v")}@alpha.example` });
+      const before = await count();
+      const res = await subscribe(token, { frequency: "daily", hour: 7, timezone: "UTC", ...extra });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "validation_error", field });
+      expect(await count()).toBe(before);
+      expect((await subscribe(token, { frequency: "daily", hour: 7, timezone: "UTC" })).status).toBe(200);
+    },
+  );
 
   it.each([
     ["an hour of 24", { hour: 24 }, "hour"],
@@ -102,7 +126,10 @@ describe("self-service subscriptions from the embed page", () => {
     expect(bad.status).toBe(401);
     expect(bad.body.error.code).toBe("invalid_embed_token");
     expect((await call("GET", `/embed/${embedId}/subscriptions`)).status).toBe(401);
-    const elsewhere = await call("POST", "/api/generate_embed_token/", { token: ws.read, body: { provided_id: providedId, dashboard_embed_id: otherDashboard, user_email: "v@alpha.example" } });
+    const elsewhere = await call("POST", "/api/generate_embed_token/", {
+      token: ws.read,
+      body: { provided_id: providedId, dashboard_embed_id: otherDashboard, user_email: "v@alpha.example" },
+    });
     expect((await subscribe(elsewhere.body.token, { frequency: "daily", hour: 7, timezone: "UTC" })).status).toBe(401);
   });
 
@@ -136,14 +163,19 @@ describe("self-service subscriptions from the embed page", () => {
     expect(await count()).toBe(before);
     expect((await list(token)).body.subscriptions).toHaveLength(20);
     // Controls: another viewer of the same dashboard is not affected; cancelling one frees a place.
-    expect((await subscribe(await mint({ user_email: `${unique("other")}@alpha.example` }), { frequency: "daily", hour: 9, timezone: "UTC" })).status).toBe(200);
+    expect(
+      (await subscribe(await mint({ user_email: `${unique("other")}@alpha.example` }), { frequency: "daily", hour: 9, timezone: "UTC" }))
+        .status,
+    ).toBe(200);
     expect((await cancel(token, made[0])).status).toBe(200);
     expect((await subscribe(token, { frequency: "weekly", hour: 9, timezone: "UTC" })).status).toBe(200);
   });
 
   it("lets only 20 of racing subscribes at the limit through", async () => {
     const token = await mint({ user_email: `${unique("race")}@alpha.example` });
-    const answers = await Promise.all(Array.from({ length: 26 }, (_, i) => subscribe(token, { frequency: "daily", hour: i % 24, timezone: "UTC" })));
+    const answers = await Promise.all(
+      Array.from({ length: 26 }, (_, i) => subscribe(token, { frequency: "daily", hour: i % 24, timezone: "UTC" })),
+    );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(20);
     expect(answers.filter((a) => a.status === 422 && a.body.error.code === "subscription_limit_reached")).toHaveLength(6);
     expect((await list(token)).body.subscriptions).toHaveLength(20);

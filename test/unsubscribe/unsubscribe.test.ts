@@ -15,15 +15,26 @@ beforeAll(async () => {
   await seedOrders();
   ws = await workspace();
   ({ schema, demo } = await sources());
-  embedId = await dashboard({ title: "Numbers", panels: [kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = 'alpha'")] }, ["production"]);
+  embedId = await dashboard(
+    { title: "Numbers", panels: [kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = 'alpha'")] },
+    ["production"],
+  );
 });
 
 /** A schedule for a fresh customer with two addresses, run once by hand: its two e-mails, raw. */
 async function scheduleWithTwoRecipients(format = "report") {
   const first = `${unique("first")}@alpha.example`;
   const second = `${unique("second")}@alpha.example`;
-  const customer = await createCustomer(ws.write, { provided_id: unique("unsub"), name: "Alpha", emails: [first, second], mapping: { [schema]: demo } });
-  const created = await call("POST", "/api/create_report_schedule/", { token: ws.write, body: { dashboard_embed_id: embedId, provided_id: customer.provided_id, cron: "0 9 * * *", format } });
+  const customer = await createCustomer(ws.write, {
+    provided_id: unique("unsub"),
+    name: "Alpha",
+    emails: [first, second],
+    mapping: { [schema]: demo },
+  });
+  const created = await call("POST", "/api/create_report_schedule/", {
+    token: ws.write,
+    body: { dashboard_embed_id: embedId, provided_id: customer.provided_id, cron: "0 9 * * *", format },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return { id: created.body.schedule.id as string, first, second };
 }
@@ -31,7 +42,8 @@ async function scheduleWithTwoRecipients(format = "report") {
 async function runOnce(id: string) {
   const res = await call("POST", "/api/run_report_schedule/", { token: ws.write, body: { id } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  for (const jobId of res.body.run.job_ids) expect((await waitForJob(ws.read, jobId, (s) => s === "done" || s === "failed", 90_000)).status).toBe("done");
+  for (const jobId of res.body.run.job_ids)
+    expect((await waitForJob(ws.read, jobId, (s) => s === "done" || s === "failed", 90_000)).status).toBe("done");
   const mails = (await Promise.all((res.body.run.job_ids as string[]).map(sentMails))).flat();
   return { run: res.body.run, mails };
 }
@@ -81,7 +93,10 @@ describe("unsubscribe links (RFC 8058)", () => {
     expect((await call("POST", "/api/get_report_schedule/", { token: ws.read, body: { id } })).body.unsubscribed).toEqual([]);
 
     // A mail client's one-click POST (form body), then a second one with another content type: both fine.
-    const oneClick = await call("POST", `/unsubscribe/${token}`, { rawBody: "List-Unsubscribe=One-Click", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const oneClick = await call("POST", `/unsubscribe/${token}`, {
+      rawBody: "List-Unsubscribe=One-Click",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
     expect(oneClick.status).toBe(200);
     expect(oneClick.body).toContain("You are unsubscribed");
     const again = await call("POST", `/unsubscribe/${token}`, { rawBody: "{}", headers: { "Content-Type": "text/plain" } });
@@ -102,9 +117,13 @@ describe("unsubscribe links (RFC 8058)", () => {
     const { id } = await scheduleWithTwoRecipients();
     const { mails } = await runOnce(id);
     const token = linkOf(mails[0])![2];
-    const stored = await DB.prepare("SELECT token_hash FROM unsubscribe_tokens WHERE schedule_id = ?").bind(id).all<{ token_hash: string }>();
+    const stored = await DB.prepare("SELECT token_hash FROM unsubscribe_tokens WHERE schedule_id = ?")
+      .bind(id)
+      .all<{ token_hash: string }>();
     expect(stored.results.map((r) => r.token_hash)).toContain(await sha256(token));
-    const tables = await DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{ name: string }>();
+    const tables = await DB.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+    ).all<{ name: string }>();
     for (const { name } of tables.results) {
       const rows = await DB.prepare(`SELECT * FROM "${name}"`).all();
       expect(JSON.stringify(rows.results), name).not.toContain(token);

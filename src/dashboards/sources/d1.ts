@@ -51,7 +51,12 @@ export async function runD1(
  * stops before the first row) and read with its column names. D1 batches carry no column
  * names, so the statements go one by one, in parallel.
  */
-export async function describeD1(database: D1Database, queries: PanelQuery[], _limits: RunLimits, trips: SourceTrips): Promise<Map<string, PanelColumns>> {
+export async function describeD1(
+  database: D1Database,
+  queries: PanelQuery[],
+  _limits: RunLimits,
+  trips: SourceTrips,
+): Promise<Map<string, PanelColumns>> {
   const results = new Map<string, PanelColumns>();
   await Promise.all(
     queries.map(async (query) => {
@@ -74,5 +79,8 @@ export async function describeD1(database: D1Database, queries: PanelQuery[], _l
 /** D1's message without its wrapping ("D1_ERROR: no such table: x: SQLITE_ERROR" → "no such table: x"). */
 function d1Message(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/^(D1_ERROR|D1_EXEC_ERROR|Error):\s*/i, "").replace(/:\s*SQLITE_[A-Z_]+$/, "").trim();
+  return text
+    .replace(/^(D1_ERROR|D1_EXEC_ERROR|Error):\s*/i, "")
+    .replace(/:\s*SQLITE_[A-Z_]+$/, "")
+    .trim();
 }

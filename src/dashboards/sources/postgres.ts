@@ -4,7 +4,9 @@ import { log } from "../../lib/log";
 import { limitRows, type PanelColumns, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
 
 // The package's typed entry is its stub for other runtimes; the `workerd` build has the socket.
-const { CloudflareSocket } = pgCloudflare as unknown as { CloudflareSocket: new (ssl: boolean) => { on(event: "error", listener: () => void): unknown } };
+const { CloudflareSocket } = pgCloudflare as unknown as {
+  CloudflareSocket: new (ssl: boolean) => { on(event: "error", listener: () => void): unknown };
+};
 
 /**
  * The Workers socket, given to pg explicitly (its own lookup fails under the test runner). The
@@ -26,7 +28,12 @@ export function workersSocket(config: { ssl?: boolean }) {
  * Panels run one after another on that connection (a connection runs one statement at a
  * time); different data sources still run in parallel.
  */
-export function runPostgres(hyperdrive: Hyperdrive, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips): Promise<Map<string, PanelResult>> {
+export function runPostgres(
+  hyperdrive: Hyperdrive,
+  queries: PanelQuery[],
+  limits: RunLimits,
+  trips: SourceTrips,
+): Promise<Map<string, PanelResult>> {
   return inReadOnlyTransaction<PanelResult>(hyperdrive, queries, limits, trips, {
     run: async (client, query) => {
       const answer = await client.query(extended(limited(query.sql, limits.rowLimit), query));
@@ -40,7 +47,12 @@ export function runPostgres(hyperdrive: Hyperdrive, queries: PanelQuery[], limit
  * Each panel's result columns without fetching a row: the query wrapped in `LIMIT 0`, on the
  * same connection and in the same `READ ONLY` transaction (with its timeout) as a render.
  */
-export function describePostgres(hyperdrive: Hyperdrive, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips): Promise<Map<string, PanelColumns>> {
+export function describePostgres(
+  hyperdrive: Hyperdrive,
+  queries: PanelQuery[],
+  limits: RunLimits,
+  trips: SourceTrips,
+): Promise<Map<string, PanelColumns>> {
   return inReadOnlyTransaction<PanelColumns>(hyperdrive, queries, limits, trips, {
     run: async (client, query) => {
       const answer = await client.query(extended(`SELECT * FROM (\n${query.sql}\n) AS panel_rows LIMIT 0`, query));
@@ -66,7 +78,13 @@ interface PanelWork<T> {
 }
 
 /** One connection, one `READ ONLY` transaction with `statement_timeout`; the panels one after another. */
-async function inReadOnlyTransaction<T>(hyperdrive: Hyperdrive, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips, work: PanelWork<T>): Promise<Map<string, T>> {
+async function inReadOnlyTransaction<T>(
+  hyperdrive: Hyperdrive,
+  queries: PanelQuery[],
+  limits: RunLimits,
+  trips: SourceTrips,
+  work: PanelWork<T>,
+): Promise<Map<string, T>> {
   const results = new Map<string, T>();
   const secrets = [hyperdrive.connectionString, hyperdrive.password].filter((s) => typeof s === "string" && s.length > 0);
   const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
@@ -180,7 +198,21 @@ function redact(error: unknown, secrets: string[]): string {
 }
 
 // ---- types: numbers as numbers where exact, dates as ISO 8601 ------------------------------
-const OID = { int8: 20, int2: 21, int4: 23, float4: 700, float8: 701, numeric: 1700, date: 1082, timestamp: 1114, timestamptz: 1184, interval: 1186, bytea: 17, time: 1083, timetz: 1266 } as const;
+const OID = {
+  int8: 20,
+  int2: 21,
+  int4: 23,
+  float4: 700,
+  float8: 701,
+  numeric: 1700,
+  date: 1082,
+  timestamp: 1114,
+  timestamptz: 1184,
+  interval: 1186,
+  bytea: 17,
+  time: 1083,
+  timetz: 1266,
+} as const;
 
 function typeParser(oid: number, format?: string): (text: string) => unknown {
   switch (oid) {

@@ -28,7 +28,12 @@ export interface DeliveryScope extends StartScope {
 /** `name` made safe for Content-Disposition, with the extension added once. */
 export function downloadFileName(name: string | undefined, exportType: JobRequest["exportType"]): string {
   const extension = exportType === "image" ? "png" : exportType;
-  const safe = (name ?? "dashboard_screenshot_download").replace(/[^A-Za-z0-9._ -]+/g, "_").replace(/^[.\s]+/, "").trim().slice(0, 200) || "dashboard_screenshot_download";
+  const safe =
+    (name ?? "dashboard_screenshot_download")
+      .replace(/[^A-Za-z0-9._ -]+/g, "_")
+      .replace(/^[.\s]+/, "")
+      .trim()
+      .slice(0, 200) || "dashboard_screenshot_download";
   return safe.toLowerCase().endsWith(`.${extension}`) ? safe : `${safe}.${extension}`;
 }
 
@@ -63,7 +68,12 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
     exists(dashboards.anyVersion(db, job.embedId)),
     job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
   );
-  const render: RenderRequest = { embedId: job.embedId, customer: visibleByProvidedId(job.providedId, accessGroupId), versions, variables: job.request.variables };
+  const render: RenderRequest = {
+    embedId: job.embedId,
+    customer: visibleByProvidedId(job.providedId, accessGroupId),
+    versions,
+    variables: job.request.variables,
+  };
   // A job someone waits for is born claimed by its first attempt, which this call runs.
   const born = scope.background !== undefined;
   const [chain, choice, sources, secret, inserted, [row]] = await db.batch([
@@ -91,7 +101,12 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
   if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
   const page = { customerId: chain[0].id, embedId: job.embedId, request: job.request };
   // The batch read what the render needs: the first attempt goes straight to the panels.
-  return { id, page, customerTokenHash: chain[0].tokenHash, firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources] } } : undefined };
+  return {
+    id,
+    page,
+    customerTokenHash: chain[0].tokenHash,
+    firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources] } } : undefined,
+  };
 }
 
 const newJobId = () => `job_${randomAlphanumeric(24)}`;
@@ -100,14 +115,23 @@ const newJobId = () => `job_${randomAlphanumeric(24)}`;
 async function insertReportJob(scope: DeliveryScope, id: string, job: SavedReportJobToCheck): Promise<InsertedJob> {
   const born = scope.background !== undefined;
   const { row, customerId, customerTokenHash } = await insertSavedReportJob(scope, id, job, born);
-  return { id, page: { customerId, embedId: "", reportId: job.reportId, request: job.request }, customerTokenHash, firstAttempt: born ? { job: row } : undefined };
+  return {
+    id,
+    page: { customerId, embedId: "", reportId: job.reportId, request: job.request },
+    customerTokenHash,
+    firstAttempt: born ? { job: row } : undefined,
+  };
 }
 
 /**
  * Creates and starts a screenshot job (plain objects in and out: callable from any
  * module, e.g. scheduled reports).
  */
-export async function requestScreenshot(scope: DeliveryScope, input: ScreenshotInput, extras: JobExtras = {}): Promise<{ job_id: string; url?: string }> {
+export async function requestScreenshot(
+  scope: DeliveryScope,
+  input: ScreenshotInput,
+  extras: JobExtras = {},
+): Promise<{ job_id: string; url?: string }> {
   const fileName = downloadFileName(input.download_file_name, input.export_type);
   const request: JobRequest = {
     email: input.email ?? null,
@@ -156,13 +180,26 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
     ...extras,
   };
   const jobId = newJobId();
-  const job = { kind: "report", providedId: input.provided_id, embedId: input.dashboard_embed_id ?? "", callbackUrl: input.callback_url, request } as const;
+  const job = {
+    kind: "report",
+    providedId: input.provided_id,
+    embedId: input.dashboard_embed_id ?? "",
+    callbackUrl: input.callback_url,
+    request,
+  } as const;
   const inserted =
-    input.report_id !== undefined ? await insertReportJob(scope, jobId, { ...job, reportId: input.report_id }) : await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
+    input.report_id !== undefined
+      ? await insertReportJob(scope, jobId, { ...job, reportId: input.report_id })
+      : await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
   // The share link exists before the job may send the e-mail that carries it; a job whose
   // link could not be stored fails at once, never sending later.
   if (shareToken) {
-    const link = { customerId: inserted.page.customerId, embedId: job.embedId, variables: request.variables, ...(inserted.page.reportId !== undefined ? { reportId: inserted.page.reportId } : {}) };
+    const link = {
+      customerId: inserted.page.customerId,
+      embedId: job.embedId,
+      variables: request.variables,
+      ...(inserted.page.reportId !== undefined ? { reportId: inserted.page.reportId } : {}),
+    };
     await storeShareLink(scope.env, shareToken, link, inserted.customerTokenHash).catch(async (error) => {
       await failUnstarted(scope.db, jobId);
       throw error;

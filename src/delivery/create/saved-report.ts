@@ -67,7 +67,8 @@ export async function insertSavedReportJob(
     repo.jobById(db, id),
   ]);
   if (customer.length === 0) throw customerNotFound(job.providedId);
-  if (report.length === 0) throw new ApiError("report_not_found", `Customer '${job.providedId}' has no saved report '${job.reportId}'.`, "report_id");
+  if (report.length === 0)
+    throw new ApiError("report_not_found", `Customer '${job.providedId}' has no saved report '${job.reportId}'.`, "report_id");
   if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
   if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
   return { row, customerId: customer[0].id, customerTokenHash: customer[0].tokenHash };

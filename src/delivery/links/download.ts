@@ -52,7 +52,13 @@ export async function download(db: Database, env: Env, token: string, waitSecond
       const request = job.request;
       const file = await env.FILES.get(job.fileKey);
       if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
-      return { state: "ready", body: file.body, fileName: request.fileName, contentType: job.contentType ?? "application/octet-stream", queryCache: file.customMetadata?.[QUERY_CACHE_METADATA] };
+      return {
+        state: "ready",
+        body: file.body,
+        fileName: request.fileName,
+        contentType: job.contentType ?? "application/octet-stream",
+        queryCache: file.customMetadata?.[QUERY_CACHE_METADATA],
+      };
     }
     const left = until - Date.now();
     if (left <= 0) return { state: "pending", status: job.status };

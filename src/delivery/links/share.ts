@@ -53,14 +53,21 @@ export async function renderShare(db: Database, env: Env, token: string, present
       throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
     }
     const width = presentation.width ?? DEFAULT_PAGE_WIDTH;
-    return savedReportHtml(db, env, { reportId: share.reportId, customerId: share.customerId, width, cacheReport: run.cacheReport, fitToWindow: presentation.fitToWindow });
+    return savedReportHtml(db, env, {
+      reportId: share.reportId,
+      customerId: share.customerId,
+      width,
+      cacheReport: run.cacheReport,
+      fitToWindow: presentation.fitToWindow,
+    });
   }
   const request = {
     embedId: share.embedId,
     customer: byId(share.customerId),
     versions: REPORT_VERSIONS,
     variables: share.variables,
-    accept: async (customer: { tokenHash: string }) => made !== undefined && constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash)),
+    accept: async (customer: { tokenHash: string }) =>
+      made !== undefined && constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash)),
     ...run,
   };
   return renderForCustomer(db, env, request, presentation);

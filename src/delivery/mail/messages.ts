@@ -20,7 +20,9 @@ export interface ReportRecipient {
 /** An alert's reason goes first, in the text and at the top of the HTML. */
 const headlineText = (request: JobRequest) => (request.headline ? `${request.headline}\n\n` : "");
 const headlineHtml = (request: JobRequest) =>
-  request.headline ? `<p class="alert-headline" style="font-size:18px;font-weight:bold;margin:0 0 16px">${escapeHtml(request.headline)}</p>\n` : "";
+  request.headline
+    ? `<p class="alert-headline" style="font-size:18px;font-weight:bold;margin:0 0 16px">${escapeHtml(request.headline)}</p>\n`
+    : "";
 
 /** A screenshot job's e-mail: a line of text, the file attached. */
 export function screenshotMail(request: JobRequest, file: StoredFile): Mail {

@@ -69,8 +69,14 @@ export async function runFirstAttempt(env: Env, first: FirstAttempt, page: JobPa
  */
 export async function queueNextAttempt(env: Env, jobId: string, page: JobPage | undefined, attempt: number): Promise<void> {
   try {
-    await env.DELIVERY_QUEUE.send({ jobId, after: attempt, page } satisfies DeliveryMessage, { delaySeconds: nextAttemptDelaySeconds(attempt) });
+    await env.DELIVERY_QUEUE.send({ jobId, after: attempt, page } satisfies DeliveryMessage, {
+      delaySeconds: nextAttemptDelaySeconds(attempt),
+    });
   } catch (error) {
-    log("error", "next attempt not queued; the stuck-job sweep will queue it", { job_id: jobId, attempt: attempt + 1, detail: errorDetail(error) });
+    log("error", "next attempt not queued; the stuck-job sweep will queue it", {
+      job_id: jobId,
+      attempt: attempt + 1,
+      detail: errorDetail(error),
+    });
   }
 }

@@ -82,7 +82,11 @@ export async function capture(env: Env, html: string, options: CaptureOptions, k
   const station = namespace.get(namespace.idFromName(`station-${stationIndex(key, stations)}`));
   const deadline = options.deadline ?? Date.now() + CAPTURE_BUDGET_MS;
   // The call and the timer are this request's own: nothing here waits on another request.
-  const answer = await beforeDeadline(station.capture(html, { ...options, deadline }) as Promise<StationAnswer>, deadline + ANSWER_GRACE_MS, "the capture station's answer");
+  const answer = await beforeDeadline(
+    station.capture(html, { ...options, deadline }) as Promise<StationAnswer>,
+    deadline + ANSWER_GRACE_MS,
+    "the capture station's answer",
+  );
   if (!answer.ok) throw new JobFailure(answer.reason, answer.final, answer.detail);
   return { ...answer.capture, timing: { loadMs: answer.loadMs, shotMs: answer.shotMs } };
 }
@@ -99,12 +103,18 @@ export async function beforeDeadline<T>(work: Promise<T>, deadline: number, what
   let timer: ReturnType<typeof setTimeout> | undefined;
   let late = false;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      late = true;
-      reject(new PastDeadline(`${what} did not come within the capture's deadline`));
-    }, Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () => {
+        late = true;
+        reject(new PastDeadline(`${what} did not come within the capture's deadline`));
+      },
+      Math.max(0, deadline - Date.now()),
+    );
   });
-  work.then((value) => late && abandoned?.(value), () => undefined);
+  work.then(
+    (value) => late && abandoned?.(value),
+    () => undefined,
+  );
   try {
     return await Promise.race([work, expired]);
   } finally {
@@ -146,7 +156,14 @@ export class CaptureStation extends DurableObject<Env> {
   async capture(html: string, options: CaptureOptions): Promise<StationAnswer> {
     const deadline = options.deadline ?? Date.now() + CAPTURE_BUDGET_MS;
     if (!(await this.turn(deadline))) {
-      return { ok: false, reason: "render_failed", final: false, detail: "no turn at the capture station before the capture's deadline", loadMs: 0, shotMs: 0 };
+      return {
+        ok: false,
+        reason: "render_failed",
+        final: false,
+        detail: "no turn at the capture station before the capture's deadline",
+        loadMs: 0,
+        shotMs: 0,
+      };
     }
     try {
       return await this.captureNow(html, options, deadline);
@@ -194,7 +211,9 @@ export class CaptureStation extends DurableObject<Env> {
     if (this.browser?.isConnected() && this.tab && !this.tab.page.isClosed()) return this.tab;
     this.letGo();
     const preferred = this.sessionId;
-    const { browser, tab } = await beforeDeadline(acquire(this.env.BROWSER, preferred, this.shunned), deadline, "a browser tab", (late) => late.browser.disconnect());
+    const { browser, tab } = await beforeDeadline(acquire(this.env.BROWSER, preferred, this.shunned), deadline, "a browser tab", (late) =>
+      late.browser.disconnect(),
+    );
     this.sessionId = browser.sessionId();
     this.browser = browser;
     this.tab = tab;
@@ -231,7 +250,11 @@ export class CaptureStation extends DurableObject<Env> {
  * fail to open a tab ("Failed to open a new tab"). Disconnecting later (not closing) leaves
  * the session warm for the next connect. `shunned` sessions stopped answering: skipped.
  */
-async function acquire(binding: Fetcher, preferred: string | undefined, shunned: ReadonlySet<string>): Promise<{ browser: Browser; tab: Tab }> {
+async function acquire(
+  binding: Fetcher,
+  preferred: string | undefined,
+  shunned: ReadonlySet<string>,
+): Promise<{ browser: Browser; tab: Tab }> {
   if (preferred) {
     const warm = await openedIn(() => puppeteer.connect(binding, preferred));
     if (warm) return warm;
@@ -290,7 +313,11 @@ async function captureOn(tab: Tab, html: string, options: CaptureOptions, deadli
   }
   // The page may wait for itself as long as the deadline leaves time for the shot.
   const timeoutMs = Math.max(0, Math.min(options.timeoutMs ?? RENDER_TIMEOUT_MS, deadline - Date.now() - SHOT_RESERVE_MS));
-  const state = (await beforeDeadline(tab.page.evaluate(`(${loadPage})(${JSON.stringify(html)}, ${timeoutMs})`), deadline, "the page")) as PageState;
+  const state = (await beforeDeadline(
+    tab.page.evaluate(`(${loadPage})(${JSON.stringify(html)}, ${timeoutMs})`),
+    deadline,
+    "the page",
+  )) as PageState;
   const loaded = Date.now();
   timing.loadMs = loaded - started;
   assertCompleteDashboard(state, timeoutMs);

@@ -34,7 +34,10 @@ async function consumeOne(db: Database, env: Env, effects: DeliveryEffects, mess
   const parsed = parseDeliveryMessage(message.body);
   if (!parsed.success) {
     // The body itself is not logged: a job's page carries e-mail addresses and variables.
-    log("warn", "malformed delivery message acknowledged", { message_id: message.id, detail: parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ") });
+    log("warn", "malformed delivery message acknowledged", {
+      message_id: message.id,
+      detail: parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "),
+    });
     message.ack();
     return;
   }
@@ -68,7 +71,11 @@ async function jobAttempt(db: Database, env: Env, effects: DeliveryEffects, mess
     // Its failure could not be recorded: the job is still `rendering`, and a plain message on
     // the backoff takes it over (a backstop's redelivery would not claim it again). The other
     // messages of the batch are not held back by this one.
-    log("error", "attempt failed and could not be recorded; the next attempt takes the job over", { job_id: body.jobId, attempt, detail: errorDetail(error) });
+    log("error", "attempt failed and could not be recorded; the next attempt takes the job over", {
+      job_id: body.jobId,
+      attempt,
+      detail: errorDetail(error),
+    });
     if (backstop) {
       await queueNextAttempt(env, body.jobId, body.page, attempt);
       message.ack();

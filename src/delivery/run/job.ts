@@ -1,6 +1,13 @@
 import { eq, lt, lte, sql, type SQL } from "drizzle-orm";
 import { byId } from "../../customers/repository";
-import { dashboardFromReads, panelTables, renderForCustomer, renderLoaded, type DashboardReadRows, type RenderRequest } from "../../dashboards/service";
+import {
+  dashboardFromReads,
+  panelTables,
+  renderForCustomer,
+  renderLoaded,
+  type DashboardReadRows,
+  type RenderRequest,
+} from "../../dashboards/service";
 import type { Database } from "../../db/client";
 import { jobs } from "../../db/schema";
 import { sqlSecondsAgo } from "../../db/time";
@@ -11,7 +18,7 @@ import { QueryCacheReport } from "../../query-cache/cache";
 import { goneFailure } from "../gone";
 import { sqlNow } from "../../db/time";
 import { JobFailure, transition, type JobRow } from "../job-state";
-import { reportMail, screenshotMail, withUnsubscribe, } from "../mail/messages";
+import { reportMail, screenshotMail, withUnsubscribe } from "../mail/messages";
 import * as repo from "../repository";
 import type { JobRequest } from "../schemas";
 import type { DeliveryEffects } from "./effects";
@@ -89,7 +96,8 @@ export async function runJob(
   // attempt has its job claimed at birth and its dashboard read: it starts at the panels.
   const earlyReport = new QueryCacheReport();
   // A spreadsheet is not a page: nothing to render early.
-  const earlyHtml = page && !backstop && !isFileExport(page.request) ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
+  const earlyHtml =
+    page && !backstop && !isFileExport(page.request) ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
   earlyHtml?.catch(() => undefined);
   const early = earlyHtml && { html: earlyHtml, cacheReport: earlyReport };
   const [job] = firstAttempt
@@ -111,18 +119,27 @@ export async function runJob(
     file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey };
   } else {
     const cacheReport = early?.cacheReport ?? new QueryCacheReport();
-    const jobPage: JobPage = { customerId: job.customerId, embedId: job.dashboardEmbedId, ...(job.reportId !== null ? { reportId: job.reportId } : {}), request };
+    const jobPage: JobPage = {
+      customerId: job.customerId,
+      embedId: job.dashboardEmbedId,
+      ...(job.reportId !== null ? { reportId: job.reportId } : {}),
+      request,
+    };
     let captured: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
     if (isFileExport(request)) {
       captured = await jobFile(db, env, jobPage, cacheReport);
     } else {
       const html = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
-      const format = request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
+      const format =
+        request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
       captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
     }
     const key = `jobs/${job.id}/${request.fileName}`;
     // Where the captured panels' results came from, for the download's X-Query-Cache.
-    await effects.store(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status } });
+    await effects.store(key, captured.bytes, {
+      httpMetadata: { contentType: captured.contentType },
+      customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status },
+    });
     file = { ...captured, key };
   }
   const fileColumns = { fileKey: file.key, contentType: file.contentType };
@@ -132,7 +149,11 @@ export async function runJob(
     return done;
   }
 
-  const mail = await withUnsubscribe(env, request, job.kind === "report" ? reportMail(request, file, await reportRecipient(db, job, request)) : screenshotMail(request, file));
+  const mail = await withUnsubscribe(
+    env,
+    request,
+    job.kind === "report" ? reportMail(request, file, await reportRecipient(db, job, request)) : screenshotMail(request, file),
+  );
   // The claim: of all deliveries of this job, exactly one moves it to `sending`.
   const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: { ...fileColumns, emailClaimedAt: sqlNow } });
   if (!claimed) return undefined;
@@ -160,18 +181,29 @@ export async function runJob(
  * The dashboard as the job asked for it, from rows `read` already when given; a customer or
  * dashboard gone meanwhile is final.
  */
-async function renderJobPage(db: Database, env: Env, { customerId, embedId, reportId, request }: JobPage, cacheReport: QueryCacheReport, read?: DashboardRead): Promise<string> {
+async function renderJobPage(
+  db: Database,
+  env: Env,
+  { customerId, embedId, reportId, request }: JobPage,
+  cacheReport: QueryCacheReport,
+  read?: DashboardRead,
+): Promise<string> {
   const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
     if (reportId !== undefined) return await reportJobHtml(db, env, { reportId, customerId, width: request.width, cacheReport });
     if (read) return await renderLoaded(env, await dashboardFromReads(read.render, read.rows), presentation, { cacheReport });
-    return await renderForCustomer(db, env, {
-      embedId,
-      customer: byId(customerId),
-      versions: { tags: request.versionTags, fallBackToNewest: true },
-      variables: request.variables,
-      cacheReport,
-    }, presentation);
+    return await renderForCustomer(
+      db,
+      env,
+      {
+        embedId,
+        customer: byId(customerId),
+        versions: { tags: request.versionTags, fallBackToNewest: true },
+        variables: request.variables,
+        cacheReport,
+      },
+      presentation,
+    );
   } catch (error) {
     const gone = goneFailure(error);
     if (gone !== undefined) throw new JobFailure(gone.reason, true, gone.message);
@@ -187,7 +219,12 @@ const isFileExport = (request: JobRequest) => request.exportType === "xlsx" || r
  * (run/saved-report.ts), or the dashboard as a workbook of a sheet per data panel
  * (run/spreadsheet.ts; a dashboard has no CSV — such requests are refused before a job exists).
  */
-async function jobFile(db: Database, env: Env, { customerId, embedId, reportId, request }: JobPage, cacheReport: QueryCacheReport): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
+async function jobFile(
+  db: Database,
+  env: Env,
+  { customerId, embedId, reportId, request }: JobPage,
+  cacheReport: QueryCacheReport,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
   const format = request.exportType === "csv" ? "csv" : "xlsx";
   try {
     if (reportId !== undefined) return await reportJobFile(db, env, { reportId, customerId, format, cacheReport });

@@ -25,7 +25,8 @@ export async function recordFailure(db: Database, jobId: string, attempt: number
   const final = failure.final || attempt >= MAX_ATTEMPTS;
   log("warn", "delivery attempt failed", { job_id: jobId, attempt, reason: failure.reason, final, detail: failure.message });
   const from = failure.reason === "send_failed" ? (["sending"] as const) : (["rendering"] as const);
-  const record = () => transition(db, jobId, from, final ? "failed" : "queued", { error: failure.shown ?? FAILURE_REASONS[failure.reason] });
+  const record = () =>
+    transition(db, jobId, from, final ? "failed" : "queued", { error: failure.shown ?? FAILURE_REASONS[failure.reason] });
   // A failure seen is recorded now, not left to the sweep: a write that fails is tried once more.
   const [job] = await record().catch(async (error) => {
     log("warn", "failed attempt not recorded; trying once more", { job_id: jobId, attempt, detail: errorDetail(error) });

@@ -36,6 +36,10 @@ export function reportJobHtml(db: Database, env: Env, page: ReportJobPage & { wi
 }
 
 /** The report's rows as the job's file: CSV, or a workbook of one sheet named by the report. */
-export function reportJobFile(db: Database, env: Env, page: ReportJobPage & { format: "csv" | "xlsx" }): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
+export function reportJobFile(
+  db: Database,
+  env: Env,
+  page: ReportJobPage & { format: "csv" | "xlsx" },
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
   return asReportJob(savedReportFile(db, env, page));
 }

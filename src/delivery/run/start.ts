@@ -34,7 +34,9 @@ export async function startJob(scope: StartScope, { id, page, firstAttempt }: Ne
   try {
     if (scope.background && firstAttempt) {
       scope.background(runFirstAttempt(scope.env, firstAttempt, page));
-      await scope.env.DELIVERY_QUEUE.send({ jobId: id, after: 1, page, backstop: true } satisfies DeliveryMessage, { delaySeconds: BACKSTOP_DELAY_SECONDS }).catch((error) => {
+      await scope.env.DELIVERY_QUEUE.send({ jobId: id, after: 1, page, backstop: true } satisfies DeliveryMessage, {
+        delaySeconds: BACKSTOP_DELAY_SECONDS,
+      }).catch((error) => {
         // The attempt runs; were it to die too, the stuck-job sweep queues the job again.
         log("warn", "backstop message not queued", { job_id: id, detail: errorDetail(error) });
       });

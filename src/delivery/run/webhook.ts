@@ -10,7 +10,12 @@ export async function sendJobWebhook(db: Database, message: WebhookMessage): Pro
   if (!job || (job.status !== "done" && job.status !== "failed")) return "gave_up";
   const request = job.request;
   if (!request.callbackUrl) return "gave_up";
-  const body: WebhookBody = { job_id: job.id, status: job.status, error: job.error, ...(job.status === "done" && request.downloadUrl ? { url: request.downloadUrl } : {}) };
+  const body: WebhookBody = {
+    job_id: job.id,
+    status: job.status,
+    error: job.error,
+    ...(job.status === "done" && request.downloadUrl ? { url: request.downloadUrl } : {}),
+  };
   return deliverWebhook(db, { url: request.callbackUrl, accessGroupId: job.accessGroupId, body }, message.attempt);
 }
 
@@ -27,5 +32,7 @@ export async function jobWebhookAttempt(db: Database, env: Env, message: Webhook
 export async function alertWebhookAttempt(db: Database, env: Env, message: AlertWebhookMessage): Promise<void> {
   const outcome = await deliverWebhook(db, message.alertWebhook, message.attempt);
   if (outcome !== "retry") return;
-  await env.DELIVERY_QUEUE.send({ ...message, attempt: message.attempt + 1 } satisfies DeliveryMessage, { delaySeconds: retryDelaySeconds(message.attempt) });
+  await env.DELIVERY_QUEUE.send({ ...message, attempt: message.attempt + 1 } satisfies DeliveryMessage, {
+    delaySeconds: retryDelaySeconds(message.attempt),
+  });
 }

@@ -37,4 +37,3 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
   if (d.format === "report") return (await requestReport(scope, common, extras)).job_id;
   return (await requestScreenshot(scope, { ...common, export_type: d.format, width: 1280 }, extras)).job_id;
 }
-

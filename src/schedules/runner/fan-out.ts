@@ -32,7 +32,12 @@ export interface LoadedRun {
 
 /** The reads a run's fan-out needs, to go in a batch. */
 export const runReads = (db: Database, scheduleId: string) =>
-  [repo.scheduleById(db, scheduleId), repo.targets(db, scheduleId), repo.unsubscribed(db, scheduleId), repo.alertStates(db, scheduleId)] as const;
+  [
+    repo.scheduleById(db, scheduleId),
+    repo.targets(db, scheduleId),
+    repo.unsubscribed(db, scheduleId),
+    repo.alertStates(db, scheduleId),
+  ] as const;
 
 /** A run with the rows `runReads` answered for it. */
 export function loadedRun(run: ClaimedRun, [schedule, targets, unsubscribed, states]: Results<ReturnType<typeof runReads>>): LoadedRun {
@@ -102,7 +107,12 @@ export interface RunTally extends repo.FanOutTally {
  */
 export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise<RunTally[]> {
   const verdicts = await evaluateAlerts(db, env, runs);
-  const tallies = runs.map(() => ({ skipped: 0, notStarted: 0, jobIds: [] as (string | null)[], evaluations: [] as RunTally["evaluations"] }));
+  const tallies = runs.map(() => ({
+    skipped: 0,
+    notStarted: 0,
+    jobIds: [] as (string | null)[],
+    evaluations: [] as RunTally["evaluations"],
+  }));
   const notified = runs.map(() => new Set<number>());
   const work: { run: number; slot: number; customerId: number; delivery: Delivery }[] = [];
   const hooks: { run: number; customerId: number; message: AlertWebhookMessage }[] = [];
@@ -145,7 +155,11 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
     }
   });
 
-  await storeUnsubscribeLinks(db, env, work.map((w) => w.delivery));
+  await storeUnsubscribeLinks(
+    db,
+    env,
+    work.map((w) => w.delivery),
+  );
   await inPool(work, FAN_OUT_CONCURRENCY, async (item) => {
     try {
       tallies[item.run].jobIds[item.slot] = await startDelivery(db, env, item.delivery);
@@ -153,7 +167,12 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
     } catch (error) {
       tallies[item.run].notStarted++;
       const reason = error instanceof ApiError ? error.code : errorDetail(error);
-      log("warn", "scheduled delivery not started", { schedule_id: runs[item.run].run.scheduleId, run_id: runs[item.run].run.id, provided_id: item.delivery.providedId, reason });
+      log("warn", "scheduled delivery not started", {
+        schedule_id: runs[item.run].run.scheduleId,
+        run_id: runs[item.run].run.id,
+        provided_id: item.delivery.providedId,
+        reason,
+      });
     }
   });
   await inPool(hooks, FAN_OUT_CONCURRENCY, async (hook) => {

@@ -50,14 +50,27 @@ export async function runDueSchedules(env: Env, scheduledTime: number): Promise<
   const claimed = claimResults.flat();
   let deliveries = 0;
   if (claimed.length > 0) {
-    const loaded = await batchLists(db, claimed.map((run) => runReads(db, run.scheduleId)));
+    const loaded = await batchLists(
+      db,
+      claimed.map((run) => runReads(db, run.scheduleId)),
+    );
     const runs = claimed.map((run, i) => loadedRun(run, loaded[i]));
     const tallies = await fanOut(db, env, runs);
-    await batchLists(db, claimed.map((run, i) => recordRun(db, run, tallies[i])));
+    await batchLists(
+      db,
+      claimed.map((run, i) => recordRun(db, run, tallies[i])),
+    );
     deliveries = tallies.reduce((sum, t) => sum + t.jobIds.length + t.notStarted, 0);
   }
 
-  const summary = { tick: slotString(tick), due: due.length, claimed: claimed.length, deliveries, round_trips: counter.count, ms: Date.now() - started };
+  const summary = {
+    tick: slotString(tick),
+    due: due.length,
+    claimed: claimed.length,
+    deliveries,
+    round_trips: counter.count,
+    ms: Date.now() - started,
+  };
   log(due.length > 0 ? "info" : "debug", "scheduler tick", { ...summary });
   return summary;
 }

@@ -11,7 +11,10 @@ beforeAll(async () => {
 
 /** A report for the customer; its share link, read from the job as soon as it exists. */
 async function shareLink(providedId: string): Promise<{ link: string; jobId: string }> {
-  const res = await call("POST", "/api/dashboard/report", { token: ctx.write, body: { provided_id: providedId, dashboard_embed_id: ctx.embedId, email: "share@alpha.example" } });
+  const res = await call("POST", "/api/dashboard/report", {
+    token: ctx.write,
+    body: { provided_id: providedId, dashboard_embed_id: ctx.embedId, email: "share@alpha.example" },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const job = await bindings.DB.prepare("SELECT request FROM jobs WHERE id = ?").bind(res.body.job_id).first<{ request: string }>();
   return { link: JSON.parse(job!.request).linkUrl as string, jobId: res.body.job_id };
@@ -24,7 +27,11 @@ const page = async (link: string) => {
 
 describe("share links end with the customer token", () => {
   it("stops working (404 page) after refresh_customer_token; a new report's link works (the control)", async () => {
-    const customer = await createCustomer(ctx.write, { provided_id: unique("alpha-share"), name: "Alpha Refresh", mapping: { [ctx.schema]: ctx.demo } });
+    const customer = await createCustomer(ctx.write, {
+      provided_id: unique("alpha-share"),
+      name: "Alpha Refresh",
+      mapping: { [ctx.schema]: ctx.demo },
+    });
     const { link, jobId } = await shareLink(customer.provided_id);
     const before = await page(link);
     expect(before.status).toBe(200);
@@ -45,7 +52,11 @@ describe("share links end with the customer token", () => {
   });
 
   it("stops working (404 page) once its customer is deleted", async () => {
-    const customer = await createCustomer(ctx.write, { provided_id: unique("alpha-gone"), name: "Alpha Gone", mapping: { [ctx.schema]: ctx.demo } });
+    const customer = await createCustomer(ctx.write, {
+      provided_id: unique("alpha-gone"),
+      name: "Alpha Gone",
+      mapping: { [ctx.schema]: ctx.demo },
+    });
     const { link, jobId } = await shareLink(customer.provided_id);
     await waitForJob(ctx.read, jobId, (s) => s === "done" || s === "failed");
     expect((await page(link)).status).toBe(200);

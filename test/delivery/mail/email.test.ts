@@ -6,11 +6,15 @@ let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 let teamId: number;
 beforeAll(async () => {
   ctx = await deliverySetup();
-  teamId = (await call("POST", "/api/create_user_group/", { token: ctx.write, body: { user_group_id: ctx.customer.provided_id } })).body.user_group.team_id;
+  teamId = (await call("POST", "/api/create_user_group/", { token: ctx.write, body: { user_group_id: ctx.customer.provided_id } })).body
+    .user_group.team_id;
 });
 
 async function deliver(path: string, body: Record<string, unknown>) {
-  const res = await call("POST", path, { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, ...body } });
+  const res = await call("POST", path, {
+    token: ctx.write,
+    body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId, ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const job = await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
   expect(job.status).toBe("done");
@@ -34,7 +38,12 @@ describe("screenshot e-mail", () => {
   });
 
   it("attaches a PDF with a custom subject and file name", async () => {
-    const { mail } = await deliver("/api/dashboard/screenshot", { email: "ops@alpha.example", export_type: "pdf", subject: "Your numbers", download_file_name: "numbers" });
+    const { mail } = await deliver("/api/dashboard/screenshot", {
+      email: "ops@alpha.example",
+      export_type: "pdf",
+      subject: "Your numbers",
+      download_file_name: "numbers",
+    });
     expect(mail.subject).toBe("Your numbers");
     const attachment = mail.parts.find((p) => (p.headers["content-disposition"] ?? "").startsWith("attachment"));
     expect(attachment?.headers["content-type"]).toContain("application/pdf");
@@ -79,7 +88,10 @@ describe("report e-mail", () => {
 
   it("answers a share link whose customer is gone with its 404 page, after one look at the primary", async () => {
     const token = "b".repeat(64);
-    await bindings.LINKS.put(`share:${await sha256(token)}`, JSON.stringify({ customerId: 987_654_321, embedId: ctx.embedId, variables: {} }));
+    await bindings.LINKS.put(
+      `share:${await sha256(token)}`,
+      JSON.stringify({ customerId: 987_654_321, embedId: ctx.embedId, variables: {} }),
+    );
     const gone = await fetchDownload(`http://api.test/share/${token}`);
     expect(gone.status).toBe(404);
     expect(new TextDecoder().decode(gone.bytes)).toContain("This share link is unknown or has expired.");
@@ -109,12 +121,18 @@ describe("report e-mail", () => {
     const untagged = await dashboard(version("only version"));
     await admin("POST", "/admin/dashboard_versions/", { embed_id: untagged, definition: version("newest draft") });
     const { mail } = await deliver("/api/dashboard/report", { dashboard_embed_id: untagged, email: "versions@alpha.example" });
-    const link = /href="(http:\/\/api\.test\/share\/[0-9a-f]{64})"/.exec(mail.parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!.body)![1];
+    const link = /href="(http:\/\/api\.test\/share\/[0-9a-f]{64})"/.exec(
+      mail.parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!.body,
+    )![1];
     expect(new TextDecoder().decode((await fetchDownload(link)).bytes)).toContain("newest draft");
   });
 
   it("links to custom_url when given", async () => {
-    const { mail } = await deliver("/api/dashboard/report", { email: "someone@alpha.example", custom_url: "https://app.vendor.example/reports/7?x=1&y=2", subject: "Weekly" });
+    const { mail } = await deliver("/api/dashboard/report", {
+      email: "someone@alpha.example",
+      custom_url: "https://app.vendor.example/reports/7?x=1&y=2",
+      subject: "Weekly",
+    });
     expect(mail.subject).toBe("Weekly");
     const html = mail.parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!.body;
     expect(html).toContain('<a href="https://app.vendor.example/reports/7?x=1&amp;y=2"');
@@ -130,7 +148,8 @@ describe("report e-mail", () => {
         customer_id: teamId,
         attributes: {
           header: '<h2 onclick="steal()">Hello <b>Boss</b></h2><script>alert(1)</script><img src="x" onerror="alert(2)">',
-          footer: '<p>Bye <a href="javascript:alert(3)">unsubscribe</a> <a href="https://vendor.example/prefs">prefs</a></p><iframe src="https://evil.example"></iframe>',
+          footer:
+            '<p>Bye <a href="javascript:alert(3)">unsubscribe</a> <a href="https://vendor.example/prefs">prefs</a></p><iframe src="https://evil.example"></iframe>',
         },
       },
     });

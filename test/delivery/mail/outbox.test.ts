@@ -19,7 +19,9 @@ describe("the local outbox (/_dev/outbox)", () => {
     for (let start = 0; start < 1_050; start += 50) {
       await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          bindings.FILES.put(`outbox/${outboxKeyTime(past + start + i)}-old${start + i}.eml`, "x", { customMetadata: { to: "old@x.example", subject: `old ${start + i}`, job_id: "old" } }),
+          bindings.FILES.put(`outbox/${outboxKeyTime(past + start + i)}-old${start + i}.eml`, "x", {
+            customMetadata: { to: "old@x.example", subject: `old ${start + i}`, job_id: "old" },
+          }),
         ),
       );
     }

@@ -1,6 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { FIRST_ATTEMPT_LIFETIME_SECONDS } from "../../../src/delivery/run/job";
-import { age, bindings, call, callWithEnv, deliverByHand, deliverySetup, jobRow, sentMails, unique, unqueuedJob, waitForJob } from "../helpers";
+import {
+  age,
+  bindings,
+  call,
+  callWithEnv,
+  deliverByHand,
+  deliverySetup,
+  jobRow,
+  sentMails,
+  unique,
+  unqueuedJob,
+  waitForJob,
+} from "../helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -40,7 +52,13 @@ function d1RefusingJobUpdates(db: D1Database): D1Database {
   const refusing = new WeakSet<object>();
   const statementOf = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
     if (!refused.test(sql)) return statement;
-    const stand = { bind: () => stand, run: outage("D1"), all: outage("D1"), first: outage("D1"), raw: outage("D1") } as unknown as D1PreparedStatement;
+    const stand = {
+      bind: () => stand,
+      run: outage("D1"),
+      all: outage("D1"),
+      first: outage("D1"),
+      raw: outage("D1"),
+    } as unknown as D1PreparedStatement;
     refusing.add(stand);
     return stand;
   };
@@ -62,7 +80,9 @@ describe("a job whose start or first attempt meets an outage is not lost", () =>
     });
     expect(res.status).toBe(500);
     expect(res.body).toMatchObject({ success: 0, error: { code: "internal_error" } });
-    const jobs = await bindings.DB.prepare("SELECT id, status, attempts, error FROM jobs WHERE request LIKE ?").bind(`%${email}%`).all<{ id: string; status: string; error: string }>();
+    const jobs = await bindings.DB.prepare("SELECT id, status, attempts, error FROM jobs WHERE request LIKE ?")
+      .bind(`%${email}%`)
+      .all<{ id: string; status: string; error: string }>();
     expect(jobs.results).toEqual([expect.objectContaining({ status: "failed", error: "The job could not be started." })]);
     // The backstop, had it been sent, finds an ended job: nothing is ever sent for it.
     await backstop(jobs.results[0].id);
@@ -94,11 +114,17 @@ const backstop = (jobId: string) => deliverByHand(jobId, 1, 1, { jobId, after: 1
 describe("a failed attempt is recorded at once and retried on the backoff", () => {
   it("records a first attempt whose capture throws as failed (queued, with its reason) at once, and retries it 5 s later (real queue)", async () => {
     await bindings.LINKS.put("fault:browser", "1");
-    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
+    });
     expect(res.status).toBe(200);
     const jobId = res.body.job_id;
     const created = Date.now();
-    const row = () => bindings.DB.prepare("SELECT status, attempts, error, updated_at FROM jobs WHERE id = ?").bind(jobId).first<{ status: string; attempts: number; error: string | null; updated_at: string }>();
+    const row = () =>
+      bindings.DB.prepare("SELECT status, attempts, error, updated_at FROM jobs WHERE id = ?")
+        .bind(jobId)
+        .first<{ status: string; attempts: number; error: string | null; updated_at: string }>();
     let failed = await row();
     while (failed!.status === "rendering" && Date.now() - created < 10_000) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -118,7 +144,10 @@ describe("a failed attempt is recorded at once and retried on the backoff", () =
 
 describe("the first attempt runs in the API call", () => {
   it("starts a requested screenshot in the call: born claimed (never queued, attempt 1 at once), done after that one attempt", async () => {
-    const res = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId } });
+    const res = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
+    });
     expect(res.status).toBe(200);
     const atOnce = await jobRow(res.body.job_id);
     expect(atOnce!.status).not.toBe("queued");

@@ -6,7 +6,8 @@ import { JobFailure } from "../../../src/delivery/job-state";
 import { isPng, pngWidth } from "../helpers";
 
 const bindings = env as unknown as { BROWSER: Fetcher; CAPTURE_STATION: DurableObjectNamespace<CaptureStation> };
-const page = (text: string) => `<!doctype html><body data-render-complete="true"><main class="dashboard"><section class="panel panel-text">${text}</section></main></body>`;
+const page = (text: string) =>
+  `<!doctype html><body data-render-complete="true"><main class="dashboard"><section class="panel panel-text">${text}</section></main></body>`;
 const station = () => bindings.CAPTURE_STATION.get(bindings.CAPTURE_STATION.idFromName("station-0"));
 /** The station's session and its tab's target, as the station holds them. */
 const held = () =>
@@ -62,8 +63,14 @@ describe("the capture station", () => {
     const holding = capture(env as never, slow, { width: 500, scale: 1, format: "png", timeoutMs: 1_500 }).catch((e) => e);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const started = Date.now();
-    const queued = await capture(env as never, page("late"), { width: 500, scale: 1, format: "png", deadline: started + 500 }).catch((e) => e);
-    expect(queued).toMatchObject({ reason: "render_failed", final: false, detail: "no turn at the capture station before the capture's deadline" });
+    const queued = await capture(env as never, page("late"), { width: 500, scale: 1, format: "png", deadline: started + 500 }).catch(
+      (e) => e,
+    );
+    expect(queued).toMatchObject({
+      reason: "render_failed",
+      final: false,
+      detail: "no turn at the capture station before the capture's deadline",
+    });
     expect(Date.now() - started).toBeLessThan(1_200);
     expect(await holding).toMatchObject({ reason: "incomplete_capture" });
     // Its turn given up, the next call is served as usual.

@@ -46,7 +46,9 @@ describe("the delivery queue's messages are parsed before anything acts on them 
     // The well-formed message ran its job; the malformed ones touched nothing.
     expect(await jobRow(jobId)).toMatchObject({ status: "done", attempts: 1, error: null });
 
-    const logged = warnings.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, string>).filter((line) => line.message === "malformed delivery message acknowledged");
+    const logged = warnings.mock.calls
+      .map(([line]) => JSON.parse(String(line)) as Record<string, string>)
+      .filter((line) => line.message === "malformed delivery message acknowledged");
     expect(logged.map((line) => line.message_id).sort()).toEqual(Object.keys(malformed).sort());
     expect(logged.find((line) => line.message_id === "job-id-a-number")!.detail).toMatch(/jobId/);
     // The body is not logged: a page carries e-mail addresses.

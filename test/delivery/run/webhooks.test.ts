@@ -50,7 +50,9 @@ describe("completion webhooks", () => {
     const document = (await call("GET", "/openapi.json")).body;
     for (const path of ["/api/dashboard/screenshot", "/api/dashboard/report"]) {
       const operation = document.paths[path].post;
-      expect(operation.callbacks.jobEnded["{$request.body#/callback_url}"].post.requestBody.content["application/json"].schema.required).toEqual(["job_id", "status", "error"]);
+      expect(
+        operation.callbacks.jobEnded["{$request.body#/callback_url}"].post.requestBody.content["application/json"].schema.required,
+      ).toEqual(["job_id", "status", "error"]);
       const body = operation.requestBody.content["application/json"].schema;
       const schema = body.$ref ? document.components.schemas[body.$ref.split("/").pop()] : body;
       expect(schema.properties.callback_url).toMatchObject({ type: "string", format: "uri" });
@@ -110,7 +112,12 @@ describe("completion webhooks", () => {
     await kv.put("fault:browser", "1");
     const res = await call("POST", "/api/dashboard/report", {
       token: ctx.write,
-      body: { provided_id: doomed.provided_id, dashboard_embed_id: ctx.embedId, email: "hook@alpha.example", callback_url: `https://webhook.test/${name}` },
+      body: {
+        provided_id: doomed.provided_id,
+        dashboard_embed_id: ctx.embedId,
+        email: "hook@alpha.example",
+        callback_url: `https://webhook.test/${name}`,
+      },
     });
     expect(res.status).toBe(200);
     const deleted = await call("DELETE", "/api/delete_customer/", { token: ctx.write, body: { current_token: doomed.token } });
@@ -119,7 +126,11 @@ describe("completion webhooks", () => {
     await kv.delete("fault:browser");
     expect(job).toMatchObject({ status: "failed", error: "The customer was deleted before the job ran." });
     const [hook] = await received(name, 1);
-    expect(JSON.parse(hook.body)).toEqual({ job_id: res.body.job_id, status: "failed", error: "The customer was deleted before the job ran." });
+    expect(JSON.parse(hook.body)).toEqual({
+      job_id: res.body.job_id,
+      status: "failed",
+      error: "The customer was deleted before the job ran.",
+    });
     expect(await sentMails(res.body.job_id)).toHaveLength(0);
   }, 60_000);
 
@@ -161,9 +172,15 @@ describe("completion webhooks", () => {
 
   it("reports a refused callback_url (400) before an unknown customer (404), and a missing secret (422) after it", async () => {
     const other = await deliverySetup();
-    const bad = await call("POST", "/api/dashboard/screenshot", { token: ctx.write, body: { provided_id: "nobody-here", dashboard_embed_id: ctx.embedId, callback_url: "ftp://x.example/" } });
+    const bad = await call("POST", "/api/dashboard/screenshot", {
+      token: ctx.write,
+      body: { provided_id: "nobody-here", dashboard_embed_id: ctx.embedId, callback_url: "ftp://x.example/" },
+    });
     expect(bad.status).toBe(400);
-    const noSecret = await call("POST", "/api/dashboard/screenshot", { token: other.write, body: { provided_id: "nobody-here", dashboard_embed_id: other.embedId, callback_url: "https://webhook.test/x" } });
+    const noSecret = await call("POST", "/api/dashboard/screenshot", {
+      token: other.write,
+      body: { provided_id: "nobody-here", dashboard_embed_id: other.embedId, callback_url: "https://webhook.test/x" },
+    });
     expect(noSecret.status).toBe(404);
     expect(noSecret.body.error.code).toBe("customer_not_found");
   });

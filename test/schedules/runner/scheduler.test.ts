@@ -30,7 +30,10 @@ beforeAll(async () => {
   ws = await workspace();
   ({ schema, demo, other } = await sources());
   embedId = await dashboard(
-    { title: "Monthly numbers", panels: [kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.properties.orders_of}}")] },
+    {
+      title: "Monthly numbers",
+      panels: [kpi("revenue", schema, "SELECT SUM(amount) AS value FROM orders WHERE customer_id = {{customer.properties.orders_of}}")],
+    },
     ["production"],
   );
 });
@@ -41,7 +44,14 @@ afterEach(async () => {
 });
 
 async function customerWithOrders(ordersOf: string, emails: string[], tags: string[] = [], token = ws.write) {
-  return createCustomer(token, { provided_id: unique(ordersOf), name: `${ordersOf} Ltd`, emails, group_tags: tags, properties: { orders_of: ordersOf }, mapping: { [schema]: demo } });
+  return createCustomer(token, {
+    provided_id: unique(ordersOf),
+    name: `${ordersOf} Ltd`,
+    emails,
+    group_tags: tags,
+    properties: { orders_of: ordersOf },
+    mapping: { [schema]: demo },
+  });
 }
 
 async function createSchedule(body: Record<string, unknown>) {
@@ -59,7 +69,12 @@ async function runsOf(id: string) {
 /** Every e-mail in the local outbox, parsed, with the job that sent it. */
 async function outbox() {
   const listed = await bindings.FILES.list({ prefix: "outbox/", include: ["customMetadata"] });
-  return Promise.all(listed.objects.map(async (o) => ({ jobId: o.customMetadata?.job_id ?? "", mail: parseMime(await (await bindings.FILES.get(o.key))!.text()) })));
+  return Promise.all(
+    listed.objects.map(async (o) => ({
+      jobId: o.customMetadata?.job_id ?? "",
+      mail: parseMime(await (await bindings.FILES.get(o.key))!.text()),
+    })),
+  );
 }
 
 async function finish(jobIds: string[]) {
@@ -112,7 +127,8 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     const mails = (await outbox()).filter((m) => runs[0].job_ids.includes(m.jobId));
     const to = mails.map((m) => m.mail.to.toLowerCase());
     expect(to).toHaveLength(3);
-    for (const address of ["alex@alpha.example", "anna@alpha.example", "bob@beta.example"]) expect(to.filter((t) => t.includes(address))).toHaveLength(1);
+    for (const address of ["alex@alpha.example", "anna@alpha.example", "bob@beta.example"])
+      expect(to.filter((t) => t.includes(address))).toHaveLength(1);
     for (const { mail } of mails) {
       expect(mail.subject).toBe("Your month");
       const html = mail.parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!.body;
@@ -148,7 +164,9 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     await finish(runs.flatMap((r) => r.job_ids));
     const sent = (await outbox()).filter((m) => m.mail.to.includes(recipient));
     expect(sent).toHaveLength(2); // one e-mail per recipient per slot
-    const claims = await bindings.DB.prepare("SELECT count(*) AS n FROM report_schedule_runs WHERE schedule_id = ?").bind(schedule.id).first<{ n: number }>();
+    const claims = await bindings.DB.prepare("SELECT count(*) AS n FROM report_schedule_runs WHERE schedule_id = ?")
+      .bind(schedule.id)
+      .first<{ n: number }>();
     expect(claims!.n).toBe(2);
 
     // Even a schedule put back to a slot that already ran (e.g. restored from a backup) does
@@ -174,7 +192,11 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     await finish(runs[0].job_ids);
     const [mail] = (await outbox()).filter((m) => m.jobId === runs[0].job_ids[0]);
     // format image: the screenshot e-mail with the PNG attached
-    expect(mail.mail.parts.some((p) => (p.headers["content-disposition"] ?? "").startsWith("attachment") && p.headers["content-type"]?.includes("image/png"))).toBe(true);
+    expect(
+      mail.mail.parts.some(
+        (p) => (p.headers["content-disposition"] ?? "").startsWith("attachment") && p.headers["content-type"]?.includes("image/png"),
+      ),
+    ).toBe(true);
   }, 180_000);
 
   it("keeps a paused schedule silent, and resumes from the next slot without catching up", async () => {
@@ -204,9 +226,16 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     // A table only the demo data source has: a customer mapped to the other one sees every
     // panel fail, so its job fails (after its retries) while the other's is sent.
     await bindings.DEMO_DATA.prepare("CREATE TABLE IF NOT EXISTS demo_only (value REAL)").run();
-    const onlyDemo = await dashboard({ title: "Demo only", panels: [kpi("v", schema, "SELECT count(*) AS value FROM demo_only")] }, ["production"]);
+    const onlyDemo = await dashboard({ title: "Demo only", panels: [kpi("v", schema, "SELECT count(*) AS value FROM demo_only")] }, [
+      "production",
+    ]);
     await customerWithOrders("alpha", [`${unique("ok")}@alpha.example`], [tag]);
-    await createCustomer(ws.write, { provided_id: unique("other"), emails: [`${unique("ko")}@beta.example`], group_tags: [tag], mapping: { [schema]: other } });
+    await createCustomer(ws.write, {
+      provided_id: unique("other"),
+      emails: [`${unique("ko")}@beta.example`],
+      group_tags: [tag],
+      mapping: { [schema]: other },
+    });
     const schedule = await createSchedule({ group_tag: tag, cron: "0 6 * * *", dashboard_embed_id: onlyDemo });
     await tick(schedule.next_run_at);
     const { runs } = await runsOf(schedule.id);
@@ -224,7 +253,9 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     await finish((await runsOf(schedule.id)).runs[0].job_ids);
     // As if the Worker had died between claiming the slot and recording its deliveries.
     const died = (minutesAgo: number) =>
-      bindings.DB.prepare("UPDATE report_schedule_runs SET fanned_out_at = NULL, job_ids = '[]', created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE schedule_id = ?")
+      bindings.DB.prepare(
+        "UPDATE report_schedule_runs SET fanned_out_at = NULL, job_ids = '[]', created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE schedule_id = ?",
+      )
         .bind(`-${minutesAgo} minutes`, schedule.id)
         .run();
     await died(14);
@@ -238,7 +269,9 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
     const bare = await dashboard({ panels: [kpi("x", schema, "SELECT 1 AS value")] });
     const schedule = await createSchedule({ provided_id: c.provided_id, cron: "0 5 * * *", dashboard_embed_id: bare });
     // The dashboard loses every version before the slot: nothing can be rendered.
-    await bindings.DB.prepare("DELETE FROM dashboard_versions WHERE dashboard_id = (SELECT id FROM dashboards WHERE embed_id = ?)").bind(bare).run();
+    await bindings.DB.prepare("DELETE FROM dashboard_versions WHERE dashboard_id = (SELECT id FROM dashboards WHERE embed_id = ?)")
+      .bind(bare)
+      .run();
     await tick(schedule.next_run_at);
     const { runs } = await runsOf(schedule.id);
     expect(runs).toEqual([{ slot: schedule.next_run_at, trigger: "schedule", status: "failed", job_ids: [], skipped: 0 }]);
