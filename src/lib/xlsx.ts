@@ -137,11 +137,13 @@ function columnWidth(column: XlsxColumn, rows: Record<string, unknown>[]): numbe
  */
 export function sheetNames(wanted: string[]): string[] {
   const taken = new Set<string>();
+  // Excel refuses these in a sheet name, control characters included; they are replaced.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: naming control characters is this pattern's job
+  const notInSheetNames = /[[\]:*?/\\\u0000-\u001f]/g;
   return wanted.map((name) => {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: sheet names may not hold control characters; they are replaced
     const clean =
       name
-        .replace(/[[\]:*?/\\\u0000-\u001f]/g, " ")
+        .replace(notInSheetNames, " ")
         .replace(/^'+|'+$/g, "")
         .trim() || "Sheet";
     let candidate = clean.slice(0, 31).trim();
