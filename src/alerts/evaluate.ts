@@ -1,6 +1,5 @@
 import { visibleByProvidedId } from "../customers/repository";
-import { panelData } from "../dashboards/service";
-import type { Database } from "../db/client";
+import { dataOfPanel, type LoadedDashboard, type RenderRequest } from "../dashboards/service";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { errorDetail, log } from "../lib/log";
@@ -93,31 +92,36 @@ export function firstValue(rows: Record<string, unknown>[], column: string | nul
 }
 
 /**
- * Evaluates the rule for one customer. `previous` is that customer's last outcome (true,
- * false, null = unknown, undefined = never evaluated). A panel that cannot be run for this
- * customer (no mapping, a failing query, gone) is an unknown value, not an error.
+ * What the rule renders for one customer: that customer (looked up inside the rule's access
+ * group only) and the versions its e-mail shows. The fan-out reads it for all the slot's
+ * evaluations in one D1 batch (`dashboardReads`) and hands each its loaded dashboard.
+ */
+export function alertRender(rule: AlertRule, providedId: string): RenderRequest {
+  return {
+    embedId: rule.dashboardEmbedId,
+    customer: visibleByProvidedId(providedId, rule.accessGroupId),
+    versions: ALERT_VERSIONS,
+    variables: rule.variables ?? {},
+  };
+}
+
+/**
+ * Evaluates the rule for one customer on the dashboard `load` answers for it (see
+ * `alertRender`). `previous` is that customer's last outcome (true, false, null = unknown,
+ * undefined = never evaluated). A panel that cannot be run for this customer (no mapping, a
+ * failing query, gone) is an unknown value, not an error.
  */
 export async function evaluate(
-  db: Database,
   env: Env,
   rule: AlertRule,
   providedId: string,
+  load: () => Promise<LoadedDashboard>,
   previous: boolean | null | undefined,
 ): Promise<Verdict> {
   let value: number | null = null;
   let title = rule.panelId;
   try {
-    const data = await panelData(
-      db,
-      env,
-      {
-        embedId: rule.dashboardEmbedId,
-        customer: visibleByProvidedId(providedId, rule.accessGroupId),
-        versions: ALERT_VERSIONS,
-        variables: rule.variables ?? {},
-      },
-      rule.panelId,
-    );
+    const data = await dataOfPanel(env, await load(), rule.dashboardEmbedId, rule.panelId);
     title = data.title || rule.panelId;
     value = firstValue(data.rows, rule.column);
   } catch (error) {
