@@ -4,7 +4,7 @@ import { currentRequest } from "./request-state";
 
 /**
  * Declares, on a read operation's route, that its `*_not_found` answer read on a D1 replica
- * is served once more from the primary before it is answered (DESIGN "read-your-writes": a
+ * is served once more from the primary before it is answered (read-your-writes, docs/edge.md: a
  * customer created a moment ago elsewhere is never "not found"). serveRequest does the
  * replay; only routes carrying this middleware get it, so a reader sees at the declaration
  * which operations may cost a second attempt. `apiOperation`, `adminOperation` and

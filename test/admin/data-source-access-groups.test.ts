@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, createCustomer, unique, workspace } from "../helpers/api";
 import { dashboard, embed, kpi, panelText, seedOrders } from "../dashboards/helpers";
 
-// Data sources belong to access groups (DESIGN section 15): the admin API says which groups
+// Data sources belong to access groups (docs/api-contract.md, "Administration"): the admin API says which groups
 // may use one; customers of other groups cannot be mapped to it, and a mapping made before a
 // restriction acts exactly like no mapping on every path that runs queries.
 

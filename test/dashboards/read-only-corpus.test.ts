@@ -5,7 +5,7 @@ import { fetchDownload, waitForJob } from "../delivery/helpers";
 import { forTable, READ_ONLY_CORPUS, VALID_READS } from "../helpers/sql-corpus";
 import { onWarehouse, warehouse } from "./warehouse";
 
-// Every statement of the read-only corpus (DESIGN section 15 and the bypasses found while
+// Every statement of the read-only corpus (docs/postgres.md "Safety in three layers" and the bypasses found while
 // writing the lexer) against the real local D1 and the real PostgreSQL behind WAREHOUSE:
 // refused when saved (422 query_not_read_only on its field), and — stored behind the API's
 // back, as a version saved before this check existed would be — never changing a row when

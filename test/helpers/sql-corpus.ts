@@ -1,6 +1,6 @@
 /**
  * Statements that must never change data when saved as panel SQL or a blueprint table's
- * query (DESIGN section 15, plus the bypasses found while writing the lexer). `t` is the
+ * query (docs/postgres.md "Safety in three layers", plus the bypasses found while writing the lexer). `t` is the
  * table whose row count the tests watch; `{{t}}` is replaced by its qualified name.
  */
 export interface CorpusEntry {
