@@ -14,17 +14,20 @@ export type { JobRow } from "./job-state";
  */
 export function insertJobWhen(
   db: Database,
-  job: Pick<JobRow, "id" | "kind" | "status" | "attempts" | "accessGroupId" | "dashboardEmbedId" | "request"> &
-    Partial<Pick<JobRow, "reportId">>,
+  job: Pick<JobRow, "id" | "kind" | "accessGroupId" | "dashboardEmbedId" | "request"> &
+    Partial<Pick<JobRow, "reportId">> & { born: boolean },
   customerId: SQLWrapper,
   condition: SQL,
 ) {
+  // A job someone waits for is born claimed by its first attempt, which the same call runs.
+  const status = job.born ? "rendering" : "queued";
+  const attempts = job.born ? 1 : 0;
   // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
   return parsedRows(
     db,
     sql`
     INSERT INTO jobs (id, kind, status, attempts, customer_id, access_group_id, dashboard_embed_id, report_id, request)
-    SELECT ${job.id}, ${job.kind}, ${job.status}, ${job.attempts}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId}, ${job.reportId ?? null},
+    SELECT ${job.id}, ${job.kind}, ${status}, ${attempts}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId}, ${job.reportId ?? null},
            ${sql.param(job.request, jobs.request)}
      WHERE (${customerId}) IS NOT NULL AND ${condition}
     RETURNING id`,

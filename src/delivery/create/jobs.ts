@@ -84,8 +84,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
       {
         id,
         kind: job.kind,
-        status: born ? "rendering" : "queued",
-        attempts: born ? 1 : 0,
+        born,
         accessGroupId,
         dashboardEmbedId: job.embedId,
         request: job.request,

@@ -54,8 +54,7 @@ export async function insertSavedReportJob(
       {
         id,
         kind: job.kind,
-        status: born ? "rendering" : "queued",
-        attempts: born ? 1 : 0,
+        born,
         accessGroupId,
         dashboardEmbedId: "",
         reportId: job.reportId,
