@@ -224,19 +224,26 @@ function lockedFor(claims: BuilderClaims, dataset: string): ReportFilter[] {
   return (claims.flt ?? []).filter((f) => f.dataset === dataset).map(({ dataset: _dataset, ...filter }) => filter);
 }
 
-async function run(request: BuilderRequest, builder: Opened, query: ReportQuery): Promise<ReportResult> {
-  const table = datasetOf(builder.tables, query.dataset);
-  return runReport({
+/** What compiling a query needs for this customer: its dataset, the token's locked filters, the customer's context, mapping and sources. */
+function compileInput(request: BuilderRequest, builder: Opened, query: ReportQuery) {
+  return {
     env: request.env,
-    table,
+    table: datasetOf(builder.tables, query.dataset),
     query,
     locked: lockedFor(builder.claims, query.dataset),
     context: builder.context,
     mapping: builder.mapping,
     sources: builder.sources,
+  };
+}
+
+async function run(request: BuilderRequest, builder: Opened, query: ReportQuery): Promise<ReportResult> {
+  const input = compileInput(request, builder, query);
+  return runReport({
+    ...input,
     dataRoundTrips: request.dataRoundTrips,
     cache: {
-      ttlSeconds: table.cache_ttl_seconds ?? 0,
+      ttlSeconds: input.table.cache_ttl_seconds ?? 0,
       versions: builder.cacheVersions,
       waitUntil: request.waitUntil,
       report: request.cacheReport,
@@ -246,17 +253,7 @@ async function run(request: BuilderRequest, builder: Opened, query: ReportQuery)
 
 /** The statement a query compiles to for this customer and where it would run (nothing run: benchmarks). */
 export async function compiledFor(request: BuilderRequest, query: ReportQuery) {
-  const builder = await open(request);
-  const table = datasetOf(builder.tables, query.dataset);
-  return compileFor({
-    env: request.env,
-    table,
-    query,
-    locked: lockedFor(builder.claims, query.dataset),
-    context: builder.context,
-    mapping: builder.mapping,
-    sources: builder.sources,
-  });
+  return compileFor(compileInput(request, await open(request), query));
 }
 
 export async function runQuery(request: BuilderRequest, query: ReportQuery): Promise<ReportResult> {
