@@ -1,6 +1,7 @@
 import { createScheduledController, env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { runDueSchedules } from "../../src/schedules/runner/tick";
 import { admin, call, createCustomer, createTag, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 import { sentMails, waitForJob } from "../delivery/helpers";
@@ -374,6 +375,27 @@ describe("alert evaluation, driven through the scheduler", () => {
     });
     expect(calls[0].headers["x-signature"]).toMatch(/^sha256=[0-9a-f]{64}$/);
   }, 60_000);
+
+  it("reads the dashboards of a slot's evaluations in one D1 round trip: four tagged customers cost the tick what one does", async () => {
+    // Conditions that never hold: no job is started, so the tick's round trips are the claim,
+    // the rule's reads, the evaluations' dashboard reads and the recorded run.
+    const roundTripsFor = async (customers: number) => {
+      const tag = unique("trips");
+      await createTag(ws.write, tag);
+      for (let i = 0; i < customers; i++) await customer("alpha", [`${unique("t")}@alpha.example`], [tag]);
+      const alert = await createAlert({ group_tag: tag, condition: { op: "gt", value: 1e12 } });
+      const summary = await runDueSchedules(env as never, Date.parse(alert.next_run_at));
+      const { evaluations } = await getAlert(alert.id);
+      expect(evaluations.map((e) => e.value)).toEqual(Array(customers).fill(350));
+      await DB.prepare("DELETE FROM report_schedules").run();
+      return summary;
+    };
+    const one = await roundTripsFor(1);
+    const four = await roundTripsFor(4);
+    expect(one).toMatchObject({ claimed: 1, deliveries: 0 });
+    expect(four).toMatchObject({ claimed: 1, deliveries: 0 });
+    expect(four.round_trips).toBe(one.round_trips);
+  }, 120_000);
 
   it("evaluates a slot exactly once when two ticks overlap, and sends one e-mail", async () => {
     const recipient = `${unique("once")}@alpha.example`;
