@@ -16,7 +16,7 @@ import { registerSubscriptionRoutes } from "./subscriptions/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/request-pipeline";
-import { registerDevFloorRoutes } from "./dev/floors";
+import { registerDevRoutes } from "./dev/routes";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
 import { DEV_ROUTES_PATH, devOnly } from "./dev/dev-only";
@@ -67,7 +67,7 @@ export function createApp() {
   registerReportBuilderPageRoutes(app);
   registerWebhookRoutes(app);
 
-  registerDevFloorRoutes(app);
+  registerDevRoutes(app);
 
   app.get("/health", (c) => c.json({ success: 1, status: "ok" }));
   const openApiDocument = () => documentedPaths(app.getOpenAPI31Document(openApiInfo));

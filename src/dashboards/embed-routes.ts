@@ -6,10 +6,9 @@ import { Email, EmbedId, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { QueryCacheReport } from "../data/query-cache";
-import { LockedFilter } from "../report-builder/query";
+import { LockedFilter } from "../data/filters";
 import { mintBuilderToken } from "../report-builder/service";
 import { subscribeControl, subscribeScriptHash } from "../subscriptions/control";
-import { forgetDrawnCharts } from "./charts";
 import { rowsToCsv } from "./csv";
 import { DataRoundTrips } from "../data/query-runner";
 import { embedScript } from "./embed-script";
@@ -221,12 +220,6 @@ const panelCsv = createRoute({
 });
 
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
-  // DEV_ROUTES only (dev/dev-only.ts): forget the charts drawn in this isolate, so `npm run
-  // bench:delivery` can measure a first drawing next to a repeated one. Here, not with
-  // src/http's development routes, because src/http imports no capability.
-  app.post("/_dev/charts/forget", (c) => {
-    return c.json({ success: 1, forgotten: forgetDrawnCharts() });
-  });
   app.openapi(generateEmbedToken, async (c) => {
     const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
     const body = c.req.valid("json");

@@ -2,7 +2,6 @@ import { RoundTripCounter } from "../db/client";
 import { config } from "../config";
 import { log } from "../lib/log";
 import { runCached, type QueryCachePolicy } from "./query-cache";
-import type { Definition } from "../dashboards/definition";
 import { describeD1, runD1 } from "./sources/d1";
 import { describePostgres, runPostgres } from "./sources/postgres";
 import { bindingOfKind, dialectOf, type DataSourceKind } from "./sources/kinds";
@@ -11,6 +10,22 @@ import { readOnlyProblem } from "../lib/sql-read-only";
 import { bindPlaceholders, type PlaceholderContext } from "./placeholders";
 
 export type { PanelColumns, PanelResult, Row } from "./sources/types";
+
+/**
+ * A panel as the runner sees it: text panels (no query) are skipped; a data panel names the
+ * schema whose mapped data source runs its SQL. Dashboards' definitions fit this shape as they are.
+ */
+export interface PanelToRun {
+  id: string;
+  type: string;
+  schema_id?: number;
+  sql?: string;
+}
+
+/** What the runner needs of a dashboard definition: its panels. */
+export interface PanelsToRun {
+  panels: readonly PanelToRun[];
+}
 
 export interface DataSource {
   id: number;
@@ -99,7 +114,7 @@ export async function runSourceQueries(
  */
 export function routePanels(
   env: object,
-  definition: Definition,
+  definition: PanelsToRun,
   mapping: Record<string, string>,
   sources: DataSource[],
   context: PlaceholderContext,
@@ -109,8 +124,8 @@ export function routePanels(
   const sourceOf = new Map(sources.map((s) => [String(s.id), s]));
 
   for (const panel of definition.panels) {
-    if (panel.type === "text") continue;
-    const schemaId = panel.schema_id as number;
+    const schemaId = panel.schema_id;
+    if (panel.type === "text" || schemaId === undefined) continue;
     const source = sourceOf.get(mapping[String(schemaId)] ?? "");
     if (!source) {
       results.set(panel.id, { status: "no_mapping", schemaId });
@@ -143,7 +158,7 @@ export function routePanels(
  */
 export async function describePanels(
   env: object,
-  definition: Definition,
+  definition: PanelsToRun,
   mapping: Record<string, string>,
   sources: DataSource[],
   context: PlaceholderContext,
@@ -178,7 +193,7 @@ export async function describePanels(
  */
 export async function runPanels(
   env: object,
-  definition: Definition,
+  definition: PanelsToRun,
   mapping: Record<string, string>,
   sources: DataSource[],
   context: PlaceholderContext,

@@ -7,7 +7,6 @@ import { backgroundOf } from "../http/background";
 import { QueryCacheReport } from "../data/query-cache";
 import { pageWidth } from "../dashboards/layout";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
-import { escapeHtml } from "../lib/html";
 import { DownloadQuery, JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
 import { requestReport, requestScreenshot, type DeliveryScope } from "./create/jobs";
 import { isGoneError } from "./gone";
@@ -171,8 +170,6 @@ const shareRoute = createRoute({
   },
 });
 
-const OUTBOX_PAGE_SIZE = 100;
-
 function baseUrl(c: AppContext): string {
   return new URL(c.req.url).origin;
 }
@@ -231,29 +228,5 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
       }
       throw error;
     }
-  });
-
-  // DEV_ROUTES only (dev/dev-only.ts): every e-mail the service sent, as the recipient gets it,
-  // newest first, OUTBOX_PAGE_SIZE per page (`?cursor=` from the "Older" link).
-  app.get("/_dev/outbox", async (c) => {
-    const cursor = c.req.query("cursor") || undefined;
-    const listed = await c.env.FILES.list({ prefix: "outbox/", include: ["customMetadata"], limit: OUTBOX_PAGE_SIZE, cursor }).catch(() => {
-      throw new ApiError("validation_error", "cursor is not a cursor of this outbox.", "cursor");
-    });
-    const rows = listed.objects
-      .map(
-        (o) =>
-          `<tr><td>${escapeHtml(o.uploaded.toISOString())}</td><td>${escapeHtml(o.customMetadata?.to ?? "")}</td><td><a href="/_dev/outbox/${encodeURIComponent(o.key.slice(7))}">${escapeHtml(o.customMetadata?.subject ?? o.key)}</a></td></tr>`,
-      )
-      .join("");
-    const older = listed.truncated ? `<p><a rel="next" href="/_dev/outbox?cursor=${encodeURIComponent(listed.cursor)}">Older</a></p>` : "";
-    return c.html(`<!doctype html><meta charset="utf-8"><title>Outbox</title><body style="font:14px system-ui;margin:24px"><h1>Local outbox</h1>
-<table cellpadding="6"><tr><th align="left">Sent</th><th align="left">To</th><th align="left">Subject</th></tr>${rows || '<tr><td colspan="3">No e-mail sent yet.</td></tr>'}</table>${older}</body>`);
-  });
-  app.get("/_dev/outbox/:name", async (c) => {
-    const object = await c.env.FILES.get(`outbox/${c.req.param("name")}`);
-    if (!object) throw new ApiError("route_not_found", "No such message.");
-    c.header("Content-Type", "text/plain; charset=utf-8");
-    return c.body(object.body);
   });
 }

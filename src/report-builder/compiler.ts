@@ -2,17 +2,10 @@ import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { StoredTable } from "../blueprints/schemas";
+import type { ReportFilter } from "../data/filters";
 import { splitPlaceholders, type Dialect, type Param, type PlaceholderContext } from "../data/placeholders";
 import { ApiError } from "../http/errors";
-import {
-  DEFAULT_REPORT_LIMIT,
-  type Aggregate,
-  type Bucket,
-  type ColumnType,
-  type ReportFilter,
-  type ReportQuery,
-  type ResultColumn,
-} from "./query";
+import { DEFAULT_REPORT_LIMIT, type Aggregate, type Bucket, type ColumnType, type ReportQuery, type ResultColumn } from "./query";
 
 /**
  * The one compiler from a report query to SQL, for SQLite (D1) and PostgreSQL.

@@ -10,7 +10,6 @@ import { plainText } from "../http/fields";
 import { jsonBody } from "../http/json-body";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { verifyBuilderToken, type BuilderClaims } from "../tokens/builder";
-import { registerReportDevRoutes } from "../dev/builder-floor";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import * as reports from "./service";
 import { config } from "../config";
@@ -273,7 +272,6 @@ function reportTrips(c: AppContext, trips: DataRoundTrips, cacheReport: QueryCac
 }
 
 export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
-  registerReportDevRoutes(app);
   app.openAPIRegistry.registerComponent("securitySchemes", "BuilderToken", {
     type: "http",
     scheme: "bearer",

@@ -9,7 +9,8 @@ import { readOnlyProblem } from "../lib/sql-read-only";
 import { log } from "../lib/log";
 import type { QueryCachePolicy } from "../data/query-cache";
 import { compileReportQuery, type CompiledQuery } from "./compiler";
-import type { ReportFilter, ReportQuery, ReportResult, ResultColumn } from "./query";
+import type { ReportFilter } from "../data/filters";
+import type { ReportQuery, ReportResult, ResultColumn } from "./query";
 
 /** QUERY_ROW_LIMIT (default 10000) and QUERY_TIMEOUT_MS (default 10 s), as for panels. */
 export function queryLimits(env: object): { rowLimit: number; timeoutMs: number } {

@@ -2,7 +2,8 @@ import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredTable } from "../../src/blueprints/schemas";
 import { compileReportQuery } from "../../src/report-builder/compiler";
-import { ReportQuery, type ReportFilter } from "../../src/report-builder/query";
+import type { ReportFilter } from "../../src/data/filters";
+import { ReportQuery } from "../../src/report-builder/query";
 import { runReport } from "../../src/report-builder/run";
 import { onWarehouse } from "../dashboards/warehouse";
 
