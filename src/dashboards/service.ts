@@ -7,14 +7,15 @@ import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { readOnlyProblem } from "../lib/sql-read-only";
-import { customerVersions, dashboardVersion, type QueryCacheReport } from "../query-cache/cache";
-import { runPanels, type QueryRun, type Row } from "./data";
-import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
+import { customerVersions, dashboardVersion, type QueryCacheReport } from "../data/query-cache";
+import { runPanels, type QueryRun, type Row } from "../data/query-runner";
+import { customerTokenFingerprint, signEmbedToken } from "../tokens/signed";
 import type { Definition } from "./definition";
 import { readingOrder } from "./layout";
 import { renderDashboard, type Presentation } from "./render";
-import { usableSources } from "./sources/access";
-import type { PlaceholderContext } from "./sql";
+import { usableSources } from "../data/sources/access";
+import type { PlaceholderContext } from "../data/placeholders";
+import * as adminRepo from "../admin/repository";
 import * as repo from "./repository";
 
 // ---- administration -----------------------------------------------------------------------
@@ -33,7 +34,7 @@ export function dashboardNotFound(embedId: string, field = "embed_id"): ApiError
   return new ApiError("dashboard_not_found", `Dashboard '${embedId}' does not exist.`, field);
 }
 
-/** The schema ids a definition's panels name (to look up with `repo.existingSchemas`). */
+/** The schema ids a definition's panels name (to look up with `adminRepo.existingSchemas`). */
 export function schemaIdsOf(definition: Definition): number[] {
   return [...new Set(definition.panels.flatMap((p) => (p.schema_id === undefined ? [] : [p.schema_id])))];
 }
@@ -67,7 +68,7 @@ export function definitionRuleErrors(definition: Definition, existing: { id: num
 export async function saveVersion(db: Database, input: { embed_id: string; definition: Definition; draft?: boolean }) {
   const [dashboard, schemas] = await db.batch([
     repo.dashboardByEmbedId(db, input.embed_id),
-    repo.existingSchemas(db, schemaIdsOf(input.definition)),
+    adminRepo.existingSchemas(db, schemaIdsOf(input.definition)),
   ]);
   if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
   const [broken] = definitionRuleErrors(input.definition, schemas);

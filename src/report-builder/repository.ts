@@ -8,9 +8,6 @@ import { sqlNow } from "../db/time";
 
 /** Unexecuted queries of the report builder: services put them in one batch per request. */
 
-export { customerChain, byId, visibleCustomerTokenHash } from "../customers/repository";
-export { dataSources } from "../dashboards/repository";
-
 export type SavedReportRow = typeof savedReports.$inferSelect;
 
 /** The blueprint, only as a blueprint of that customer. */

@@ -2,21 +2,23 @@ import type { StoredTable } from "../blueprints/schemas";
 import { customerNotFound } from "../customers/not-found";
 import type { CustomerViewRow } from "../customers/repository";
 import { computedFields } from "../customers/view";
-import { customerTokenFingerprint } from "../dashboards/embed-token";
-import { usableSources } from "../dashboards/sources/access";
+import { customerTokenFingerprint } from "../tokens/signed";
+import { usableSources } from "../data/sources/access";
 import type { Database, RoundTripCounter } from "../db/client";
 import { config } from "../config";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { currentRequest } from "../http/request-state";
 import { constantTimeEqual, randomAlphanumeric } from "../lib/crypto";
-import { signBuilderToken, type BuilderClaims } from "./builder-token";
+import { signBuilderToken, type BuilderClaims } from "../tokens/builder";
 import { compileReportQuery, datasetOf, resultNames } from "./compiler";
 import { resultCsv } from "./export";
 import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
 import type { Chart, LockedFilter, ReportFilter, ReportQuery, ReportResult } from "./query";
+import * as customersRepo from "../customers/repository";
+import * as dashboardsRepo from "../dashboards/repository";
 import * as repo from "./repository";
-import { customerVersions, type QueryCacheReport } from "../query-cache/cache";
+import { customerVersions, type QueryCacheReport } from "../data/query-cache";
 import { compileFor, runReport } from "./run";
 
 // ---- minting ------------------------------------------------------------------------------------
@@ -45,7 +47,7 @@ export async function mintBuilderToken(
   input: BuilderTokenRequest,
 ): Promise<{ token: string; expires_at: string; embed_url: string }> {
   const [customer, blueprint] = await db.batch([
-    repo.visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
+    customersRepo.visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
     repo.blueprintOfProvidedId(db, input.blueprint_id, input.provided_id, scope.accessGroupId),
   ]);
   if (customer.length === 0) throw customerNotFound(input.provided_id);
@@ -134,7 +136,7 @@ interface Opened {
   tables: StoredTable[];
   context: { customer: { provided_id: string; name: string; properties: Record<string, unknown> }; variables: Record<string, unknown> };
   mapping: Record<string, string>;
-  sources: Awaited<ReturnType<typeof repo.dataSources>>;
+  sources: Awaited<ReturnType<typeof dashboardsRepo.dataSources>>;
   /** The customer chain's invalidation versions, in every cache key. */
   cacheVersions: string[];
 }
@@ -153,9 +155,9 @@ function builderReads(request: BuilderRequest) {
   const { db, claims } = request;
   const windowStart = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
   return [
-    repo.customerChain(db, repo.byId(claims.cid)),
+    customersRepo.customerChain(db, customersRepo.byId(claims.cid)),
     repo.blueprintOfCustomer(db, claims.bid, claims.cid),
-    repo.dataSources(db),
+    dashboardsRepo.dataSources(db),
     // A "not found" answered from a replica is served again from the primary (http/request-state):
     // that second attempt was counted by the first.
     currentRequest()?.retry
@@ -431,8 +433,8 @@ export async function runSavedReport(
 ) {
   const [report, chain, sources] = await db.batch([
     repo.reportOfCustomer(db, input.reportId, input.customerId),
-    repo.customerChain(db, repo.byId(input.customerId)),
-    repo.dataSources(db),
+    customersRepo.customerChain(db, customersRepo.byId(input.customerId)),
+    dashboardsRepo.dataSources(db),
   ]);
   if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
   const saved = reportView(report[0].report);
