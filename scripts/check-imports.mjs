@@ -5,8 +5,8 @@
 //   src/env.ts, src/config.ts import only src/lib and each other (the Worker's bindings and vars)
 //   src/db                   imports only src/db, src/lib, src/env.ts, src/config.ts
 //   src/http                 imports only src/http and the floors below it — no capability folder
-//   src/tokens               the signed-token scheme: src/tokens, src/http and below — not src/data
-//   src/data                 the data plane: src/data, src/tokens, src/http and below
+//   src/data                 the data plane: src/data, src/http and below — not src/tokens
+//   src/tokens               the signed-token scheme and its claims: src/tokens, src/data, src/http and below
 //   capability folders       (every other folder of src/) import anything except src/dev,
 //                            src/assemble-app.ts and src/index.ts
 //   src/dev                  /_dev/ routes and benchmark floors: anything except
@@ -49,12 +49,12 @@ const rules = {
   db: { may: ["db", ...GROUND], text: "src/db imports only src/db, src/lib, src/env.ts and src/config.ts" },
   http: { may: ["http", "db", ...GROUND], text: "src/http imports no capability folder" },
   tokens: {
-    may: ["tokens", "http", "db", ...GROUND],
-    text: "src/tokens imports only src/tokens, src/http and the floors below — no capability, not src/data",
+    may: ["tokens", "data", "http", "db", ...GROUND],
+    text: "src/tokens imports only src/tokens, src/data, src/http and the floors below — no capability",
   },
   data: {
-    may: ["data", "tokens", "http", "db", ...GROUND],
-    text: "src/data imports only src/data, src/tokens, src/http and the floors below",
+    may: ["data", "http", "db", ...GROUND],
+    text: "src/data imports only src/data, src/http and the floors below — no capability, not src/tokens",
   },
   capability: {
     mayNot: ["assemble-app.ts", "index.ts", "dev"],
@@ -254,7 +254,7 @@ if (violations.length + reExports.length + cycles.length > 0) {
     reExports.length > 0 ? `${reExports.length} re-export(s) from another folder` : "",
     cycles.length > 0 ? `${cycles.length} folder cycle(s) among capabilities` : "",
   ].filter(Boolean);
-  console.error(`check-imports: ${counts.join(", ")} (see README "Folders and imports")`);
+  console.error(`check-imports: ${counts.join(", ")} (see docs/architecture.md "Folders and imports")`);
   process.exit(1);
 }
 console.log(`check-imports: ${files.length} files, imports point one way`);

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
-import { JOB_KINDS, JOB_STATUSES } from "./job-state";
+import { JOB_KINDS, JOB_STATUSES } from "../db/job-vocabulary";
 import { checkDeliveryTarget, ReportId } from "../report-builder/delivery-target";
 
 const DashboardEmbedId = EmbedId.optional().openapi({

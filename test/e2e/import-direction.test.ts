@@ -1,4 +1,4 @@
-// The import direction of src/ (README "Folders and imports"), checked by
+// The import direction of src/ (docs/architecture.md "Folders and imports"), checked by
 // scripts/check-imports.mjs before `npm test` runs any test: the real tree passes, and small
 // trees with one import against the direction are refused with the file, the import and the rule.
 import { spawnSync } from "node:child_process";
@@ -114,7 +114,7 @@ describe("the import direction of src/ (scripts/check-imports.mjs)", () => {
     expect(lines[0]).toMatch(
       new RegExp(`${file.replaceAll(".", "\\.")}: imports ${specifier.replaceAll(".", "\\.")} \\(${rule.replaceAll(".", "\\.")}`),
     );
-    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see README "Folders and imports")');
+    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see docs/architecture.md "Folders and imports")');
   });
 });
 
@@ -123,9 +123,9 @@ describe("the import direction of src/ (scripts/check-imports.mjs)", () => {
 const layered = {
   ...sound,
   "tokens/signed.ts": `import { e } from "../http/errors";\nimport { t } from "../db/schema";\nexport const sign = [e, t];\n`,
-  "tokens/embed.ts": `import { sign } from "./signed";\nexport const embed = sign;\n`,
+  "tokens/embed.ts": `import { sign } from "./signed";\nimport { d1 } from "../data/sources/d1";\nexport const embed = [sign, d1];\n`,
   "data/sources/d1.ts": `import { e } from "../../http/errors";\nimport { csv } from "../../lib/csv";\nexport const d1 = [e, csv];\n`,
-  "data/customer-view.ts": `import { d1 } from "./sources/d1";\nimport { embed } from "../tokens/embed";\nexport const view = [d1, embed];\n`,
+  "data/customer-view.ts": `import { d1 } from "./sources/d1";\nexport const view = [d1];\n`,
   "data/index.ts": `export { d1 } from "./sources/d1";\nexport type * from "./sources/d1";\n`,
   "dashboards/render.ts": `import { view } from "../data/customer-view";\nimport type { embed } from "../tokens/embed";\nimport { s } from "../customers/service";\nexport const render = [view, s];\n`,
   "dashboards/repository.ts": `export {\n  render,\n} from "./render";\nexport * as rendering from "./render";\n`,
@@ -163,10 +163,10 @@ describe("floors, browser code, folder cycles and re-exports (scripts/check-impo
       "data/query-runner.ts",
       `import { s } from "../customers/service";\n`,
       "../customers/service",
-      "src/data imports only src/data, src/tokens, src/http and the floors below",
+      "src/data imports only src/data, src/http and the floors below",
     ],
     ["data/placeholders.ts", `const m = await import("../dev/routes");\n`, "../dev/routes", "src/data imports only src/data"],
-    ["tokens/builder.ts", `import { view } from "../data/customer-view";\n`, "../data/customer-view", "src/tokens imports only"],
+    ["data/filters.ts", `import { embed } from "../tokens/embed";\n`, "../tokens/embed", "src/data imports only"],
     ["tokens/preview.ts", `import type { render } from "../dashboards/render";\n`, "../dashboards/render", "src/tokens imports only"],
     ["http/pages.ts", `import { sign } from "../tokens/signed";\n`, "../tokens/signed", "src/http imports no capability folder"],
     ["db/client.ts", `import { d1 } from "../data/sources/d1";\n`, "../data/sources/d1", "src/db imports only"],
@@ -199,7 +199,7 @@ describe("floors, browser code, folder cycles and re-exports (scripts/check-impo
     const lines = refusal({ ...layered, [file]: text + (layered[file as keyof typeof layered] ?? "") });
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(new RegExp(`${escapeRegExp(file)}: imports ${escapeRegExp(specifier)} \\(${escapeRegExp(rule)}`));
-    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see README "Folders and imports")');
+    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see docs/architecture.md "Folders and imports")');
   });
 
   it("refuses two capability folders importing each other, with one example import per edge", () => {
@@ -208,7 +208,7 @@ describe("floors, browser code, folder cycles and re-exports (scripts/check-impo
     expect(lines[0]).toMatch(
       /^folder cycle: customers -> delivery -> customers \(\S*customers\/links\.ts: \.\.\/delivery\/routes; \S*delivery\/routes\.ts: \.\.\/customers\/service\)$/,
     );
-    expect(lines[1]).toBe('check-imports: 1 folder cycle(s) among capabilities (see README "Folders and imports")');
+    expect(lines[1]).toBe('check-imports: 1 folder cycle(s) among capabilities (see docs/architecture.md "Folders and imports")');
   });
 
   it("refuses a ring of three capability folders, and passes the same chain without its closing import (control)", () => {
@@ -226,7 +226,7 @@ describe("floors, browser code, folder cycles and re-exports (scripts/check-impo
     expect(lines[0]).toMatch(
       /^folder cycle: alerts -> webhooks -> schedules -> alerts \(\S*alerts\/notify\.ts: \.\.\/webhooks\/send; \S*webhooks\/send\.ts: \.\.\/schedules\/runner; \S*schedules\/runner\.ts: \.\.\/alerts\/evaluate\)$/,
     );
-    expect(lines[1]).toBe('check-imports: 1 folder cycle(s) among capabilities (see README "Folders and imports")');
+    expect(lines[1]).toBe('check-imports: 1 folder cycle(s) among capabilities (see docs/architecture.md "Folders and imports")');
   });
 
   it.each([
@@ -235,13 +235,13 @@ describe("floors, browser code, folder cycles and re-exports (scripts/check-impo
     ["alerts/repository.ts", `export type { Scope } from "../delivery/routes";\n`, "../delivery/routes"],
     ["dashboards/render.ts", `export * as view from "../data/customer-view";\n`, "../data/customer-view"],
     ["delivery/job-state.ts", `export { JOB_KINDS } from "../db/job-vocabulary";\n`, "../db/job-vocabulary"],
-    ["data/customer-view.ts", `export { sign } from "../tokens/signed";\n`, "../tokens/signed"],
+    ["tokens/embed.ts", `export { view } from "../data/customer-view";\n`, "../data/customer-view"],
   ])("refuses %s re-exporting %j from another folder of src/", (file, text, specifier) => {
     const lines = refusal({ ...layered, [file]: text + (layered[file as keyof typeof layered] ?? "") });
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
       new RegExp(`${escapeRegExp(file)}: re-exports from ${escapeRegExp(specifier)} \\(call the owner directly\\)$`),
     );
-    expect(lines[1]).toBe('check-imports: 1 re-export(s) from another folder (see README "Folders and imports")');
+    expect(lines[1]).toBe('check-imports: 1 re-export(s) from another folder (see docs/architecture.md "Folders and imports")');
   });
 });
