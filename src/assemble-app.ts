@@ -6,6 +6,7 @@ import { registerEmbedRoutes } from "./dashboards/embed-routes";
 import { registerDashboardAdminRoutes } from "./dashboards/admin-routes";
 import { registerDashboardsAsCodeRoutes } from "./dashboards-as-code/routes";
 import { registerDeliveryRoutes } from "./delivery/routes";
+import { registerEmbedTokenRoutes } from "./embed-tokens/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { registerQueryCacheRoutes } from "./query-cache/routes";
@@ -56,6 +57,7 @@ export function createApp() {
   registerAdminRoutes(app);
   registerDashboardAdminRoutes(app);
   registerDashboardsAsCodeRoutes(app);
+  registerEmbedTokenRoutes(app);
   registerEmbedRoutes(app);
   registerQueryCacheRoutes(app);
   registerDeliveryRoutes(app);

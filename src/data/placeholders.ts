@@ -17,6 +17,9 @@ export interface PlaceholderContext {
   variables: Record<string, unknown>;
 }
 
+/** No customer and no variables: what checks that run without a viewer (a query's shape, a chart's markup) bind. */
+export const NO_CUSTOMER: PlaceholderContext = { customer: { provided_id: "", name: "", properties: {} }, variables: {} };
+
 /** Placeholder paths that can be resolved; anything else is refused when a version is saved. */
 export function placeholderProblem(text: string): string | null {
   for (const match of text.matchAll(PLACEHOLDER)) {

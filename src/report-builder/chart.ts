@@ -1,7 +1,7 @@
 import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "../dashboards/definition";
 import { panelMarkup, renderDashboard } from "../dashboards/render";
-import type { PlaceholderContext } from "../data/placeholders";
+import { NO_CUSTOMER } from "../data/placeholders";
 import type { Chart, ReportResult, ResultColumn } from "./query";
 
 /**
@@ -21,7 +21,6 @@ export interface ReportPanelOptions {
 }
 
 const NUMERIC = new Set<ResultColumn["type"]>(["INTEGER", "FLOAT"]);
-const noCustomer: PlaceholderContext = { customer: { provided_id: "", name: "", properties: {} }, variables: {} };
 
 /** Each result column's label in the drawing: its display name, made unique. */
 function labels(columns: ResultColumn[]): Map<string, string> {
@@ -103,7 +102,7 @@ function chartPanel(
  */
 export function reportPanelHtml(result: ReportResult, chart: Chart, options: ReportPanelOptions = {}): string {
   const { panel, data } = chartPanel(result, chart, { ...options, id: "report" });
-  return panelMarkup(panel, data, { width: options.width, context: noCustomer, isDemo: options.isDemo });
+  return panelMarkup(panel, data, { width: options.width, context: NO_CUSTOMER, isDemo: options.isDemo });
 }
 
 /**
@@ -131,7 +130,7 @@ export function reportPage(input: {
   return renderDashboard({
     definition,
     dashboardName: input.title,
-    context: { ...noCustomer, customer: { ...noCustomer.customer, name: input.customerName } },
+    context: { ...NO_CUSTOMER, customer: { ...NO_CUSTOMER.customer, name: input.customerName } },
     isDemo: input.isDemo ?? false,
     results: new Map(panels.map((p) => [p.panel.id, p.data])),
     width: input.width,
