@@ -1,6 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { customerChain, type CustomerViewRow } from "../customers/repository";
-import { computedFields } from "../customers/view";
+import { customerDataView } from "../data/customer-view";
 import type { Database, RoundTripCounter } from "../db/client";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
@@ -10,7 +10,6 @@ import { runPanels, type QueryRun, type Row } from "../data/query-runner";
 import type { Definition } from "./definition";
 import { readingOrder } from "./layout";
 import { renderDashboard, type Presentation } from "./render";
-import { usableSources } from "../data/sources/access";
 import type { PlaceholderContext } from "../data/placeholders";
 import * as adminRepo from "../admin/repository";
 import * as repo from "./repository";
@@ -239,23 +238,9 @@ export function definitionForCustomer(
   variables: Record<string, unknown>,
   versions: string[],
 ): LoadedDashboard {
-  const { computedProperties, computedMapping } = computedFields(chain);
   const defaults = Object.fromEntries(definition.variables.filter((v) => v.default !== undefined).map((v) => [v.name, v.default]));
-  const context = {
-    customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties },
-    variables: { ...defaults, ...variables },
-  };
-  // Only the data sources the customer's access group may use: a mapping to another one is no mapping.
-  const usable = usableSources(sources, chain[0].accessGroupId);
-  return {
-    definition,
-    dashboardName,
-    context,
-    isDemo: chain[0].isDemo === 1,
-    mapping: computedMapping,
-    sources: usable,
-    cacheVersions: versions,
-  };
+  const view = customerDataView(chain, sources, { ...defaults, ...variables });
+  return { definition, dashboardName, ...view, cacheVersions: versions };
 }
 
 /** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */

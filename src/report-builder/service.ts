@@ -1,9 +1,8 @@
 import type { StoredTable } from "../blueprints/schemas";
 import { customerNotFound } from "../customers/not-found";
 import type { CustomerViewRow } from "../customers/repository";
-import { computedFields } from "../customers/view";
+import { customerDataView } from "../data/customer-view";
 import { customerTokenFingerprint } from "../tokens/signed";
-import { usableSources } from "../data/sources/access";
 import type { Database, RoundTripCounter } from "../db/client";
 import { config } from "../config";
 import type { Env } from "../env";
@@ -20,7 +19,7 @@ import type { Chart, ReportQuery, ReportResult } from "./query";
 import * as customersRepo from "../customers/repository";
 import * as dashboardsRepo from "../dashboards/repository";
 import * as repo from "./repository";
-import { customerVersions, type QueryCacheReport } from "../data/query-cache";
+import type { QueryCacheReport } from "../data/query-cache";
 import { compileFor, runReport } from "./run";
 
 // ---- one builder request: who, which blueprint, within the limit ---------------------------------
@@ -97,16 +96,8 @@ async function opened(
       "Retry-After": String(retryAfter),
     });
   }
-  const { computedProperties, computedMapping } = computedFields(chain);
-  return {
-    claims: request.claims,
-    tables: blueprint[0].tables,
-    context: { customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties }, variables: {} },
-    mapping: computedMapping,
-    // A data source the customer's access group may not use counts as no mapping.
-    sources: usableSources(sources, chain[0].accessGroupId),
-    cacheVersions: customerVersions(chain),
-  };
+  const { context, mapping, sources: usable, cacheVersions } = customerDataView(chain, sources);
+  return { claims: request.claims, tables: blueprint[0].tables, context, mapping, sources: usable, cacheVersions };
 }
 
 async function open(request: BuilderRequest): Promise<Opened> {
@@ -343,21 +334,21 @@ export async function runSavedReport(
   ]);
   if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
   const saved = reportView(report[0].report);
-  const { computedProperties, computedMapping } = computedFields(chain);
+  const view = customerDataView(chain, sources);
   const table = datasetOf(report[0].tables, saved.query.dataset);
   const result = await runReport({
     env,
     table,
     query: saved.query,
     locked: [],
-    context: { customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties }, variables: {} },
-    mapping: computedMapping,
-    sources: usableSources(sources, chain[0].accessGroupId),
+    context: view.context,
+    mapping: view.mapping,
+    sources: view.sources,
     dataRoundTrips: input.dataRoundTrips,
     // The same key as the builder's run of this query without locked filters: such a view, then a delivery, is one miss and one hit.
-    cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: customerVersions(chain), report: input.cacheReport },
+    cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: view.cacheVersions, report: input.cacheReport },
   });
-  return { report: saved, result, customerName: chain[0].name, isDemo: chain[0].isDemo === 1 };
+  return { report: saved, result, customerName: chain[0].name, isDemo: view.isDemo };
 }
 
 // ---- the vendor's operations ---------------------------------------------------------------------
