@@ -7,7 +7,8 @@ import { forgetDrawnCharts } from "../src/dashboards/charts";
 import { runPanels } from "../src/data/query-runner";
 import { DashboardDefinition } from "../src/dashboards/definition";
 import { renderDashboard } from "../src/dashboards/render";
-import { renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest } from "../src/dashboards/service";
+import { newest, renderForCustomer } from "../src/dashboards/customer-dashboard";
+import { createOrReplaceDashboard, saveVersion, tagVersion } from "../src/dashboards/versions";
 
 export {
   forgetDrawnCharts,

@@ -4,7 +4,7 @@ import { DashboardDefinition } from "../dashboards/definition";
 import { rowsToCsv } from "../dashboards/csv";
 import { variablesFromQuery } from "../dashboards/viewer";
 import { pageWidth } from "../dashboards/layout";
-import { dataOfPanel, renderLoaded } from "../dashboards/service";
+import { dataOfPanel, renderLoaded } from "../dashboards/customer-dashboard";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { EmbedId, plainText } from "../http/fields";

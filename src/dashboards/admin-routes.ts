@@ -3,7 +3,7 @@ import type { AppEnv } from "../http/context";
 import { EmbedId } from "../http/fields";
 import { adminOperation, successSchema } from "../http/openapi";
 import { DashboardDefinition } from "./definition";
-import * as dashboards from "./service";
+import * as versions from "./versions";
 
 const tags = ["Administration: dashboards"];
 const Dashboard = z.object({ embed_id: z.string(), name: z.string() }).openapi("Dashboard");
@@ -83,17 +83,17 @@ const tagVersion = adminOperation({
 
 export function registerDashboardAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createOrReplace, async (c) =>
-    c.json({ success: 1 as const, dashboard: await dashboards.createOrReplaceDashboard(c.get("db"), c.req.valid("json")) }, 200),
+    c.json({ success: 1 as const, dashboard: await versions.createOrReplaceDashboard(c.get("db"), c.req.valid("json")) }, 200),
   );
-  app.openapi(list, async (c) => c.json({ success: 1 as const, dashboards: await dashboards.listDashboards(c.get("db")) }, 200));
+  app.openapi(list, async (c) => c.json({ success: 1 as const, dashboards: await versions.listDashboards(c.get("db")) }, 200));
   app.openapi(saveVersion, async (c) =>
-    c.json({ success: 1 as const, version: await dashboards.saveVersion(c.get("db"), c.req.valid("json")) }, 200),
+    c.json({ success: 1 as const, version: await versions.saveVersion(c.get("db"), c.req.valid("json")) }, 200),
   );
   app.openapi(getVersion, async (c) =>
-    c.json({ success: 1 as const, ...(await dashboards.getVersion(c.get("db"), c.req.valid("query"))) }, 200),
+    c.json({ success: 1 as const, ...(await versions.getVersion(c.get("db"), c.req.valid("query"))) }, 200),
   );
   app.openapi(tagVersion, async (c) => {
-    await dashboards.tagVersion(c.get("db"), c.req.valid("json"));
+    await versions.tagVersion(c.get("db"), c.req.valid("json"));
     return c.json({ success: 1 as const }, 200);
   });
 }

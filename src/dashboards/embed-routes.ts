@@ -10,7 +10,7 @@ import { rowsToCsv } from "./csv";
 import { DataRoundTrips } from "../data/query-runner";
 import { embedScript } from "./embed-script";
 import { pageWidth } from "./layout";
-import { panelRows, renderForCustomer } from "./service";
+import { panelRows, renderForCustomer } from "./customer-dashboard";
 import { isRefusal, resolveViewer } from "./viewer";
 import { config } from "../config";
 import { retryNotFoundOnPrimary } from "../http/replica-retry";

@@ -4,7 +4,7 @@ import { hashCustomerToken } from "../customers/tokens";
 import type { Env } from "../env";
 import { HEX_TOKEN } from "../http/fields";
 import { fingerprintMatches, verifyEmbedToken } from "../tokens/signed";
-import { newest, type VersionPolicy } from "./service";
+import { newest, type VersionPolicy } from "./customer-dashboard";
 import { config } from "../config";
 
 // Who views an embed page (or its CSV): a signed embed token or (legacy) a customer token.

@@ -1,4 +1,4 @@
-import type { VersionPolicy } from "../dashboards/service";
+import type { VersionPolicy } from "../dashboards/customer-dashboard";
 
 /**
  * What a report shows, shared by the job that draws it, the e-mail that carries it and the

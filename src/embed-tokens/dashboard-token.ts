@@ -1,7 +1,7 @@
 import { visibleCustomerTokenHash } from "../customers/repository";
 import { customerNotFound } from "../customers/not-found";
 import * as dashboardsRepo from "../dashboards/repository";
-import { dashboardNotFound } from "../dashboards/service";
+import { dashboardNotFound } from "../dashboards/not-found";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { customerTokenFingerprint, signEmbedToken } from "../tokens/signed";

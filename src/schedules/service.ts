@@ -1,5 +1,5 @@
 import { customerNotFound } from "../customers/not-found";
-import { dashboardNotFound } from "../dashboards/service";
+import { dashboardNotFound } from "../dashboards/not-found";
 import type { Database } from "../db/client";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";

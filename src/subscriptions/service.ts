@@ -1,4 +1,4 @@
-import { dashboardNotFound } from "../dashboards/service";
+import { dashboardNotFound } from "../dashboards/not-found";
 import { fingerprintMatches, verifyEmbedToken } from "../tokens/signed";
 import type { Database } from "../db/client";
 import type { Env } from "../env";

@@ -2,7 +2,7 @@ import { exists } from "drizzle-orm";
 import { customerNotFound } from "../../customers/not-found";
 import { visibleByProvidedId, visibleCustomerId } from "../../customers/repository";
 import * as dashboards from "../../dashboards/repository";
-import { dashboardReads, newest, versionToRender, type RenderRequest, type VersionPolicy } from "../../dashboards/service";
+import { dashboardReads, newest, versionToRender, type RenderRequest, type VersionPolicy } from "../../dashboards/customer-dashboard";
 import type { Env } from "../../env";
 import { randomAlphanumeric, randomHex } from "../../lib/crypto";
 import * as webhooks from "../../webhooks/repository";

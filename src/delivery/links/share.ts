@@ -2,7 +2,7 @@ import { z } from "zod";
 import { byId } from "../../customers/repository";
 import { customerTokenFingerprint } from "../../tokens/signed";
 import type { Presentation } from "../../dashboards/render";
-import { renderForCustomer, type RenderRun } from "../../dashboards/service";
+import { renderForCustomer, type RenderRun } from "../../dashboards/customer-dashboard";
 import type { Database } from "../../db/client";
 import { config } from "../../config";
 import type { Env } from "../../env";

@@ -7,7 +7,7 @@ import {
   renderLoaded,
   type DashboardReadRows,
   type RenderRequest,
-} from "../../dashboards/service";
+} from "../../dashboards/customer-dashboard";
 import type { Database } from "../../db/client";
 import { jobs } from "../../db/schema";
 import { sqlSecondsAgo } from "../../db/time";

@@ -1,4 +1,4 @@
-import type { PanelTable } from "../../dashboards/service";
+import type { PanelTable } from "../../dashboards/customer-dashboard";
 import { xlsx, type XlsxColumn, type XlsxSheet } from "../../lib/xlsx";
 
 /**

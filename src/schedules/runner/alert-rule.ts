@@ -1,5 +1,5 @@
 import { visibleByProvidedId } from "../../customers/repository";
-import { dataOfPanel, type LoadedDashboard, type RenderRequest } from "../../dashboards/service";
+import { dataOfPanel, type LoadedDashboard, type RenderRequest } from "../../dashboards/customer-dashboard";
 import type { Env } from "../../env";
 import { ApiError } from "../../http/errors";
 import { errorDetail, log } from "../../lib/log";

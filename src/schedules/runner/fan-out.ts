@@ -5,7 +5,7 @@ import type { Env } from "../../env";
 import { ApiError } from "../../http/errors";
 import { errorDetail, log } from "../../lib/log";
 import { alertRender, evaluate, type AlertRule, type Verdict } from "./alert-rule";
-import { dashboardFromReads, dashboardReads } from "../../dashboards/service";
+import { dashboardFromReads, dashboardReads } from "../../dashboards/customer-dashboard";
 import { alertWebhook, queueAlertWebhook } from "./alert-webhook";
 import * as unsubscribeRepo from "../../unsubscribe/repository";
 import { hashUnsubscribeToken, unsubscribeToken } from "../../unsubscribe/tokens";
