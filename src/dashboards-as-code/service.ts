@@ -98,18 +98,18 @@ function issueProblem(file: unknown, issue: z.core.$ZodIssue): FileProblem {
 function panelColumnProblems(panel: PanelDefinition, result: PanelColumns, providedId: string): [(string | number)[], string][] {
   if (result.status === "no_mapping") return [[["schema_id"], `customer '${providedId}' has no data source for schema ${result.schemaId}`]];
   if (result.status === "failed") return [[["sql"], result.message.replace(/^The query failed/, "the query failed")]];
-  const named: [(string | number)[], string | undefined][] =
+  const named: [(string | number)[], string][] =
     panel.type === "pie"
       ? [
           [["label_column"], panel.label_column],
           [["value_column"], panel.value_column],
         ]
       : panel.type === "bar" || panel.type === "line" || panel.type === "area"
-        ? [[["x_column"], panel.x_column], ...(panel.y_columns ?? []).map((c, i): [(string | number)[], string] => [["y_columns", i], c])]
+        ? [[["x_column"], panel.x_column], ...panel.y_columns.map((c, i): [(string | number)[], string] => [["y_columns", i], c])]
         : [];
   const columns = new Set(result.columns);
   return named
-    .filter(([, column]) => column !== undefined && !columns.has(column))
+    .filter(([, column]) => !columns.has(column))
     .map(([field, column]) => [field, `column '${column}' is not in the query's result (${result.columns.join(", ") || "no columns"})`]);
 }
 

@@ -3,6 +3,7 @@ import { GridComponent, LegendComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import type { Row } from "../data/query-runner";
+import type { CartesianPanel } from "./definition";
 
 echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);
 
@@ -87,7 +88,7 @@ function render(option: echarts.EChartsCoreOption, width: number, height: number
 }
 
 export function cartesianChart(
-  type: "bar" | "line" | "area",
+  type: CartesianPanel["type"],
   rows: Row[],
   xColumn: string,
   yColumns: string[],

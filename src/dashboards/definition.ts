@@ -16,27 +16,12 @@ const UNKNOWN_PLACEHOLDER = `\\{\\{\\s*(?!(?:customer\\.provided_id|customer\\.n
 export const PANEL_TYPES = ["kpi", "table", "bar", "line", "area", "pie", "text"] as const;
 export type PanelType = (typeof PANEL_TYPES)[number];
 
-/**
- * The fields each panel type needs besides id, type and layout: one table for the API's
- * check and for the JSON Schema of dashboard files (src/dashboards-as-code), so an editor
- * asks for exactly what a save would.
- */
-export const PANEL_NEEDS: Record<PanelType, readonly string[]> = {
-  text: ["text"],
-  kpi: ["schema_id", "sql"],
-  table: ["schema_id", "sql"],
-  bar: ["schema_id", "sql", "x_column", "y_columns"],
-  line: ["schema_id", "sql", "x_column", "y_columns"],
-  area: ["schema_id", "sql", "x_column", "y_columns"],
-  pie: ["schema_id", "sql", "label_column", "value_column"],
-};
-
 export const GRID_COLUMNS = 12;
 
 /**
- * What a refinement checks that a JSON Schema can say too, by the zod schema it belongs to:
- * added to that schema's JSON Schema when the file schema is generated (zod cannot turn a
- * refinement into JSON Schema by itself).
+ * What the JSON Schema of dashboard files says that zod does not write by itself, by the zod
+ * schema it belongs to, applied when the file schema is generated: a refinement's rule that
+ * JSON Schema can say too, and the shape editors show best for a panel.
  */
 export const jsonSchemaRules = new Map<z.ZodType, (json: Record<string, unknown>) => void>();
 
@@ -53,6 +38,7 @@ const Layout = z
     h: z.number().int().min(1).max(40).meta({ description: "Height in rows, 1–40." }),
   })
   .refine((l) => l.x + l.w <= GRID_COLUMNS, { message: "x + w must be at most 12 (the grid has 12 columns)", path: ["w"] })
+  .openapi("PanelLayout")
   .meta({ description: "Place on the 12-column grid." });
 jsonSchemaRules.set(Layout, (json) => {
   // x + w ≤ 12 without arithmetic: for each x, the widest w.
@@ -70,6 +56,7 @@ const Format = z
     prefix: z.string().max(20).optional(),
     suffix: z.string().max(20).optional(),
   })
+  .openapi("PanelFormat")
   .optional();
 
 /** A filter control shown above the panels (a `var_<name>` field of a GET form). */
@@ -89,76 +76,152 @@ jsonSchemaRules.set(Control, (json) => {
   json.then = { required: ["options"] };
 });
 
-const Panel = z
-  .looseObject({
-    id: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/, "panel ids are 1–64 letters, digits, '_' or '-'")
-      .meta({ description: "Unique within the dashboard: names the panel in CSV links, alerts and `dashboards diff`." }),
-    type: z
-      .enum(PANEL_TYPES, { error: (issue) => `unknown panel type '${String(issue.input)}'; use one of ${PANEL_TYPES.join(", ")}` })
-      .meta({
-        description:
-          "kpi (the first row's `value`), table (every column), bar/line/area (x_column, y_columns), pie (label_column, value_column) or text.",
-      }),
-    title: z.string().max(200).default("").meta({ description: "Shown above the panel; placeholders are interpolated, HTML-escaped." }),
-    layout: Layout,
-    schema_id: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .meta({ description: "Data panels: the schema whose data source (per the viewing customer's mapping) runs `sql`." }),
-    sql: z.string().max(20_000).optional().meta({
-      description:
-        "Data panels: one read-only SELECT / WITH … SELECT / VALUES; placeholders such as {{customer.provided_id}} are bound as parameters.",
-    }),
-    text: z
-      .string()
-      .max(20_000)
-      .optional()
-      .meta({ description: "Text panels: paragraphs separated by blank lines; placeholders interpolated, HTML-escaped." }),
-    x_column: z.string().min(1).optional().meta({ description: "bar, line, area: the result column along the x axis." }),
-    y_columns: z
-      .array(z.string().min(1))
-      .min(1)
-      .max(12)
-      .optional()
-      .meta({ description: "bar, line, area: the result columns drawn as series (1–12)." }),
-    label_column: z.string().min(1).optional().meta({ description: "pie: the result column naming each slice." }),
-    value_column: z.string().min(1).optional().meta({ description: "pie: the result column sizing each slice." }),
-    format: Format,
-  })
-  .superRefine((panel, ctx) => {
-    // Zod runs this only on a panel whose fields passed; the guard keeps it safe regardless.
-    if (!Object.hasOwn(PANEL_NEEDS, panel.type)) return;
-    for (const key of PANEL_NEEDS[panel.type]) {
-      const value = (panel as Record<string, unknown>)[key];
-      if (value === undefined || (key === "sql" && String(value).trim() === "")) {
-        ctx.addIssue({ code: "custom", path: [key], message: `a ${panel.type} panel needs ${key}` });
-      }
-    }
-    if (panel.type === "text") {
-      const problem = panel.text === undefined ? null : placeholderProblem(panel.text);
-      if (problem) ctx.addIssue({ code: "custom", path: ["text"], message: problem });
+// ---- panels: one object type per panel type ------------------------------------------------
+//
+// Every panel has an id, a type and a layout (a title and a format if it likes), and may
+// carry another type's fields too, checked the same way whatever its type (other extra
+// fields are kept for styling). Each type requires its own fields: `kpi` and `table` a
+// schema and SQL, `bar`/`line`/`area` also x_column and y_columns, `pie` label_column and
+// value_column, `text` its text. These object types are the one table of what each type
+// needs: the API checks with them, the JSON Schema of dashboard files says the same
+// (`jsonSchemaRules` below), and code reads a panel's fields once its `type` is known.
+
+const PANEL_TYPE_DESCRIPTION =
+  "kpi (the first row's `value`), table (every column), bar/line/area (x_column, y_columns), pie (label_column, value_column) or text.";
+
+const SchemaId = z
+  .number()
+  .int()
+  .positive()
+  .meta({ description: "Data panels: the schema whose data source (per the viewing customer's mapping) runs `sql`." });
+const Sql = z.string().max(20_000).meta({
+  description:
+    "Data panels: one read-only SELECT / WITH … SELECT / VALUES; placeholders such as {{customer.provided_id}} are bound as parameters.",
+});
+const Text = z
+  .string()
+  .max(20_000)
+  .meta({ description: "Text panels: paragraphs separated by blank lines; placeholders interpolated, HTML-escaped." });
+const XColumn = z.string().min(1).meta({ description: "bar, line, area: the result column along the x axis." });
+const YColumns = z
+  .array(z.string().min(1))
+  .min(1)
+  .max(12)
+  .meta({ description: "bar, line, area: the result columns drawn as series (1–12)." });
+const LabelColumn = z.string().min(1).meta({ description: "pie: the result column naming each slice." });
+const ValueColumn = z.string().min(1).meta({ description: "pie: the result column sizing each slice." });
+
+/** Every field a panel may have; id, type and layout are required (each type below requires its own too). */
+const PanelFields = z.looseObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, "panel ids are 1–64 letters, digits, '_' or '-'")
+    .meta({ description: "Unique within the dashboard: names the panel in CSV links, alerts and `dashboards diff`." }),
+  type: z.enum(PANEL_TYPES),
+  title: z.string().max(200).default("").meta({ description: "Shown above the panel; placeholders are interpolated, HTML-escaped." }),
+  layout: Layout,
+  schema_id: SchemaId.optional(),
+  sql: Sql.optional(),
+  text: Text.optional(),
+  x_column: XColumn.optional(),
+  y_columns: YColumns.optional(),
+  label_column: LabelColumn.optional(),
+  value_column: ValueColumn.optional(),
+  format: Format,
+});
+
+/**
+ * A field a panel type needs: absent, it is reported as "a <type> panel needs <field>" at the
+ * field (a custom issue: the API's `validation_error` and `dashboards validate` say so in
+ * those words, not as a bare "required").
+ */
+function needed<T extends z.ZodType>(type: PanelType, field: string, schema: T) {
+  return z.preprocess((value, ctx) => {
+    if (value === undefined) ctx.addIssue({ code: "custom", message: `a ${type} panel needs ${field}`, input: value });
+    return value;
+  }, schema);
+}
+
+/** A text's placeholders must name something the renderer can resolve. */
+const PanelText = Text.superRefine((text, ctx) => {
+  const problem = placeholderProblem(text);
+  if (problem) ctx.addIssue({ code: "custom", message: problem, input: text });
+});
+
+/** A data panel's schema and query: SQL that is not blank and whose placeholders resolve. */
+function dataFields(type: Exclude<PanelType, "text">) {
+  const query = Sql.superRefine((sql, ctx) => {
+    if (sql.trim() === "") {
+      ctx.addIssue({ code: "custom", message: `a ${type} panel needs sql`, input: sql });
       return;
     }
-    if (panel.sql !== undefined && panel.sql.trim() !== "") {
-      // The read-only rule is checked by the service (422 query_not_read_only), after existence.
-      const problem = placeholderProblem(panel.sql);
-      if (problem) ctx.addIssue({ code: "custom", path: ["sql"], message: problem });
-    }
+    // The read-only rule is checked by the service (422 query_not_read_only), after existence.
+    const problem = placeholderProblem(sql);
+    if (problem) ctx.addIssue({ code: "custom", message: problem, input: sql });
+  });
+  return { schema_id: needed(type, "schema_id", SchemaId), sql: needed(type, "sql", query) };
+}
+
+function cartesianFields(type: "bar" | "line" | "area") {
+  return { ...dataFields(type), x_column: needed(type, "x_column", XColumn), y_columns: needed(type, "y_columns", YColumns) };
+}
+
+const KpiPanel = PanelFields.extend({ type: z.literal("kpi"), ...dataFields("kpi") }).openapi("KpiPanel");
+const TablePanel = PanelFields.extend({ type: z.literal("table"), ...dataFields("table") }).openapi("TablePanel");
+const BarPanel = PanelFields.extend({ type: z.literal("bar"), ...cartesianFields("bar") }).openapi("BarPanel");
+const LinePanel = PanelFields.extend({ type: z.literal("line"), ...cartesianFields("line") }).openapi("LinePanel");
+const AreaPanel = PanelFields.extend({ type: z.literal("area"), ...cartesianFields("area") }).openapi("AreaPanel");
+const PiePanel = PanelFields.extend({
+  type: z.literal("pie"),
+  ...dataFields("pie"),
+  label_column: needed("pie", "label_column", LabelColumn),
+  value_column: needed("pie", "value_column", ValueColumn),
+}).openapi("PiePanel");
+const TextPanel = PanelFields.extend({ type: z.literal("text"), text: needed("text", "text", PanelText) }).openapi("TextPanel");
+
+const Panel = z
+  .discriminatedUnion("type", [KpiPanel, TablePanel, BarPanel, LinePanel, AreaPanel, PiePanel, TextPanel], {
+    error: (issue) =>
+      issue.code === "invalid_union"
+        ? `unknown panel type '${String((issue.input as { type?: unknown }).type)}'; use one of ${PANEL_TYPES.join(", ")}`
+        : undefined,
   })
   .meta({ description: "A panel: its type decides which other fields it needs (extra fields are kept for styling)." });
+
+/** A panel type's object as zod writes it in JSON Schema. */
+interface PanelTypeJson {
+  properties: Record<string, { const?: unknown }>;
+  required: string[];
+  additionalProperties?: unknown;
+}
+
+/**
+ * A panel in JSON Schema as editors show it best: one object with every field (`type` one of
+ * PANEL_TYPES) and, per type, an if/then with the fields it needs and what its SQL or text
+ * must look like — made from the `oneOf` of the panel types' objects that zod writes (for
+ * which an editor would report a mistake once per panel type).
+ */
 jsonSchemaRules.set(Panel, (json) => {
+  const types = json.oneOf as PanelTypeJson[];
+  const common = types.map((t) => t.required).reduce((all, required) => all.filter((field) => required.includes(field)));
   const placeholders = { not: { pattern: UNKNOWN_PLACEHOLDER } };
-  json.allOf = PANEL_TYPES.map((type) => ({
-    if: { properties: { type: { const: type } }, required: ["type"] },
-    then:
-      type === "text"
-        ? { required: [...PANEL_NEEDS.text], properties: { text: placeholders } }
-        : { required: [...PANEL_NEEDS[type]], properties: { sql: { allOf: [{ pattern: READ_STATEMENT_START }, placeholders] } } },
-  }));
+  const { description } = json;
+  for (const key of Object.keys(json)) delete json[key];
+  Object.assign(json, {
+    type: "object",
+    properties: { ...types[0].properties, type: { type: "string", enum: [...PANEL_TYPES], description: PANEL_TYPE_DESCRIPTION } },
+    required: common,
+    additionalProperties: types[0].additionalProperties,
+    description,
+    allOf: types.map(({ properties, required }) => ({
+      if: { properties: { type: { const: properties.type.const } }, required: ["type"] },
+      then: {
+        required: required.filter((field) => !common.includes(field)),
+        properties:
+          properties.type.const === "text" ? { text: placeholders } : { sql: { allOf: [{ pattern: READ_STATEMENT_START }, placeholders] } },
+      },
+    })),
+  });
 });
 
 export const DashboardDefinition = z
@@ -209,5 +272,8 @@ declare module "../db/schema" {
     "dashboard_versions.definition": Definition;
   }
 }
+/** A panel of a definition: `type` tells which fields it has (`panel.type === "pie"` gives its label_column, …). */
 export type PanelDefinition = Definition["panels"][number];
+/** A bar, line or area chart: x_column and y_columns. */
+export type CartesianPanel = Extract<PanelDefinition, { type: "bar" | "line" | "area" }>;
 export type VariableDefinition = Definition["variables"][number];

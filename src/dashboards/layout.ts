@@ -66,6 +66,6 @@ export function chartSize(g: Geometry, panel: PanelDefinition): { width: number;
 }
 
 /** Reading order: top to bottom, then left to right (the order panels stack in). */
-export function readingOrder(panels: PanelDefinition[]): PanelDefinition[] {
+export function readingOrder<P extends Pick<PanelDefinition, "layout">>(panels: readonly P[]): P[] {
   return [...panels].sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
 }

@@ -90,7 +90,7 @@ export function panelMarkup(
   options: { width?: number; context: PlaceholderContext; isDemo?: boolean },
 ): string {
   const input: RenderInput = {
-    definition: { panels: [panel], variables: [] } as unknown as Definition,
+    definition: { panels: [panel], variables: [] },
     dashboardName: "",
     context: options.context,
     isDemo: options.isDemo ?? false,
@@ -176,7 +176,7 @@ function message(text: string, kind: string): string {
 
 function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry): string {
   if (panel.type === "text") {
-    const text = interpolateText(panel.text ?? "", input.context);
+    const text = interpolateText(panel.text, input.context);
     return text
       .split(/\n{2,}/)
       .map((paragraph) => `<p>${escapeHtml(paragraph).replace(/\n/g, "<br>")}</p>`)
@@ -195,17 +195,9 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry): str
     case "table":
       return table(rows, result.truncated);
     case "pie":
-      return pieChart(rows, panel.label_column as string, panel.value_column as string, chartSize(g, panel)) + cutNote(result);
+      return pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel)) + cutNote(result);
     default:
-      return (
-        cartesianChart(
-          panel.type as "bar" | "line" | "area",
-          rows,
-          panel.x_column as string,
-          panel.y_columns as string[],
-          chartSize(g, panel),
-        ) + cutNote(result)
-      );
+      return cartesianChart(panel.type, rows, panel.x_column, panel.y_columns, chartSize(g, panel)) + cutNote(result);
   }
 }
 

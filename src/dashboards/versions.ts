@@ -40,7 +40,7 @@ export function definitionRuleErrors(definition: Definition, existing: { id: num
       : [],
   );
   const writing = definition.panels.flatMap((panel, index) => {
-    const problem = panel.sql === undefined || panel.type === "text" ? null : readOnlyProblem(panel.sql);
+    const problem = panel.type === "text" ? null : readOnlyProblem(panel.sql);
     return problem
       ? [new ApiError("query_not_read_only", `Panel '${panel.id}' is not a read-only query: ${problem}.`, `definition.panels.${index}.sql`)]
       : [];
