@@ -94,8 +94,9 @@ const generateEmbedToken = apiOperation({
     "Call this from your backend and hand only the token (or `embed_url`) to the browser. The token opens one dashboard (`dashboard_embed_id`) " +
     "or one blueprint's report builder (`blueprint_id`) for one customer until `expires_at`; refreshing the customer token or deleting the customer revokes it. " +
     "Read tokens may mint.",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: EmbedTokenBody,
   response: successSchema({
     token: z.string().openapi({ description: "A compact JWS (HS256)." }),
