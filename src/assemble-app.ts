@@ -9,17 +9,17 @@ import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { registerQueryCacheRoutes } from "./query-cache/routes";
-import { registerReportBuilderPageRoutes } from "./reports/page-routes";
-import { registerReportRoutes } from "./reports/routes";
+import { registerReportBuilderPageRoutes } from "./report-builder/page-routes";
+import { registerReportRoutes } from "./report-builder/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
 import { registerSubscriptionRoutes } from "./subscriptions/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/request-pipeline";
-import { registerDevFloorRoutes } from "./http/dev-floor";
+import { registerDevFloorRoutes } from "./dev/floors";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
-import { DEV_ROUTES_PATH, devOnly } from "./http/dev-only";
+import { DEV_ROUTES_PATH, devOnly } from "./dev/dev-only";
 
 const openApiInfo = {
   openapi: "3.1.0",

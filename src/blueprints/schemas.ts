@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { plainText } from "../http/fields";
 import { ProvidedId } from "../customers/schemas";
-import { MAX_CACHE_TTL_SECONDS } from "../query-cache/cache";
+import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 
 export const COLUMN_TYPES = ["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"] as const;
 

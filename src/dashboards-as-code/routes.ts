@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { DataRoundTrips } from "../dashboards/data";
+import { DataRoundTrips } from "../data/query-runner";
 import { DashboardDefinition } from "../dashboards/definition";
 import { rowsToCsv } from "../dashboards/csv";
 import { variablesFromQuery } from "../dashboards/viewer";

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_CACHE_TTL_SECONDS } from "../query-cache/cache";
-import { placeholderProblem } from "./sql";
+import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
+import { placeholderProblem } from "../data/placeholders";
 
 /**
  * For the JSON Schema only (the API runs the real checks): a read statement starts, after

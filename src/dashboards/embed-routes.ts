@@ -5,13 +5,13 @@ import { answeringNotFound, ApiError } from "../http/errors";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
-import { QueryCacheReport } from "../query-cache/cache";
-import { LockedFilter } from "../reports/query";
-import { mintBuilderToken } from "../reports/service";
+import { QueryCacheReport } from "../data/query-cache";
+import { LockedFilter } from "../report-builder/query";
+import { mintBuilderToken } from "../report-builder/service";
 import { subscribeControl, subscribeScriptHash } from "../subscriptions/control";
 import { forgetDrawnCharts } from "./charts";
 import { rowsToCsv } from "./csv";
-import { DataRoundTrips } from "./data";
+import { DataRoundTrips } from "../data/query-runner";
 import { embedScript } from "./embed-script";
 import { pageWidth } from "./layout";
 import { mintEmbedToken, panelRows, renderForCustomer } from "./service";
@@ -221,7 +221,7 @@ const panelCsv = createRoute({
 });
 
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
-  // DEV_ROUTES only (http/dev-only.ts): forget the charts drawn in this isolate, so `npm run
+  // DEV_ROUTES only (dev/dev-only.ts): forget the charts drawn in this isolate, so `npm run
   // bench:delivery` can measure a first drawing next to a repeated one. Here, not with
   // src/http's development routes, because src/http imports no capability.
   app.post("/_dev/charts/forget", (c) => {

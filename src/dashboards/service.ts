@@ -7,14 +7,14 @@ import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { readOnlyProblem } from "../lib/sql-read-only";
-import { customerVersions, dashboardVersion, type QueryCacheReport } from "../query-cache/cache";
-import { runPanels, type QueryRun, type Row } from "./data";
-import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
+import { customerVersions, dashboardVersion, type QueryCacheReport } from "../data/query-cache";
+import { runPanels, type QueryRun, type Row } from "../data/query-runner";
+import { customerTokenFingerprint, signEmbedToken } from "../tokens/signed";
 import type { Definition } from "./definition";
 import { readingOrder } from "./layout";
 import { renderDashboard, type Presentation } from "./render";
-import { usableSources } from "./sources/access";
-import type { PlaceholderContext } from "./sql";
+import { usableSources } from "../data/sources/access";
+import type { PlaceholderContext } from "../data/placeholders";
 import * as repo from "./repository";
 
 // ---- administration -----------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { answeringNotFound, ApiError } from "../http/errors";
 import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../customers/scope";
 import { backgroundOf } from "../http/background";
-import { QueryCacheReport } from "../query-cache/cache";
+import { QueryCacheReport } from "../data/query-cache";
 import { pageWidth } from "../dashboards/layout";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { escapeHtml } from "../lib/html";
@@ -233,7 +233,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     }
   });
 
-  // DEV_ROUTES only (http/dev-only.ts): every e-mail the service sent, as the recipient gets it,
+  // DEV_ROUTES only (dev/dev-only.ts): every e-mail the service sent, as the recipient gets it,
   // newest first, OUTBOX_PAGE_SIZE per page (`?cursor=` from the "Older" link).
   app.get("/_dev/outbox", async (c) => {
     const cursor = c.req.query("cursor") || undefined;

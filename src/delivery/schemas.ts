@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { JOB_KINDS, JOB_STATUSES } from "./job-state";
-import { checkDeliveryTarget, ReportId } from "../reports/delivery-target";
+import { checkDeliveryTarget, ReportId } from "../report-builder/delivery-target";
 
 const DashboardEmbedId = EmbedId.optional().openapi({
   description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`.",

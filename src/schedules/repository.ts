@@ -70,7 +70,7 @@ export { visibleCustomerId } from "../customers/repository";
 export { chooseVersion, dashboardByEmbedId } from "../dashboards/repository";
 
 /** A saved report's schedule checks that the report is its customer's (the reports module's lookup). */
-export { reportOfVisibleCustomer } from "../reports/repository";
+export { reportOfVisibleCustomer } from "../report-builder/repository";
 
 /** Group tags are the group-tags module's; a schedule only checks that its tag exists. */
 export { groupTagByKey, tagKey } from "../group-tags/repository";

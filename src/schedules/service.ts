@@ -5,7 +5,7 @@ import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import * as unsubscribeRepo from "../unsubscribe/repository";
 import { CronSchedule, minuteOf, slotString } from "./cron";
-import { reportOnlyFormat } from "../reports/delivery-target";
+import { reportOnlyFormat } from "../report-builder/delivery-target";
 import * as repo from "./repository";
 import { runView } from "./runs";
 import type { CreateScheduleInput, RuleInput, Run, Schedule, UpdateScheduleInput } from "./schemas";

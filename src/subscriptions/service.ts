@@ -1,5 +1,5 @@
 import { dashboardNotFound } from "../dashboards/service";
-import { fingerprintMatches, verifyEmbedToken } from "../dashboards/embed-token";
+import { fingerprintMatches, verifyEmbedToken } from "../tokens/signed";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";

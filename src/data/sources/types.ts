@@ -1,4 +1,4 @@
-import type { Param } from "../sql";
+import type { Param } from "../placeholders";
 
 export type Row = Record<string, unknown>;
 

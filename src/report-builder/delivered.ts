@@ -1,7 +1,7 @@
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
-import type { QueryCacheReport } from "../query-cache/cache";
+import type { QueryCacheReport } from "../data/query-cache";
 import { reportPage } from "./chart";
 import { resultCsv } from "./export";
 import type { ReportResult } from "./query";
@@ -23,7 +23,7 @@ export interface SavedReportRun {
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
 
-/** The page a capture of the report shows: its chart, then its table (src/reports/chart.ts). */
+/** The page a capture of the report shows: its chart, then its table (src/report-builder/chart.ts). */
 export async function savedReportHtml(
   db: Database,
   env: Env,

@@ -1,7 +1,7 @@
-import type { PanelResult, Row } from "../dashboards/data";
+import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "../dashboards/definition";
 import { panelMarkup, renderDashboard } from "../dashboards/render";
-import type { PlaceholderContext } from "../dashboards/sql";
+import type { PlaceholderContext } from "../data/placeholders";
 import type { Chart, ReportResult, ResultColumn } from "./query";
 
 /**

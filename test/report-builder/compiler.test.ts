@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredTable } from "../../src/blueprints/schemas";
-import { compileReportQuery } from "../../src/reports/compiler";
-import { ReportQuery, type ReportFilter } from "../../src/reports/query";
-import { runReport } from "../../src/reports/run";
+import { compileReportQuery } from "../../src/report-builder/compiler";
+import { ReportQuery, type ReportFilter } from "../../src/report-builder/query";
+import { runReport } from "../../src/report-builder/run";
 import { onWarehouse } from "../dashboards/warehouse";
 
 // The compiler, run for real: the same known rows in a real local D1 (OTHER_DATA) and in the

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { signWithEmbedSecret, verifyWithEmbedSecret } from "../dashboards/embed-token";
+import { signWithEmbedSecret, verifyWithEmbedSecret } from "./signed";
 import type { Env } from "../env";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { signWithEmbedSecret, verifyWithEmbedSecret } from "../dashboards/embed-token";
+import { signWithEmbedSecret, verifyWithEmbedSecret } from "./signed";
 import type { Env } from "../env";
-import { LockedFilter } from "./query";
+import { LockedFilter } from "../report-builder/query";
 
 /**
  * Report-builder tokens: compact JWS (HS256) with EMBED_TOKEN_SECRET like the dashboards'

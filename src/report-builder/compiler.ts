@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { StoredTable } from "../blueprints/schemas";
-import { splitPlaceholders, type Dialect, type Param, type PlaceholderContext } from "../dashboards/sql";
+import { splitPlaceholders, type Dialect, type Param, type PlaceholderContext } from "../data/placeholders";
 import { ApiError } from "../http/errors";
 import {
   DEFAULT_REPORT_LIMIT,

@@ -2,21 +2,21 @@ import type { StoredTable } from "../blueprints/schemas";
 import { customerNotFound } from "../customers/not-found";
 import type { CustomerViewRow } from "../customers/repository";
 import { computedFields } from "../customers/view";
-import { customerTokenFingerprint } from "../dashboards/embed-token";
-import { usableSources } from "../dashboards/sources/access";
+import { customerTokenFingerprint } from "../tokens/signed";
+import { usableSources } from "../data/sources/access";
 import type { Database, RoundTripCounter } from "../db/client";
 import { config } from "../config";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { currentRequest } from "../http/request-state";
 import { constantTimeEqual, randomAlphanumeric } from "../lib/crypto";
-import { signBuilderToken, type BuilderClaims } from "./builder-token";
+import { signBuilderToken, type BuilderClaims } from "../tokens/builder";
 import { compileReportQuery, datasetOf, resultNames } from "./compiler";
 import { resultCsv } from "./export";
 import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
 import type { Chart, LockedFilter, ReportFilter, ReportQuery, ReportResult } from "./query";
 import * as repo from "./repository";
-import { customerVersions, type QueryCacheReport } from "../query-cache/cache";
+import { customerVersions, type QueryCacheReport } from "../data/query-cache";
 import { compileFor, runReport } from "./run";
 
 // ---- minting ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import type { PanelQuery, PanelResult, Row } from "../dashboards/sources/types";
+import type { PanelQuery, PanelResult, Row } from "./sources/types";
 import { sha256Hex } from "../lib/crypto";
 import { errorDetail, log } from "../lib/log";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { reportPage, reportPanelHtml } from "../../src/reports/chart";
-import type { ReportResult } from "../../src/reports/query";
+import { reportPage, reportPanelHtml } from "../../src/report-builder/chart";
+import type { ReportResult } from "../../src/report-builder/query";
 
 const result: ReportResult = {
   columns: [

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { config } from "../config";
-import type { AppEnv } from "./context";
-import { ApiError } from "./errors";
+import type { AppEnv } from "../http/context";
+import { ApiError } from "../http/errors";
 
 /** Where the development routes live: benchmark floors, the local outbox, chart and report-SQL helpers. */
 export const DEV_ROUTES_PATH = "/_dev/*";

@@ -1,13 +1,13 @@
 import type { StoredTable } from "../blueprints/schemas";
 import type { RoundTripCounter } from "../db/client";
-import { runSourceQueries, type DataSource } from "../dashboards/data";
-import { bindingOfKind, dialectOf } from "../dashboards/sources/kinds";
-import type { PlaceholderContext } from "../dashboards/sql";
+import { runSourceQueries, type DataSource } from "../data/query-runner";
+import { bindingOfKind, dialectOf } from "../data/sources/kinds";
+import type { PlaceholderContext } from "../data/placeholders";
 import { config } from "../config";
 import { ApiError } from "../http/errors";
 import { readOnlyProblem } from "../lib/sql-read-only";
 import { log } from "../lib/log";
-import type { QueryCachePolicy } from "../query-cache/cache";
+import type { QueryCachePolicy } from "../data/query-cache";
 import { compileReportQuery, type CompiledQuery } from "./compiler";
 import type { ReportFilter, ReportQuery, ReportResult, ResultColumn } from "./query";
 

@@ -3,15 +3,15 @@ import pg from "pg";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { jsonBody } from "../http/json-body";
-import { bindingOfKind } from "../dashboards/sources/kinds";
-import { workersSocket } from "../dashboards/sources/postgres";
+import { bindingOfKind } from "../data/sources/kinds";
+import { workersSocket } from "../data/sources/postgres";
 import { readOnlyProblem } from "../lib/sql-read-only";
-import { verifyBuilderToken } from "./builder-token";
-import { ReportQuery } from "./query";
-import { compiledFor } from "./service";
+import { verifyBuilderToken } from "../tokens/builder";
+import { ReportQuery } from "../report-builder/query";
+import { compiledFor } from "../report-builder/service";
 
 /**
- * Development routes (DEV_ROUTES only: http/dev-only.ts) for `npm run bench:builder` (not part of the API): the statement a
+ * Development routes (DEV_ROUTES only: dev/dev-only.ts) for `npm run bench:builder` (not part of the API): the statement a
  * builder query compiles to for its customer, and that statement run straight through the
  * data source's binding — the floor the builder's query route is measured against in the
  * same run. Here, not in src/http, because src/http imports no capability.

@@ -1,10 +1,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import type { AppEnv } from "./context";
-import { ApiError } from "./errors";
+import type { AppEnv } from "../http/context";
+import { ApiError } from "../http/errors";
 import { stageTimings } from "../lib/stages";
-import { jsonBody } from "./json-body";
+import { jsonBody } from "../http/json-body";
 
 /**
  * Benchmark routes (DEV_ROUTES only, see dev-only.ts; not part of the API). Floors: what a request costs

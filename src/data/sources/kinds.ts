@@ -1,4 +1,4 @@
-import type { Dialect } from "../sql";
+import type { Dialect } from "../placeholders";
 
 export type DataSourceKind = "d1" | "postgres";
 

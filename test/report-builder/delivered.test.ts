@@ -4,7 +4,7 @@ import readXlsxFile from "read-excel-file/universal";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import { ApiError } from "../../src/http/errors";
-import { savedReportFile, savedReportHtml } from "../../src/reports/delivered";
+import { savedReportFile, savedReportHtml } from "../../src/report-builder/delivered";
 import { bindings, seedOrders, sources, workspace } from "../dashboards/helpers";
 import { builderRows, customerWithBlueprint, dropColumn, revenueByDay, saveReport, type CustomerWithBlueprint } from "./saved-reports";
 

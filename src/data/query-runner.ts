@@ -1,14 +1,14 @@
 import { RoundTripCounter } from "../db/client";
 import { config } from "../config";
 import { log } from "../lib/log";
-import { runCached, type QueryCachePolicy } from "../query-cache/cache";
-import type { Definition } from "./definition";
+import { runCached, type QueryCachePolicy } from "./query-cache";
+import type { Definition } from "../dashboards/definition";
 import { describeD1, runD1 } from "./sources/d1";
 import { describePostgres, runPostgres } from "./sources/postgres";
 import { bindingOfKind, dialectOf, type DataSourceKind } from "./sources/kinds";
 import type { PanelColumns, PanelQuery, PanelResult, RunLimits, SourceTrips } from "./sources/types";
 import { readOnlyProblem } from "../lib/sql-read-only";
-import { bindPlaceholders, type PlaceholderContext } from "./sql";
+import { bindPlaceholders, type PlaceholderContext } from "./placeholders";
 
 export type { PanelColumns, PanelResult, Row } from "./sources/types";
 
