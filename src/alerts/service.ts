@@ -4,7 +4,7 @@ import { runNow } from "../schedules/runner/run-now";
 import { runView } from "../schedules/runs";
 import { newRuleColumns, resolveReferences, updatedReferences, updatedTiming, type ScheduleScope } from "../schedules/service";
 import { checkCallbackUrl, webhookSecretMissing } from "../webhooks/service";
-import { alertNotFound } from "./not-found";
+import { alertNotFound } from "../schedules/alert-not-found";
 import * as repo from "./repository";
 import type { Alert, CreateAlertInput, Evaluation, UpdateAlertInput } from "./schemas";
 import type { Run } from "../schedules/schemas";

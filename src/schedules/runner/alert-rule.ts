@@ -1,8 +1,8 @@
-import { visibleByProvidedId } from "../customers/repository";
-import { dataOfPanel, type LoadedDashboard, type RenderRequest } from "../dashboards/service";
-import type { Env } from "../env";
-import { ApiError } from "../http/errors";
-import { errorDetail, log } from "../lib/log";
+import { visibleByProvidedId } from "../../customers/repository";
+import { dataOfPanel, type LoadedDashboard, type RenderRequest } from "../../dashboards/service";
+import type { Env } from "../../env";
+import { ApiError } from "../../http/errors";
+import { errorDetail, log } from "../../lib/log";
 
 /**
  * An alert's rule for one customer: its panel is run on that customer's own data (the

@@ -1,7 +1,7 @@
-import type { Env } from "../env";
-import { errorDetail, log } from "../lib/log";
-import type { AlertWebhookMessage } from "../webhooks/service";
-import type { Verdict } from "./evaluate";
+import type { Env } from "../../env";
+import { errorDetail, log } from "../../lib/log";
+import type { AlertWebhookMessage } from "../../webhooks/service";
+import type { Verdict } from "./alert-rule";
 
 /** The row fields an alert's webhook reports. */
 interface AlertFields {
