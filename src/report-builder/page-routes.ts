@@ -66,6 +66,7 @@ const ViewBody = z
 
 const viewRoute = builderRoute({
   method: "post",
+  database: "primary",
   path: "/report-builder/{embedId}/view",
   operationId: "builderView",
   summary: "Run a report query and draw its chart (what the builder page shows)",
