@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { buildBrowserScripts } from "./scripts/lib/browser-build.mjs";
 import { projectCacheHome } from "./scripts/lib/cache-home.mjs";
 import { webhookReceiver } from "./test/delivery/webhook-receiver";
 
@@ -24,12 +25,18 @@ wrongPassword.password = "not-the-password";
 process.env.XDG_CACHE_HOME = projectCacheHome;
 
 export default defineConfig(async () => {
+  // The scripts the browser runs, built from src/**/browser/ (scripts/build-browser.mjs): the
+  // Worker imports them as text, and the e2e tests compare what the server serves with them.
+  await buildBrowserScripts();
   const migrations = await readD1Migrations("./migrations");
   const worker = (name: string, include: string[], vars: Record<string, string> = {}) => ({
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          // The built browser scripts are text (wrangler.toml [[rules]] names their import,
+          // `#browser/…`; the pool matches the path it resolves to).
+          modulesRules: [{ type: "Text", include: ["**/.build/browser/*.js"] }],
           // A second data-source database, so tests can tell data sources apart.
           d1Databases: { OTHER_DATA: "other-data" },
           hyperdrives: { WAREHOUSE_STOPPED: stopped.href, WAREHOUSE_WRONG_PASSWORD: wrongPassword.href },

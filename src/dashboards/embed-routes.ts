@@ -1,3 +1,4 @@
+import EMBED_ELEMENT from "#browser/embed-element.js";
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { backgroundOf } from "../http/background";
@@ -8,11 +9,10 @@ import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { QueryCacheReport } from "../query-cache/cache";
 import { LockedFilter } from "../reports/query";
 import { mintBuilderToken } from "../reports/service";
-import { subscribeControl, subscribeScriptHash } from "../subscriptions/control";
+import { subscribeControl, subscribeScriptHash } from "./subscribe-control";
 import { forgetDrawnCharts } from "./charts";
 import { rowsToCsv } from "./csv";
 import { DataRoundTrips } from "./data";
-import { embedScript } from "./embed-script";
 import { pageWidth } from "./layout";
 import { mintEmbedToken, panelRows, renderForCustomer } from "./service";
 import { isRefusal, resolveViewer } from "./viewer";
@@ -171,6 +171,14 @@ const embedPage = createRoute({
     422: html("The dashboard has no version or draft to render."),
   },
 });
+
+/**
+ * `embed.js`: the `<dashboard-embed>` and `<report-builder>` elements (src/dashboards/browser/embed-element.ts,
+ * built by scripts/build-browser.mjs) with this service's origin written over their placeholder.
+ */
+function embedScript(origin: string): string {
+  return EMBED_ELEMENT.replaceAll(JSON.stringify("__EMBED_SERVICE_ORIGIN__"), JSON.stringify(origin));
+}
 
 const embedJs = createRoute({
   method: "get",

@@ -1,10 +1,12 @@
 import { Buffer } from "node:buffer";
 import { DurableObject } from "cloudflare:workers";
 import puppeteer, { type Browser, type CDPSession, type Page } from "@cloudflare/puppeteer";
+import CAPTURE_SCRIPT from "#browser/capture.js";
 import { config } from "../../config";
 import type { Env } from "../../env";
 import { errorDetail } from "../../lib/log";
 import { JobFailure, type FailureReason } from "../job-state";
+import type { PageState } from "./page-state";
 
 export interface CaptureOptions {
   width: number;
@@ -297,9 +299,10 @@ async function openTab(browser: Browser): Promise<{ browser: Browser; tab: Tab }
  * Loads the rendered dashboard, waits (bounded) for it to be complete, refuses anything that
  * is not a complete dashboard, and captures the full page at `width` CSS pixels (`scale`
  * device pixels each) as PNG/JPEG, or prints it as a PDF with backgrounds. Every DevTools
- * message crosses the Browser Rendering proxy, so the whole load is one message (`loadPage`)
- * and the capture another, sent straight to the tab's DevTools session: what puppeteer's
- * setContent + waitForSelector + screenshot do in six to eight. No message is waited for past
+ * message crosses the Browser Rendering proxy, so the whole load is one message (the capture
+ * script, browser/capture.ts, called with its arguments) and the capture another, sent
+ * straight to the tab's DevTools session: what puppeteer's setContent + waitForSelector +
+ * screenshot do in six to eight. No message is waited for past
  * `deadline`: a browser that vanished without closing the connection fails the capture then.
  */
 async function captureOn(tab: Tab, html: string, options: CaptureOptions, deadline: number, timing: StationTiming): Promise<Capture> {
@@ -313,11 +316,8 @@ async function captureOn(tab: Tab, html: string, options: CaptureOptions, deadli
   }
   // The page may wait for itself as long as the deadline leaves time for the shot.
   const timeoutMs = Math.max(0, Math.min(options.timeoutMs ?? RENDER_TIMEOUT_MS, deadline - Date.now() - SHOT_RESERVE_MS));
-  const state = (await beforeDeadline(
-    tab.page.evaluate(`(${loadPage})(${JSON.stringify(html)}, ${timeoutMs})`),
-    deadline,
-    "the page",
-  )) as PageState;
+  const load = `(${CAPTURE_SCRIPT})(${JSON.stringify(html)}, ${timeoutMs})`; // the built function expression, called
+  const state = (await beforeDeadline(tab.page.evaluate(load), deadline, "the page")) as PageState;
   const loaded = Date.now();
   timing.loadMs = loaded - started;
   assertCompleteDashboard(state, timeoutMs);
@@ -348,47 +348,6 @@ function fromBase64(data: string): Uint8Array<ArrayBuffer> {
   const bytes = Buffer.from(data, "base64");
   return new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
 }
-
-interface PageState {
-  dashboard: boolean;
-  complete: boolean;
-  data: number;
-  failed: number;
-}
-
-/**
- * Runs in the tab (as written: a string, no DOM types here): replaces the document with
- * `html` the way puppeteer's setContent does, waits for `load` and its fonts, then for the
- * body's `data-render-complete` mark (all of it within `timeoutMs`, so no page holds the
- * station's line for long), and reports what is on the page.
- */
-const loadPage = `async (html, timeoutMs) => {
-  const end = Date.now() + timeoutMs;
-  const left = () => Math.max(0, end - Date.now());
-  document.open();
-  document.write(html);
-  document.close();
-  const bounded = (promise) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, left()))]);
-  if (document.readyState !== "complete") await bounded(new Promise((resolve) => window.addEventListener("load", resolve, { once: true })));
-  await bounded(document.fonts.ready);
-  const marked = () => document.body !== null && document.body.getAttribute("data-render-complete") === "true";
-  const isDashboard = document.querySelector("main.dashboard") !== null;
-  if (isDashboard && !marked()) {
-    await new Promise((resolve) => {
-      const timer = setTimeout(done, left());
-      const observer = new MutationObserver(() => marked() && done());
-      observer.observe(document.documentElement, { attributes: true, subtree: true });
-      function done() { clearTimeout(timer); observer.disconnect(); resolve(); }
-    });
-  }
-  const data = [...document.querySelectorAll("main.dashboard section.panel:not(.panel-text)")];
-  return {
-    dashboard: isDashboard,
-    complete: marked(),
-    data: data.length,
-    failed: data.filter((panel) => panel.querySelector(".message-failed") !== null).length,
-  };
-}`;
 
 /**
  * Only a finished dashboard is delivered: a dashboard is on the page (an error page is
