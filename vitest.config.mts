@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { buildBrowserScripts } from "./scripts/lib/browser-build.mjs";
+import { browserScriptsAsTextForVite, buildBrowserScripts } from "./scripts/lib/browser-build.mjs";
 import { projectCacheHome } from "./scripts/lib/cache-home.mjs";
 import { webhookReceiver } from "./test/delivery/webhook-receiver";
 
@@ -34,9 +34,6 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          // The built browser scripts are text (wrangler.toml [[rules]] names their import,
-          // `#browser/…`; the pool matches the path it resolves to).
-          modulesRules: [{ type: "Text", include: ["**/.build/browser/*.js"] }],
           // A second data-source database, so tests can tell data sources apart.
           d1Databases: { OTHER_DATA: "other-data" },
           hyperdrives: { WAREHOUSE_STOPPED: stopped.href, WAREHOUSE_WRONG_PASSWORD: wrongPassword.href },
@@ -52,6 +49,8 @@ export default defineConfig(async () => {
           },
         },
       }),
+      // The built browser scripts, imported as their text (as wrangler.toml's [[rules]] make the Worker do).
+      browserScriptsAsTextForVite,
     ],
     test: {
       name,

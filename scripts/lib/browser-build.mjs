@@ -29,10 +29,10 @@ export const browserScripts = [
 
 /**
  * Bundles each script with esbuild into `.build/browser/<name>.js`: an IIFE (nothing leaks
- * into the page's globals), minified (the readable source is the TypeScript file; the built
- * bytes are what host pages download, what every embed page carries inline and what the
- * Worker bundle holds), ASCII only (the bytes a CSP hash is taken of survive any charset
- * the page is read in). A file is rewritten only when its bytes change, so `wrangler dev`,
+ * into the page's globals), not minified (what a browser runs stays readable in its
+ * developer tools, no source map needed, and about as large as the hand-written scripts it
+ * replaced; gzip takes most of what minifying would), ASCII only (the bytes a CSP hash is
+ * taken of survive any charset the page is read in). A file is rewritten only when its bytes change, so `wrangler dev`,
  * which watches what the Worker imports, reloads only for a real change.
  * Returns the built scripts' names, paths and sizes in bytes.
  */
@@ -52,7 +52,7 @@ export async function buildBrowserScripts() {
         // The built function expression: the IIFE's exports, kept in a local, give their default.
         ...(expression ? { globalName: "exported", banner: { js: "(()=>{" }, footer: { js: "return exported.default})()" } } : {}),
         target: "es2020",
-        minify: true,
+        minify: false,
         charset: "ascii",
         legalComments: "none",
         tsconfig: join(root, "tsconfig.browser.json"),
@@ -80,6 +80,21 @@ export function builtBrowserScript(name) {
   return readFileSync(join(browserBuildDir, `${name}.js`), "utf8");
 }
 
+const builtScriptPath = /[\\/]\.build[\\/]browser[\\/][^\\/]+\.js$/;
+
+/**
+ * A Vite plugin for the vitest pool (vitest.config.mts): the built scripts are imported as
+ * their text, as wrangler.toml's `[[rules]]` make the Worker do. (The pool applies wrangler's
+ * rules to the path an import resolves to, not to the `#browser/…` name the rules list.)
+ */
+export const browserScriptsAsTextForVite = {
+  name: "browser-scripts-as-text",
+  enforce: "pre",
+  load(id) {
+    return builtScriptPath.test(id) ? `export default ${JSON.stringify(readFileSync(id, "utf8"))};` : undefined;
+  },
+};
+
 /**
  * An esbuild plugin for bundles of src/ made outside wrangler (bench/render.mjs): the built
  * scripts are imported as their text, as wrangler.toml's `[[rules]]` make the Worker do.
@@ -87,7 +102,7 @@ export function builtBrowserScript(name) {
 export const browserScriptsAsText = {
   name: "browser-scripts-as-text",
   setup(pluginBuild) {
-    pluginBuild.onLoad({ filter: /[\\/]\.build[\\/]browser[\\/][^\\/]+\.js$/ }, async (args) => ({
+    pluginBuild.onLoad({ filter: builtScriptPath }, async (args) => ({
       contents: await readFile(args.path, "utf8"),
       loader: "text",
     }));
