@@ -6,7 +6,6 @@ import { config } from "../../config";
 import type { Env } from "../../env";
 import { errorDetail } from "../../lib/log";
 import { JobFailure, type FailureReason } from "../job-state";
-import type { PageState } from "./page-state";
 
 export interface CaptureOptions {
   width: number;
@@ -347,6 +346,14 @@ async function captureOn(tab: Tab, html: string, options: CaptureOptions, deadli
 function fromBase64(data: string): Uint8Array<ArrayBuffer> {
   const bytes = Buffer.from(data, "base64");
   return new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** What the capture script (browser/capture.ts) answers about the page it loaded. */
+interface PageState {
+  dashboard: boolean;
+  complete: boolean;
+  data: number;
+  failed: number;
 }
 
 /**

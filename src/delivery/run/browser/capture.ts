@@ -1,5 +1,3 @@
-import type { PageState } from "../page-state";
-
 /**
  * Runs in the capture station's tab (src/delivery/run/browser.ts sends it with its arguments
  * in one DevTools message): replaces the document with `html` the way puppeteer's setContent
@@ -7,6 +5,18 @@ import type { PageState } from "../page-state";
  * of it within `timeoutMs`, so no page holds the station's line for long), and reports what
  * is on the page. Built as a function expression: its default export.
  */
+
+/** What is on the page (the station, ../browser.ts, captures only a complete dashboard). */
+interface PageState {
+  /** A dashboard is on the page (an error page is not). */
+  dashboard: boolean;
+  /** The body carries `data-render-complete="true"`. */
+  complete: boolean;
+  /** Data panels (not text panels) on the page. */
+  data: number;
+  /** Data panels whose data failed to load. */
+  failed: number;
+}
 
 export default async function loadPage(html: string, timeoutMs: number): Promise<PageState> {
   const end = Date.now() + timeoutMs;
