@@ -4,7 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import { customers } from "../src/db/schema";
 import { createDatabase } from "../src/db/client";
 import { forgetDrawnCharts } from "../src/dashboards/charts";
-import { runPanels } from "../src/dashboards/data";
+import { runPanels } from "../src/data/query-runner";
 import { DashboardDefinition } from "../src/dashboards/definition";
 import { renderDashboard } from "../src/dashboards/render";
 import { renderForCustomer, saveVersion, createOrReplaceDashboard, tagVersion, newest } from "../src/dashboards/service";

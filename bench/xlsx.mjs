@@ -16,7 +16,7 @@ import { browserScriptsAsText, buildBrowserScripts } from "../scripts/lib/browse
 import { startLocalServer } from "../scripts/lib/local-server.mjs";
 
 // The writers alone, in process (Node, where the clock measures CPU work): a saved report's
-// result as XLSX and as CSV (src/reports/delivered.ts) for 1,000 rows (the builder's default
+// result as XLSX and as CSV (src/report-builder/delivered.ts) for 1,000 rows (the builder's default
 // limit) and 10,000 (QUERY_ROW_LIMIT's default), shaped like the demo orders.
 {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -24,7 +24,7 @@ import { startLocalServer } from "../scripts/lib/local-server.mjs";
   const bundle = join(work, "delivered.mjs");
   await buildBrowserScripts();
   await build({
-    entryPoints: [join(root, "src", "reports", "delivered.ts")],
+    entryPoints: [join(root, "src", "report-builder", "delivered.ts")],
     bundle: true,
     platform: "node",
     format: "esm",

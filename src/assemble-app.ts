@@ -6,20 +6,21 @@ import { registerEmbedRoutes } from "./dashboards/embed-routes";
 import { registerDashboardAdminRoutes } from "./dashboards/admin-routes";
 import { registerDashboardsAsCodeRoutes } from "./dashboards-as-code/routes";
 import { registerDeliveryRoutes } from "./delivery/routes";
+import { registerEmbedTokenRoutes } from "./embed-tokens/routes";
 import { registerGroupTagRoutes } from "./group-tags/routes";
 import { registerLegacyRoutes } from "./legacy/routes";
 import { registerQueryCacheRoutes } from "./query-cache/routes";
-import { registerReportBuilderPageRoutes } from "./reports/page-routes";
-import { registerReportRoutes } from "./reports/routes";
+import { registerReportBuilderPageRoutes } from "./report-builder/page-routes";
+import { registerReportRoutes } from "./report-builder/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
 import { registerSubscriptionRoutes } from "./subscriptions/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/request-pipeline";
-import { registerDevFloorRoutes } from "./http/dev-floor";
+import { registerDevRoutes } from "./dev/routes";
 import { renderDocs } from "./http/docs";
 import { documentedPaths } from "./http/openapi";
-import { DEV_ROUTES_PATH, devOnly } from "./http/dev-only";
+import { DEV_ROUTES_PATH, devOnly } from "./dev/dev-only";
 
 const openApiInfo = {
   openapi: "3.1.0",
@@ -56,6 +57,7 @@ export function createApp() {
   registerAdminRoutes(app);
   registerDashboardAdminRoutes(app);
   registerDashboardsAsCodeRoutes(app);
+  registerEmbedTokenRoutes(app);
   registerEmbedRoutes(app);
   registerQueryCacheRoutes(app);
   registerDeliveryRoutes(app);
@@ -67,7 +69,7 @@ export function createApp() {
   registerReportBuilderPageRoutes(app);
   registerWebhookRoutes(app);
 
-  registerDevFloorRoutes(app);
+  registerDevRoutes(app);
 
   app.get("/health", (c) => c.json({ success: 1, status: "ok" }));
   const openApiDocument = () => documentedPaths(app.getOpenAPI31Document(openApiInfo));

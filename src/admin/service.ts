@@ -3,7 +3,7 @@ import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { isAbove } from "../customers/hierarchy";
 import { revokeTokenLeases } from "../http/auth";
-import { bindingProblem, type DataSourceKind } from "../dashboards/sources/kinds";
+import { bindingProblem, type DataSourceKind } from "../data/sources/kinds";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
 import * as repo from "./repository";

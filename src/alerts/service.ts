@@ -4,8 +4,10 @@ import { runNow } from "../schedules/runner/run-now";
 import { runView } from "../schedules/runs";
 import { newRuleColumns, resolveReferences, updatedReferences, updatedTiming, type ScheduleScope } from "../schedules/service";
 import { checkCallbackUrl, webhookSecretMissing } from "../webhooks/service";
-import { alertNotFound } from "./not-found";
-import * as repo from "./repository";
+import { alertNotFound } from "../schedules/alert-not-found";
+import * as schedulesRepo from "../schedules/repository";
+import * as unsubscribeRepo from "../unsubscribe/repository";
+import * as webhooksRepo from "../webhooks/repository";
 import type { Alert, CreateAlertInput, Evaluation, UpdateAlertInput } from "./schemas";
 import type { Run } from "../schedules/schemas";
 
@@ -19,7 +21,7 @@ import type { Run } from "../schedules/schemas";
 const RECENT_EVALUATIONS = 20;
 const RECENT_RUNS = 20;
 
-function view(row: repo.AlertRow): Alert {
+function view(row: schedulesRepo.ScheduleRow): Alert {
   return {
     id: row.id,
     dashboard_embed_id: row.dashboardEmbedId,
@@ -59,7 +61,7 @@ const evaluationView = (e: {
 async function checkCallback(scope: ScheduleScope, env: Env, callbackUrl: string | null | undefined): Promise<void> {
   if (!callbackUrl) return;
   checkCallbackUrl(env, callbackUrl);
-  const secret = await repo.webhookSecretExists(scope.db, scope.accessGroupId);
+  const secret = await webhooksRepo.secretExists(scope.db, scope.accessGroupId);
   if (secret.length === 0) throw webhookSecretMissing();
 }
 
@@ -74,7 +76,7 @@ export async function createAlert(
   await checkCallback(scope, env, input.callback_url);
   const id = `alr_${randomAlphanumeric(20)}`;
   const [, [row]] = await scope.db.batch([
-    repo.insertAlert(scope.db, id, scope.accessGroupId, {
+    schedulesRepo.insertSchedule(scope.db, id, scope.accessGroupId, {
       kind: "alert",
       ...columns,
       format: "report",
@@ -85,13 +87,13 @@ export async function createAlert(
       notify: input.notify ?? "on_change",
       callbackUrl: input.callback_url ?? null,
     }),
-    repo.alertById(scope.db, id),
+    schedulesRepo.scheduleById(scope.db, id),
   ]);
   return view(row);
 }
 
 export async function listAlerts(scope: ScheduleScope): Promise<Alert[]> {
-  return (await repo.schedulesOfAccessGroup(scope.db, scope.accessGroupId, "alert")).map(view);
+  return (await schedulesRepo.schedulesOfAccessGroup(scope.db, scope.accessGroupId, "alert")).map(view);
 }
 
 export async function getAlert(
@@ -99,11 +101,11 @@ export async function getAlert(
   id: string,
 ): Promise<{ alert: Alert; unsubscribed: string[]; evaluations: Evaluation[]; runs: Run[] }> {
   const [[row], unsubscribed, evaluations, runs, counts] = await scope.db.batch([
-    repo.visibleSchedule(scope.db, id, scope.accessGroupId, "alert"),
-    repo.unsubscribedOf(scope.db, id),
-    repo.recentEvaluations(scope.db, id, RECENT_EVALUATIONS),
-    repo.recentRuns(scope.db, id, RECENT_RUNS),
-    repo.recentRunJobCounts(scope.db, id, RECENT_RUNS),
+    schedulesRepo.visibleSchedule(scope.db, id, scope.accessGroupId, "alert"),
+    unsubscribeRepo.unsubscribedOf(scope.db, id),
+    schedulesRepo.recentEvaluations(scope.db, id, RECENT_EVALUATIONS),
+    schedulesRepo.recentRuns(scope.db, id, RECENT_RUNS),
+    schedulesRepo.recentRunJobCounts(scope.db, id, RECENT_RUNS),
   ]);
   // Every read is of this id: another access group's alert yields rows only the check below hides.
   if (!row) throw alertNotFound(id);
@@ -126,7 +128,7 @@ export async function updateAlert(
   linkBase: string,
   now = new Date(),
 ): Promise<Alert> {
-  const [current] = await repo.visibleSchedule(scope.db, input.id, scope.accessGroupId, "alert");
+  const [current] = await schedulesRepo.visibleSchedule(scope.db, input.id, scope.accessGroupId, "alert");
   if (!current) throw alertNotFound(input.id);
   const timing = updatedTiming(current, input, now);
   const refs = { ...updatedReferences(current, input), panelId: input.panel_id ?? current.panelId ?? "" };
@@ -134,7 +136,7 @@ export async function updateAlert(
   const callbackUrl = input.callback_url !== undefined ? input.callback_url : current.callbackUrl;
   await checkCallback(scope, env, input.callback_url);
   const [updated, [row]] = await scope.db.batch([
-    repo.updateAlert(
+    schedulesRepo.updateSchedule(
       scope.db,
       input.id,
       scope.accessGroupId,
@@ -156,14 +158,14 @@ export async function updateAlert(
       },
       "alert",
     ),
-    repo.alertById(scope.db, input.id),
+    schedulesRepo.scheduleById(scope.db, input.id),
   ]);
   if (updated.length === 0 || !row) throw alertNotFound(input.id);
   return view(row);
 }
 
 export async function deleteAlert(scope: ScheduleScope, id: string): Promise<void> {
-  const deleted = await repo.deleteAlert(scope.db, id, scope.accessGroupId, "alert");
+  const deleted = await schedulesRepo.deleteSchedule(scope.db, id, scope.accessGroupId, "alert");
   if (deleted.length === 0) throw alertNotFound(id);
 }
 

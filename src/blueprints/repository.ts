@@ -7,12 +7,6 @@ import type { StoredTable } from "./schemas";
 
 /** Unexecuted queries for blueprints, reachable only through a visible customer. */
 
-/** Customers are the customers module's; blueprints only ask for the visible one's id. */
-export { visibleCustomerId } from "../customers/repository";
-
-/** Schemas are the admin plane's; one lookup serves every capability that names them. */
-export { existingSchemas } from "../admin/repository";
-
 export type BlueprintRow = typeof blueprints.$inferSelect;
 
 export function insertBlueprint(db: Database, b: Pick<BlueprintRow, "embedId" | "name" | "customerId" | "tables">) {

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { plainText } from "../http/fields";
 import { ProvidedId } from "../customers/schemas";
-import { MAX_CACHE_TTL_SECONDS } from "../query-cache/cache";
+import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 
 export const COLUMN_TYPES = ["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"] as const;
 
@@ -81,7 +81,7 @@ export const BlueprintSchema = z
 export type TableInput = z.infer<typeof Table>;
 export type StoredTable = z.infer<typeof StoredTable>;
 
-declare module "../db/schema" {
+declare module "../db/schema/columns" {
   interface JsonColumns {
     /** The tables as stored, defaults filled in. */
     "blueprints.tables": StoredTable[];

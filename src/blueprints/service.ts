@@ -3,6 +3,8 @@ import type { Database } from "../db/client";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { readOnlyProblem } from "../lib/sql-read-only";
+import * as customersRepo from "../customers/repository";
+import * as adminRepo from "../admin/repository";
 import * as repo from "./repository";
 import type { StoredTable, TableInput } from "./schemas";
 
@@ -64,8 +66,8 @@ export async function createBlueprint(
 ): Promise<number> {
   const { db } = scope;
   const [customer, schemas] = await db.batch([
-    repo.visibleCustomerId(db, input.customer_id, scope.accessGroupId),
-    repo.existingSchemas(db, schemaIds(input.tables)),
+    customersRepo.visibleCustomerId(db, input.customer_id, scope.accessGroupId),
+    adminRepo.existingSchemas(db, schemaIds(input.tables)),
   ]);
   if (customer.length === 0) throw customerNotFound(input.customer_id, "customer_id");
   checkSchemas(input.tables, schemas);
@@ -84,7 +86,7 @@ export async function updateBlueprint(scope: BlueprintScope, input: { blueprint_
   const { db } = scope;
   const [blueprint, schemas] = await db.batch([
     repo.visibleBlueprint(db, input.blueprint_id, scope.accessGroupId),
-    repo.existingSchemas(db, schemaIds(input.tables)),
+    adminRepo.existingSchemas(db, schemaIds(input.tables)),
   ]);
   if (blueprint.length === 0) throw blueprintNotFound(input.blueprint_id);
   checkSchemas(input.tables, schemas);
@@ -95,7 +97,7 @@ export async function updateBlueprint(scope: BlueprintScope, input: { blueprint_
 export async function listCustomerBlueprints(scope: BlueprintScope, providedId: string) {
   const { db } = scope;
   const [customer, blueprints] = await db.batch([
-    repo.visibleCustomerId(db, providedId, scope.accessGroupId),
+    customersRepo.visibleCustomerId(db, providedId, scope.accessGroupId),
     repo.customerBlueprints(db, providedId, scope.accessGroupId),
   ]);
   if (customer.length === 0) throw customerNotFound(providedId, "customer_id");

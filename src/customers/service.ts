@@ -1,6 +1,6 @@
 import { batchLists } from "../db/batch";
 import type { Database } from "../db/client";
-import { usableSources } from "../dashboards/sources/access";
+import { usableSources } from "../data/sources/access";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
 import { ApiError } from "../http/errors";
 import { checkChildren, checkKeptParent, checkNewParent } from "./hierarchy";

@@ -1,7 +1,6 @@
+import { inheritedFields } from "../data/customer-view";
 import type { Customer } from "./schemas";
 import type { CustomerViewRow } from "./repository";
-
-type JsonObject = Record<string, unknown>;
 
 /**
  * The API's view of a customer from its row and its ancestors (nearest first).
@@ -9,7 +8,7 @@ type JsonObject = Record<string, unknown>;
  */
 export function toCustomer(chain: CustomerViewRow[], token: string): Customer {
   const self = chain[0];
-  const { computedProperties, computedMapping } = computedFields(chain);
+  const { computedProperties, computedMapping } = inheritedFields(chain);
   return {
     token,
     name: self.name,
@@ -24,17 +23,6 @@ export function toCustomer(chain: CustomerViewRow[], token: string): Customer {
     parent_schema_datasource_mapping: self.mapping,
     computed_parent_schema_datasource_mapping: computedMapping,
   };
-}
-
-/** Properties and mapping merged from the root ancestor down; the nearest definition wins. */
-export function computedFields(chain: CustomerViewRow[]): { computedProperties: JsonObject; computedMapping: Record<string, string> } {
-  const computedProperties: JsonObject = {};
-  const computedMapping: Record<string, string> = {};
-  for (let i = chain.length - 1; i >= 0; i--) {
-    Object.assign(computedProperties, chain[i].properties ?? {});
-    Object.assign(computedMapping, chain[i].mapping ?? {});
-  }
-  return { computedProperties, computedMapping };
 }
 
 /** Follows parent links through `rowsById` to build each customer's chain. */

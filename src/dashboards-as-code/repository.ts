@@ -1,4 +1,5 @@
 import { byId, byProvidedId, customerChain } from "../customers/repository";
+import * as adminRepo from "../admin/repository";
 import * as dashboards from "../dashboards/repository";
 import { z } from "zod";
 import { DashboardDefinition } from "../dashboards/definition";
@@ -24,5 +25,5 @@ export async function storedPreview(kv: KVNamespace, previewId: string): Promise
 /** A customer of any access group by provided_id, with its ancestors (for computed fields). */
 export const chainByProvidedId = (db: Database, providedId: string) => customerChain(db, byProvidedId(providedId));
 export const chainById = (db: Database, id: number) => customerChain(db, byId(id));
-export const existingSchemas = dashboards.existingSchemas;
+export const existingSchemas = adminRepo.existingSchemas;
 export const dataSources = dashboards.dataSources;

@@ -1,16 +1,16 @@
 import type { z } from "@hono/zod-openapi";
 import { customerNotFound } from "../customers/not-found";
 import type { Database } from "../db/client";
-import { describePanels, type PanelColumns } from "../dashboards/data";
+import { describePanels, type PanelColumns } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "../dashboards/definition";
-import { customerTokenFingerprint, fingerprintMatches } from "../dashboards/embed-token";
+import { customerTokenFingerprint, fingerprintMatches } from "../tokens/signed";
 import { definitionForCustomer, schemaIdsOf, definitionRuleErrors, type LoadedDashboard } from "../dashboards/service";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { describeIssue } from "../http/validation";
 import { randomHex } from "../lib/crypto";
 import { DashboardFile } from "./file-schema";
-import { signPreviewToken, verifyPreviewToken } from "./preview-token";
+import { signPreviewToken, verifyPreviewToken } from "../tokens/preview";
 import * as repo from "./repository";
 
 // ---- checks: what `dashboards validate` reports -------------------------------------------

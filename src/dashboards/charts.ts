@@ -2,7 +2,7 @@ import { BarChart, LineChart, PieChart } from "echarts/charts";
 import { GridComponent, LegendComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
-import type { Row } from "./data";
+import type { Row } from "../data/query-runner";
 
 echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);
 

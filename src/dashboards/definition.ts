@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_CACHE_TTL_SECONDS } from "../query-cache/cache";
-import { placeholderProblem } from "./sql";
+import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
+import { placeholderProblem } from "../data/placeholders";
 
 /**
  * For the JSON Schema only (the API runs the real checks): a read statement starts, after
@@ -203,7 +203,7 @@ export const DashboardDefinition = z
 
 export type Definition = z.infer<typeof DashboardDefinition>;
 
-declare module "../db/schema" {
+declare module "../db/schema/columns" {
   interface JsonColumns {
     /** A definition the API validated before saving it. */
     "dashboard_versions.definition": Definition;

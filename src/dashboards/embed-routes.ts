@@ -3,18 +3,14 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { backgroundOf } from "../http/background";
 import { answeringNotFound, ApiError } from "../http/errors";
-import { Email, EmbedId, plainText } from "../http/fields";
-import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
+import { ErrorSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
-import { QueryCacheReport } from "../query-cache/cache";
-import { LockedFilter } from "../reports/query";
-import { mintBuilderToken } from "../reports/service";
+import { QueryCacheReport } from "../data/query-cache";
 import { subscribeControl, subscribeScriptHash } from "./subscribe-control";
-import { forgetDrawnCharts } from "./charts";
 import { rowsToCsv } from "./csv";
-import { DataRoundTrips } from "./data";
+import { DataRoundTrips } from "../data/query-runner";
 import { pageWidth } from "./layout";
-import { mintEmbedToken, panelRows, renderForCustomer } from "./service";
+import { panelRows, renderForCustomer } from "./service";
 import { isRefusal, resolveViewer } from "./viewer";
 import { config } from "../config";
 import { retryNotFoundOnPrimary } from "../http/replica-retry";
@@ -23,102 +19,6 @@ import { retryNotFoundOnPrimary } from "../http/replica-retry";
 // and embed.js. Who may look is decided in ./viewer.ts.
 
 const tags = ["Embedding"];
-
-// ---- minting signed embed tokens -------------------------------------------------------------
-
-/** `scheme://host[:port]` exactly as a browser serialises it: what `frame-ancestors` takes. */
-export function isOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
-  } catch {
-    return false;
-  }
-}
-
-const Origin = z
-  .string()
-  .max(300)
-  .refine(isOrigin, "must be an origin such as https://app.example.com (scheme://host[:port], lowercase host, no path or trailing slash)");
-
-/** Locked variables travel inside the token, so they stay small enough for a URL. */
-const MAX_LOCKED_VARIABLES_BYTES = 4096;
-
-export const EmbedTokenBody = z
-  .object({
-    provided_id: plainText(1, 256).openapi({ description: "The customer the dashboard shows (of the token's access group)." }),
-    dashboard_embed_id: EmbedId.optional().openapi({
-      description: "The dashboard the token opens (and no other). Exactly one of this and `blueprint_id`.",
-    }),
-    blueprint_id: z.number().int().positive().optional().openapi({
-      description:
-        "A blueprint of this customer: the token opens its report builder (`/report-builder/<embed_id>`) instead of a dashboard.",
-    }),
-    filters: z
-      .array(LockedFilter)
-      .max(20)
-      .refine((v) => JSON.stringify(v).length <= MAX_LOCKED_VARIABLES_BYTES, `must be at most ${MAX_LOCKED_VARIABLES_BYTES} bytes as JSON`)
-      .optional()
-      .openapi({
-        description:
-          "Builder only: locked filters, each with its `dataset`; added to every query on that dataset, never removed or widened.",
-      }),
-    user_id: plainText(1, 256)
-      .optional()
-      .openapi({ description: "Builder only: the end user, recorded as `created_by` on the reports they save." }),
-    can_save: z.boolean().optional().openapi({ description: "Builder only: may save, change and delete reports (default true)." }),
-    environment: plainText(1, 64).optional().openapi({ description: "Pins the version tag (e.g. `production`)." }),
-    variables: z
-      .record(z.string(), z.unknown())
-      .refine((v) => JSON.stringify(v).length <= MAX_LOCKED_VARIABLES_BYTES, `must be at most ${MAX_LOCKED_VARIABLES_BYTES} bytes as JSON`)
-      .optional()
-      .openapi({ description: "Locked variable values: `var_` parameters and filter controls cannot change them." }),
-    expires_in: z.number().int().min(10).max(86_400).optional().openapi({ description: "Lifetime in seconds (10–86400, default 900)." }),
-    allowed_origins: z
-      .array(Origin)
-      .min(1)
-      .max(10)
-      .optional()
-      .openapi({ description: "Origins that may frame the page (`frame-ancestors`); replaces FRAME_ANCESTORS for this token." }),
-    user_email: Email.optional().openapi({
-      description:
-        "The viewer's own address: lets them subscribe to this dashboard by e-mail from the embed page (always to this address only).",
-    }),
-  })
-  .superRefine((body, ctx) => {
-    if (body.dashboard_embed_id === undefined && body.blueprint_id === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["dashboard_embed_id"],
-        message: "give dashboard_embed_id (a dashboard) or blueprint_id (a report builder)",
-      });
-    } else if (body.dashboard_embed_id !== undefined && body.blueprint_id !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["blueprint_id"], message: "give either dashboard_embed_id or blueprint_id, not both" });
-    }
-  })
-  .openapi("EmbedTokenRequest");
-
-const generateEmbedToken = apiOperation({
-  method: "post",
-  path: "/api/generate_embed_token/",
-  operationId: "generateEmbedToken",
-  tags,
-  summary: "Mint a short-lived signed embed token (a dashboard, or a report builder)",
-  description:
-    "Call this from your backend and hand only the token (or `embed_url`) to the browser. The token opens one dashboard (`dashboard_embed_id`) " +
-    "or one blueprint's report builder (`blueprint_id`) for one customer until `expires_at`; refreshing the customer token or deleting the customer revokes it. " +
-    "Read tokens may mint.",
-  write: false,
-  retryNotFoundOnPrimary: true,
-  body: EmbedTokenBody,
-  response: successSchema({
-    token: z.string().openapi({ description: "A compact JWS (HS256)." }),
-    expires_at: z.string().openapi({ description: "ISO 8601 UTC." }),
-    embed_url: z.string().openapi({
-      description: "`<base>/embed/<dashboard_embed_id>?token=<token>`, or `<base>/report-builder/<blueprint embed_id>?token=<token>`",
-    }),
-  }),
-});
 
 /** The page for a render error: 401 for an unknown customer, 404/422 as the error says. */
 export function errorPageFor(error: ApiError): { html: string; status: 401 | 404 | 422 } | null {
@@ -229,30 +129,6 @@ const panelCsv = createRoute({
 });
 
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
-  // DEV_ROUTES only (http/dev-only.ts): forget the charts drawn in this isolate, so `npm run
-  // bench:delivery` can measure a first drawing next to a repeated one. Here, not with
-  // src/http's development routes, because src/http imports no capability.
-  app.post("/_dev/charts/forget", (c) => {
-    return c.json({ success: 1, forgotten: forgetDrawnCharts() });
-  });
-  app.openapi(generateEmbedToken, async (c) => {
-    const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
-    const body = c.req.valid("json");
-    if (body.blueprint_id !== undefined) {
-      return c.json(
-        { success: 1 as const, ...(await mintBuilderToken(c.get("db"), c.env, scope, { ...body, blueprint_id: body.blueprint_id })) },
-        200,
-      );
-    }
-    return c.json(
-      {
-        success: 1 as const,
-        ...(await mintEmbedToken(c.get("db"), c.env, scope, { ...body, dashboard_embed_id: body.dashboard_embed_id as string })),
-      },
-      200,
-    );
-  });
-
   app.openapi(embedPage, async (c) => {
     const embedId = c.req.param("embedId");
     const viewer = await resolveViewer(c.env, embedId, c.req.query());

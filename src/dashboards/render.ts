@@ -1,7 +1,7 @@
 import { frameScriptTag } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import { cartesianChart, compactNumber, pieChart } from "./charts";
-import type { PanelResult, Row } from "./data";
+import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition, VariableDefinition } from "./definition";
 import {
   chartSize,
@@ -19,7 +19,7 @@ import {
   WIDEST_LAYOUT_FROM_PX,
   type Geometry,
 } from "./layout";
-import { interpolateText, type PlaceholderContext } from "./sql";
+import { interpolateText, type PlaceholderContext } from "../data/placeholders";
 
 /** A table panel shows at most this many rows (its CSV has them all). */
 const TABLE_ROWS = 200;

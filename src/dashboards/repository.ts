@@ -64,9 +64,6 @@ export function versionSelected(db: Database, embedId: string, selector: { versi
     .limit(1);
 }
 
-/** Schemas are the admin plane's; one lookup serves every capability that names them. */
-export { existingSchemas } from "../admin/repository";
-
 /** Next version number, taken inside the statement so concurrent saves cannot collide silently. */
 export function insertVersion(db: Database, embedId: string, definition: DashboardVersionRow["definition"], draft: boolean) {
   // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.

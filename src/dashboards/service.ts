@@ -1,20 +1,17 @@
 import type { SQL } from "drizzle-orm";
-import { customerChain, visibleCustomerTokenHash, type CustomerViewRow } from "../customers/repository";
-import { customerNotFound } from "../customers/not-found";
-import { computedFields } from "../customers/view";
+import { customerChain, type CustomerViewRow } from "../customers/repository";
+import { customerDataView } from "../data/customer-view";
 import type { Database, RoundTripCounter } from "../db/client";
-import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { readOnlyProblem } from "../lib/sql-read-only";
-import { customerVersions, dashboardVersion, type QueryCacheReport } from "../query-cache/cache";
-import { runPanels, type QueryRun, type Row } from "./data";
-import { customerTokenFingerprint, signEmbedToken } from "./embed-token";
+import { customerVersions, dashboardVersion, type QueryCacheReport } from "../data/query-cache";
+import { runPanels, type QueryRun, type Row } from "../data/query-runner";
 import type { Definition } from "./definition";
 import { readingOrder } from "./layout";
 import { renderDashboard, type Presentation } from "./render";
-import { usableSources } from "./sources/access";
-import type { PlaceholderContext } from "./sql";
+import type { PlaceholderContext } from "../data/placeholders";
+import * as adminRepo from "../admin/repository";
 import * as repo from "./repository";
 
 // ---- administration -----------------------------------------------------------------------
@@ -33,7 +30,7 @@ export function dashboardNotFound(embedId: string, field = "embed_id"): ApiError
   return new ApiError("dashboard_not_found", `Dashboard '${embedId}' does not exist.`, field);
 }
 
-/** The schema ids a definition's panels name (to look up with `repo.existingSchemas`). */
+/** The schema ids a definition's panels name (to look up with `adminRepo.existingSchemas`). */
 export function schemaIdsOf(definition: Definition): number[] {
   return [...new Set(definition.panels.flatMap((p) => (p.schema_id === undefined ? [] : [p.schema_id])))];
 }
@@ -67,7 +64,7 @@ export function definitionRuleErrors(definition: Definition, existing: { id: num
 export async function saveVersion(db: Database, input: { embed_id: string; definition: Definition; draft?: boolean }) {
   const [dashboard, schemas] = await db.batch([
     repo.dashboardByEmbedId(db, input.embed_id),
-    repo.existingSchemas(db, schemaIdsOf(input.definition)),
+    adminRepo.existingSchemas(db, schemaIdsOf(input.definition)),
   ]);
   if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
   const [broken] = definitionRuleErrors(input.definition, schemas);
@@ -241,23 +238,9 @@ export function definitionForCustomer(
   variables: Record<string, unknown>,
   versions: string[],
 ): LoadedDashboard {
-  const { computedProperties, computedMapping } = computedFields(chain);
   const defaults = Object.fromEntries(definition.variables.filter((v) => v.default !== undefined).map((v) => [v.name, v.default]));
-  const context = {
-    customer: { provided_id: chain[0].providedId, name: chain[0].name, properties: computedProperties },
-    variables: { ...defaults, ...variables },
-  };
-  // Only the data sources the customer's access group may use: a mapping to another one is no mapping.
-  const usable = usableSources(sources, chain[0].accessGroupId);
-  return {
-    definition,
-    dashboardName,
-    context,
-    isDemo: chain[0].isDemo === 1,
-    mapping: computedMapping,
-    sources: usable,
-    cacheVersions: versions,
-  };
+  const view = customerDataView(chain, sources, { ...defaults, ...variables });
+  return { definition, dashboardName, ...view, cacheVersions: versions };
 }
 
 /** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */
@@ -370,54 +353,4 @@ export async function panelTables(db: Database, env: object, request: RenderRequ
       return { title, rows: [], problem: `No data source is set up for this customer (schema ${result.schemaId}).` };
     return { title, rows: [], problem: result.message ?? "This panel's data could not be loaded." };
   });
-}
-
-// ---- signed embed tokens --------------------------------------------------------------------
-
-export interface EmbedTokenRequest {
-  provided_id: string;
-  dashboard_embed_id: string;
-  environment?: string;
-  variables?: Record<string, unknown>;
-  expires_in?: number;
-  allowed_origins?: string[];
-  user_email?: string;
-}
-
-export const DEFAULT_EMBED_TOKEN_SECONDS = 900;
-
-/**
- * Mints a short-lived signed token for one customer and one dashboard (one D1 round trip:
- * the customer and the dashboard are looked up in one batch).
- */
-export async function mintEmbedToken(
-  db: Database,
-  env: Env,
-  scope: { accessGroupId: number; baseUrl: string },
-  input: EmbedTokenRequest,
-): Promise<{ token: string; expires_at: string; embed_url: string }> {
-  const [customer, dashboard] = await db.batch([
-    visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
-    repo.dashboardByEmbedId(db, input.dashboard_embed_id),
-  ]);
-  if (customer.length === 0) throw customerNotFound(input.provided_id);
-  if (dashboard.length === 0) throw dashboardNotFound(input.dashboard_embed_id, "dashboard_embed_id");
-  const iat = Math.floor(Date.now() / 1000);
-  const exp = iat + (input.expires_in ?? DEFAULT_EMBED_TOKEN_SECONDS);
-  const token = await signEmbedToken(env, {
-    cid: customer[0].id,
-    ctv: await customerTokenFingerprint(customer[0].tokenHash),
-    dsh: input.dashboard_embed_id,
-    ...(input.environment !== undefined ? { env: input.environment } : {}),
-    ...(input.variables !== undefined ? { vars: input.variables } : {}),
-    ...(input.allowed_origins !== undefined ? { origins: input.allowed_origins } : {}),
-    ...(input.user_email !== undefined ? { eml: input.user_email.toLowerCase() } : {}),
-    iat,
-    exp,
-  });
-  return {
-    token,
-    expires_at: new Date(exp * 1000).toISOString(),
-    embed_url: `${scope.baseUrl}/embed/${encodeURIComponent(input.dashboard_embed_id)}?token=${token}`,
-  };
 }

@@ -22,7 +22,6 @@ import type { JobStatus } from "../db/job-vocabulary";
  * A job is born `queued`, or `rendering` with its first attempt when the API call that
  * creates it runs that attempt (delivery/run/attempt.ts): the insert is then the claim.
  */
-export { JOB_KINDS, JOB_STATUSES, type JobKind, type JobStatus } from "../db/job-vocabulary";
 
 /**
  * Allowed moves, `from → [to]`. `rendering → rendering` is a redelivered message taking

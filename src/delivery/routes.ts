@@ -4,10 +4,9 @@ import { answeringNotFound, ApiError } from "../http/errors";
 import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../customers/scope";
 import { backgroundOf } from "../http/background";
-import { QueryCacheReport } from "../query-cache/cache";
+import { QueryCacheReport } from "../data/query-cache";
 import { pageWidth } from "../dashboards/layout";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
-import { escapeHtml } from "../lib/html";
 import { DownloadQuery, JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
 import { requestReport, requestScreenshot, type DeliveryScope } from "./create/jobs";
 import { isGoneError } from "./gone";
@@ -75,7 +74,8 @@ const screenshot = apiOperation({
   summary: "E-mail a dashboard or saved report as PNG, PDF, XLSX (or a report's CSV), or get a download link",
   description:
     "Exactly one of `dashboard_embed_id` (renders the newest version or draft for the customer) and `report_id` (a saved report of that customer, drawn as one page: its chart and its table). Answers at once with `job_id`; without `email` also `url`, a download link that answers 202 until the file is ready. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
-  write: true,
+  access: "write",
+  database: "primary",
   delivery: true,
   body: ScreenshotBody,
   response: successSchema({ job_id: z.string(), url: z.string().optional() }),
@@ -90,7 +90,8 @@ const report = apiOperation({
   summary: "E-mail a formatted report of a dashboard or a saved report",
   description:
     "Exactly one of `dashboard_embed_id` (version: tag `email`, else `production`, else the newest) and `report_id` (a saved report of that customer). The e-mail shows the screenshot inline, linked to `custom_url` or a share link. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
-  write: true,
+  access: "write",
+  database: "primary",
   delivery: true,
   body: ReportBody,
   response: successSchema({ job_id: z.string() }),
@@ -103,8 +104,9 @@ const jobStatus = apiOperation({
   operationId: "dashboardJobStatus",
   tags,
   summary: "The status of a screenshot or report job",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: JobStatusBody,
   response: successSchema({ job: JobSchema }),
 });
@@ -113,9 +115,10 @@ const downloadOperation = publicOperation({
   method: "get",
   path: "/api/downloads/{token}",
   operationId: "download",
-  retryNotFoundOnPrimary: true,
+  notFound: "retry on primary",
   tags,
   summary: "Download a screenshot (capability URL; no API token)",
+  database: "session",
   description:
     "202 with Retry-After while the job runs, 200 with the file when done, 404 when unknown or expired, 500 `render_failed` for a failed job. With `wait`, the answer waits up to that many seconds for the job to end, so one request replaces a polling loop.",
   params: z.object({ token: z.string() }),
@@ -170,8 +173,6 @@ const shareRoute = createRoute({
     },
   },
 });
-
-const OUTBOX_PAGE_SIZE = 100;
 
 function baseUrl(c: AppContext): string {
   return new URL(c.req.url).origin;
@@ -231,29 +232,5 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
       }
       throw error;
     }
-  });
-
-  // DEV_ROUTES only (http/dev-only.ts): every e-mail the service sent, as the recipient gets it,
-  // newest first, OUTBOX_PAGE_SIZE per page (`?cursor=` from the "Older" link).
-  app.get("/_dev/outbox", async (c) => {
-    const cursor = c.req.query("cursor") || undefined;
-    const listed = await c.env.FILES.list({ prefix: "outbox/", include: ["customMetadata"], limit: OUTBOX_PAGE_SIZE, cursor }).catch(() => {
-      throw new ApiError("validation_error", "cursor is not a cursor of this outbox.", "cursor");
-    });
-    const rows = listed.objects
-      .map(
-        (o) =>
-          `<tr><td>${escapeHtml(o.uploaded.toISOString())}</td><td>${escapeHtml(o.customMetadata?.to ?? "")}</td><td><a href="/_dev/outbox/${encodeURIComponent(o.key.slice(7))}">${escapeHtml(o.customMetadata?.subject ?? o.key)}</a></td></tr>`,
-      )
-      .join("");
-    const older = listed.truncated ? `<p><a rel="next" href="/_dev/outbox?cursor=${encodeURIComponent(listed.cursor)}">Older</a></p>` : "";
-    return c.html(`<!doctype html><meta charset="utf-8"><title>Outbox</title><body style="font:14px system-ui;margin:24px"><h1>Local outbox</h1>
-<table cellpadding="6"><tr><th align="left">Sent</th><th align="left">To</th><th align="left">Subject</th></tr>${rows || '<tr><td colspan="3">No e-mail sent yet.</td></tr>'}</table>${older}</body>`);
-  });
-  app.get("/_dev/outbox/:name", async (c) => {
-    const object = await c.env.FILES.get(`outbox/${c.req.param("name")}`);
-    if (!object) throw new ApiError("route_not_found", "No such message.");
-    c.header("Content-Type", "text/plain; charset=utf-8");
-    return c.body(object.body);
   });
 }

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
-import { JOB_KINDS, JOB_STATUSES } from "./job-state";
-import { checkDeliveryTarget, ReportId } from "../reports/delivery-target";
+import { JOB_KINDS, JOB_STATUSES } from "../db/job-vocabulary";
+import { checkDeliveryTarget, ReportId } from "../report-builder/delivery-target";
 
 const DashboardEmbedId = EmbedId.optional().openapi({
   description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`.",
@@ -115,7 +115,7 @@ export const JobRequestSchema = z.object({
 });
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
-declare module "../db/schema" {
+declare module "../db/schema/columns" {
   interface JsonColumns {
     /** What was asked: recipient, file name, export type, subject, variables, width, link target. */
     "jobs.request": JobRequest;

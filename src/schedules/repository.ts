@@ -65,16 +65,6 @@ export const allSchedules = (db: Database, kind: RuleKind = "schedule") => sched
 /** Schedules matching `where` (e.g. a viewer's own subscriptions), oldest first. */
 export const schedulesWhere = (db: Database, where: SQL) => schedules(db, where);
 
-/** The customers' and dashboards' own lookups. */
-export { visibleCustomerId } from "../customers/repository";
-export { chooseVersion, dashboardByEmbedId } from "../dashboards/repository";
-
-/** A saved report's schedule checks that the report is its customer's (the reports module's lookup). */
-export { reportOfVisibleCustomer } from "../reports/repository";
-
-/** Group tags are the group-tags module's; a schedule only checks that its tag exists. */
-export { groupTagByKey, tagKey } from "../group-tags/repository";
-
 export type ScheduleValues = Pick<
   ScheduleRow,
   | "dashboardEmbedId"

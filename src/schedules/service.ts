@@ -5,7 +5,11 @@ import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import * as unsubscribeRepo from "../unsubscribe/repository";
 import { CronSchedule, minuteOf, slotString } from "./cron";
-import { reportOnlyFormat } from "../reports/delivery-target";
+import { reportOnlyFormat } from "../report-builder/delivery-target";
+import * as customersRepo from "../customers/repository";
+import * as dashboardsRepo from "../dashboards/repository";
+import * as reportBuilderRepo from "../report-builder/repository";
+import * as groupTagsRepo from "../group-tags/repository";
 import * as repo from "./repository";
 import { runView } from "./runs";
 import type { CreateScheduleInput, RuleInput, Run, Schedule, UpdateScheduleInput } from "./schemas";
@@ -66,11 +70,11 @@ export async function resolveReferences(
   const { db, accessGroupId } = scope;
   const reportId = refs.reportId ?? null;
   const [customer, dashboard, tag, version, report] = await db.batch([
-    repo.visibleCustomerId(db, refs.providedId ?? "", accessGroupId),
-    repo.dashboardByEmbedId(db, refs.embedId),
-    repo.groupTagByKey(db, repo.tagKey(refs.groupTag ?? "")),
-    repo.chooseVersion(db, refs.panelId === undefined ? "" : refs.embedId, ["email", "production"], true),
-    repo.reportOfVisibleCustomer(db, reportId ?? "", refs.providedId ?? "", accessGroupId),
+    customersRepo.visibleCustomerId(db, refs.providedId ?? "", accessGroupId),
+    dashboardsRepo.dashboardByEmbedId(db, refs.embedId),
+    groupTagsRepo.groupTagByKey(db, groupTagsRepo.tagKey(refs.groupTag ?? "")),
+    dashboardsRepo.chooseVersion(db, refs.panelId === undefined ? "" : refs.embedId, ["email", "production"], true),
+    reportBuilderRepo.reportOfVisibleCustomer(db, reportId ?? "", refs.providedId ?? "", accessGroupId),
   ]);
   if (refs.providedId !== null && customer.length === 0) {
     throw customerNotFound(refs.providedId);

@@ -44,6 +44,3 @@ export function customerOfToken(db: Database, customerId: number) {
     .from(customers)
     .where(eq(customers.id, customerId));
 }
-
-export { dashboardByEmbedId } from "../dashboards/repository";
-export { insertSchedule, scheduleById, schedulesWhere } from "../schedules/repository";

@@ -1,11 +1,13 @@
 import { dashboardNotFound } from "../dashboards/service";
-import { fingerprintMatches, verifyEmbedToken } from "../dashboards/embed-token";
+import { fingerprintMatches, verifyEmbedToken } from "../tokens/signed";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { nextRunAt, view } from "../schedules/service";
 import type { Schedule } from "../schedules/schemas";
+import * as dashboardsRepo from "../dashboards/repository";
+import * as schedulesRepo from "../schedules/repository";
 import * as repo from "./repository";
 import type { SubscriptionInput } from "./schemas";
 
@@ -65,11 +67,11 @@ export async function subscribe(
 ): Promise<Schedule> {
   const cron = cronFor(input.frequency, input.hour);
   const next = nextRunAt(cron, input.timezone, now);
-  const [dashboard] = await repo.dashboardByEmbedId(db, who.embedId);
+  const [dashboard] = await dashboardsRepo.dashboardByEmbedId(db, who.embedId);
   if (!dashboard) throw dashboardNotFound(who.embedId, "dashboard_embed_id");
   const id = `sch_${randomAlphanumeric(20)}`;
   const [, dropped, [row]] = await db.batch([
-    repo.insertSchedule(db, id, who.accessGroupId, {
+    schedulesRepo.insertSchedule(db, id, who.accessGroupId, {
       dashboardEmbedId: who.embedId,
       customerId: who.customerId,
       groupTagId: null,
@@ -87,7 +89,7 @@ export async function subscribe(
     }),
     // The limit is checked after the insert, in the same transaction: racing calls cannot both pass it.
     repo.dropIfOverLimit(db, id, who.customerId, who.embedId, who.email, MAX_SUBSCRIPTIONS_PER_VIEWER),
-    repo.scheduleById(db, id),
+    schedulesRepo.scheduleById(db, id),
   ]);
   if (dropped.length > 0 || !row) {
     throw new ApiError(
@@ -99,7 +101,7 @@ export async function subscribe(
 }
 
 export async function subscriptions(db: Database, who: Subscriber): Promise<Schedule[]> {
-  return (await repo.schedulesWhere(db, repo.ownedBy(who.customerId, who.embedId, who.email))).map(view);
+  return (await schedulesRepo.schedulesWhere(db, repo.ownedBy(who.customerId, who.embedId, who.email))).map(view);
 }
 
 /** Cancels one of the viewer's own subscriptions; any other id (someone else's, an API schedule) is 404. */

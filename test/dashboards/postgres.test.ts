@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { runPostgres } from "../../src/dashboards/sources/postgres";
-import type { PanelResult } from "../../src/dashboards/sources/types";
+import { runPostgres } from "../../src/data/sources/postgres";
+import type { PanelResult } from "../../src/data/sources/types";
 import { admin, call, createCustomer, dashboard, embed, kpi, panelText, seedOrders, unique, workspace } from "./helpers";
 import { fetchDownload, isPng, pngWidth, waitForJob } from "../delivery/helpers";
 import { onWarehouse, warehouse } from "./warehouse";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { runPostgres } from "../../src/dashboards/sources/postgres";
+import { runPostgres } from "../../src/data/sources/postgres";
 import { admin, bindings, call, createCustomer, dashboard, kpi, panelText, unique, workspace } from "./helpers";
 import { fetchDownload, waitForJob } from "../delivery/helpers";
 import { forTable, READ_ONLY_CORPUS, VALID_READS } from "../helpers/sql-corpus";

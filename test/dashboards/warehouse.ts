@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import pg from "pg";
-import { workersSocket } from "../../src/dashboards/sources/postgres";
+import { workersSocket } from "../../src/data/sources/postgres";
 
 /** The local PostgreSQL behind the WAREHOUSE Hyperdrive binding, for setting up and checking test data. */
 export const warehouse = (env as unknown as { WAREHOUSE: Hyperdrive }).WAREHOUSE;

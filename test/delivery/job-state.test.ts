@@ -3,15 +3,8 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabase, RoundTripCounter } from "../../src/db/client";
 import { deliveryEffects } from "../../src/delivery/run/effects";
 import { capture } from "../../src/delivery/run/browser";
-import {
-  FAILURE_REASONS,
-  JOB_STATUSES,
-  JobFailure,
-  TRANSITIONS,
-  TransitionNotAllowed,
-  transition,
-  type JobStatus,
-} from "../../src/delivery/job-state";
+import { JOB_STATUSES, type JobStatus } from "../../src/db/job-vocabulary";
+import { FAILURE_REASONS, JobFailure, TRANSITIONS, TransitionNotAllowed, transition } from "../../src/delivery/job-state";
 import { runJob } from "../../src/delivery/run/job";
 import { STUCK_AFTER_SECONDS, sweepStuckJobs } from "../../src/delivery/sweep";
 import { errorPage } from "../../src/http/pages";

@@ -10,7 +10,7 @@ import {
   revenueByDay,
   saveReport,
   type CustomerWithBlueprint,
-} from "../reports/saved-reports";
+} from "../report-builder/saved-reports";
 import { fetchDownload, isPdf, jobCount, pngWidth, sentMails, waitForJob } from "./helpers";
 import { base64Bytes, parseMime, type Part } from "./mime";
 import { decodePng } from "./png";

@@ -1,12 +1,14 @@
 // Text in every capture (docs/delivery.md, "Text in every capture"): Browser Rendering on the Chromium from the
 // npm registry, with a fresh XDG_CACHE_HOME and TMPDIR and — where the machine allows a private
 // mount namespace — an empty /tmp, so no font folder an earlier run left (/tmp/fonts, the
-// package's own Lambda paths) can help. A dashboard with known text is captured through the
-// API at 360 and 1280 px; the PNG must have dark glyph pixels where the title and the KPI are.
+// package's own Lambda paths) can help. When the checkout itself lives under /tmp (a clone in
+// /tmp/x), the empty /tmp holds that checkout and nothing else: the server needs its own files,
+// and an earlier run's folders stay hidden all the same. A dashboard with known text is captured
+// through the API at 360 and 1280 px; the PNG must have dark glyph pixels where the title and the KPI are.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminClient, pushDashboard } from "../../scripts/lib/admin-client.mjs";
@@ -21,6 +23,26 @@ const results = join(root, "test-results");
 const fresh = mkdtempSync(join(tmpdir(), "capture-text-"));
 // Root on Linux: the server runs in its own mount namespace with an empty tmpfs on /tmp.
 const privateTmp = process.platform === "linux" && spawnSync("unshare", ["-m", "true"]).status === 0;
+// The checkout's path inside /tmp ("x" for /tmp/x), or null when it lives elsewhere.
+const tmpToRoot = privateTmp ? relative(realpathSync("/tmp"), realpathSync(root)) : "";
+const checkoutInTmp = tmpToRoot !== "" && tmpToRoot.split(sep)[0] !== ".." && !isAbsolute(tmpToRoot) ? tmpToRoot : null;
+/**
+ * The shell that gives the server its empty /tmp, then runs it. A checkout under /tmp is kept:
+ * the fresh tmpfs is made on a folder of its own first, the checkout bound into it at its
+ * place, and only then is the whole moved over /tmp (a tmpfs laid straight on /tmp would hide
+ * the checkout before it could be bound back).
+ */
+function emptyTmp(): string {
+  const mountTmp = checkoutInTmp
+    ? [
+        `mount -t tmpfs tmpfs "$EMPTY_TMP"`,
+        `mkdir -p "$EMPTY_TMP/$CHECKOUT_IN_TMP"`,
+        `mount --rbind "/tmp/$CHECKOUT_IN_TMP" "$EMPTY_TMP/$CHECKOUT_IN_TMP"`,
+        `mount --move "$EMPTY_TMP" /tmp`,
+      ]
+    : ["mount -t tmpfs tmpfs /tmp"];
+  return [...mountTmp, 'mkdir -p "$TMPDIR" "$STATE_DIR"', 'exec "$0" "$@"'].join(" && ");
+}
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let browser: Browser;
 
@@ -37,6 +59,7 @@ const known = {
 };
 
 beforeAll(async () => {
+  if (checkoutInTmp) mkdirSync(join(fresh, "empty-tmp"));
   server = await startLocalServer({
     port: await freePort(),
     env: {
@@ -44,10 +67,9 @@ beforeAll(async () => {
       CHROMIUM_PATH: undefined,
       XDG_CACHE_HOME: join(fresh, "cache"),
       TMPDIR: privateTmp ? "/tmp/capture-text" : join(fresh, "tmp"),
+      ...(checkoutInTmp ? { EMPTY_TMP: join(fresh, "empty-tmp"), CHECKOUT_IN_TMP: checkoutInTmp } : {}),
     },
-    command: privateTmp
-      ? ["unshare", "-m", "sh", "-c", 'mount -t tmpfs tmpfs /tmp && mkdir -p "$TMPDIR" "$STATE_DIR" && exec "$0" "$@"']
-      : [],
+    command: privateTmp ? ["unshare", "-m", "sh", "-c", emptyTmp()] : [],
   });
   if (!privateTmp) mkdirSync(join(fresh, "tmp"), { recursive: true });
   const pushed = await pushDashboard(adminClient(server.base, server.vars.ADMIN_TOKEN), known, { tags: ["production"] });
@@ -82,7 +104,8 @@ describe("text in every capture (registry Chromium, fresh cache and temp folders
     const conf = readFileSync(registryFontsConf, "utf8");
     expect(conf).toContain(`<dir>${join(root, "node_modules", ".cache", "registry-chromium", "fonts")}</dir>`);
     expect(conf).toContain("<dir>/usr/share/fonts</dir>");
-    expect(conf).not.toMatch(/\/tmp|\/opt\/fonts|\/var\/task/);
+    // No folder of /tmp, /opt/fonts or /var/task but this checkout's own (which may itself be under /tmp).
+    expect(conf.replaceAll(root, "<checkout>")).not.toMatch(/\/tmp|\/opt\/fonts|\/var\/task/);
   });
 
   for (const width of [360, 1280]) {

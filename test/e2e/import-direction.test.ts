@@ -1,4 +1,4 @@
-// The import direction of src/ (README "Folders and imports"), checked by
+// The import direction of src/ (docs/architecture.md "Folders and imports"), checked by
 // scripts/check-imports.mjs before `npm test` runs any test: the real tree passes, and small
 // trees with one import against the direction are refused with the file, the import and the rule.
 import { spawnSync } from "node:child_process";
@@ -114,6 +114,134 @@ describe("the import direction of src/ (scripts/check-imports.mjs)", () => {
     expect(lines[0]).toMatch(
       new RegExp(`${file.replaceAll(".", "\\.")}: imports ${specifier.replaceAll(".", "\\.")} \\(${rule.replaceAll(".", "\\.")}`),
     );
-    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see README "Folders and imports")');
+    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see docs/architecture.md "Folders and imports")');
+  });
+});
+
+// The layout of issue 34: tokens/ and data/ above http/, dev/ above the capabilities, browser
+// code in browser/ folders, capability folders in one direction only, no re-export across folders.
+const layered = {
+  ...sound,
+  "tokens/signed.ts": `import { e } from "../http/errors";\nimport { t } from "../db/schema";\nexport const sign = [e, t];\n`,
+  "tokens/embed.ts": `import { sign } from "./signed";\nimport { d1 } from "../data/sources/d1";\nexport const embed = [sign, d1];\n`,
+  "data/sources/d1.ts": `import { e } from "../../http/errors";\nimport { csv } from "../../lib/csv";\nexport const d1 = [e, csv];\n`,
+  "data/customer-view.ts": `import { d1 } from "./sources/d1";\nexport const view = [d1];\n`,
+  "data/index.ts": `export { d1 } from "./sources/d1";\nexport type * from "./sources/d1";\n`,
+  "dashboards/render.ts": `import { view } from "../data/customer-view";\nimport type { embed } from "../tokens/embed";\nimport { s } from "../customers/service";\nexport const render = [view, s];\n`,
+  "dashboards/repository.ts": `export {\n  render,\n} from "./render";\nexport * as rendering from "./render";\n`,
+  "dashboards/browser/embed-element.ts": `import { frame } from "../../http/browser/frame";\nimport { h } from "./dom";\nexport const element = [frame, h];\n`,
+  "dashboards/browser/dom.ts": `export const h = (tag: string) => document.createElement(tag);\n`,
+  "http/browser/frame.ts": `export const frame = () => window.parent;\n`,
+  "dashboards/embed-routes.ts": `import script from "virtual:browser/embed-element";\nimport { render } from "./repository";\nexport const routes = [script, render];\n`,
+  "delivery/run/browser.ts": `import { render } from "../../dashboards/render";\nexport const station = render;\n`,
+  "alerts/evaluate.ts": `import { render } from "../dashboards/render";\nimport { station } from "../delivery/run/browser";\nexport const evaluate = [render, station];\n`,
+  "dev/routes.ts": `import { evaluate } from "../alerts/evaluate";\nimport { view } from "../data/customer-view";\nimport { r } from "../delivery/routes";\nexport const dev = [evaluate, view, r];\n`,
+  "assemble-app.ts": `import { r } from "./delivery/routes";\nimport { dev } from "./dev/routes";\nexport const createApp = () => [r, dev];\n`,
+  "index.ts": `import { createApp } from "./assemble-app";\nexport { station as Station } from "./delivery/run/browser";\nexport * from "./dev/routes";\nexport default createApp;\n`,
+};
+
+/** The lines of a refused run's stderr, after checking its exit status. */
+function refusal(files: Record<string, string>): string[] {
+  const run = check(tree(files));
+  expect(run.stdout).toBe("");
+  expect(run.status).toBe(1);
+  return run.stderr.trim().split("\n");
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+describe("floors, browser code, folder cycles and re-exports (scripts/check-imports.mjs)", () => {
+  it("passes a tree with tokens/, data/, dev/, browser/ folders, one-way capability folders and same-folder re-exports (control)", () => {
+    const run = check(tree(layered));
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`${Object.keys(layered).length} files`);
+  });
+
+  it.each([
+    [
+      "data/query-runner.ts",
+      `import { s } from "../customers/service";\n`,
+      "../customers/service",
+      "src/data imports only src/data, src/http and the floors below",
+    ],
+    ["data/placeholders.ts", `const m = await import("../dev/routes");\n`, "../dev/routes", "src/data imports only src/data"],
+    ["data/filters.ts", `import { embed } from "../tokens/embed";\n`, "../tokens/embed", "src/data imports only"],
+    ["tokens/preview.ts", `import type { render } from "../dashboards/render";\n`, "../dashboards/render", "src/tokens imports only"],
+    ["http/pages.ts", `import { sign } from "../tokens/signed";\n`, "../tokens/signed", "src/http imports no capability folder"],
+    ["db/client.ts", `import { d1 } from "../data/sources/d1";\n`, "../data/sources/d1", "src/db imports only"],
+    ["customers/view.ts", `import { dev } from "../dev/routes";\n`, "../dev/routes", "a capability does not import src/dev"],
+    [
+      "dev/bench.ts",
+      `import { createApp } from "../assemble-app";\n`,
+      "../assemble-app",
+      "src/dev imports neither src/assemble-app.ts nor src/index.ts",
+    ],
+    [
+      "dashboards/browser/subscribe-control.ts",
+      `import { render } from "../render";\n`,
+      "../render",
+      "browser code imports only files in browser/ folders",
+    ],
+    [
+      "report-builder/browser/builder.ts",
+      `import { csv } from "../../lib/csv";\n`,
+      "../../lib/csv",
+      "browser code imports only files in browser/ folders",
+    ],
+    [
+      "dashboards/viewer.ts",
+      `import { element } from "./browser/embed-element";\n`,
+      "./browser/embed-element",
+      "only browser code imports a browser/ file by a relative path",
+    ],
+  ])("refuses %s importing %j, naming the file, the import and the rule", (file, text, specifier, rule) => {
+    const lines = refusal({ ...layered, [file]: text + (layered[file as keyof typeof layered] ?? "") });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`${escapeRegExp(file)}: imports ${escapeRegExp(specifier)} \\(${escapeRegExp(rule)}`));
+    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see docs/architecture.md "Folders and imports")');
+  });
+
+  it("refuses two capability folders importing each other, with one example import per edge", () => {
+    const lines = refusal({ ...sound, "customers/links.ts": `import { r } from "../delivery/routes";\nexport const l = r;\n` });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^folder cycle: customers -> delivery -> customers \(\S*customers\/links\.ts: \.\.\/delivery\/routes; \S*delivery\/routes\.ts: \.\.\/customers\/service\)$/,
+    );
+    expect(lines[1]).toBe('check-imports: 1 folder cycle(s) among capabilities (see docs/architecture.md "Folders and imports")');
+  });
+
+  it("refuses a ring of three capability folders, and passes the same chain without its closing import (control)", () => {
+    const chain = {
+      ...layered,
+      "schedules/runner.ts": `import { evaluate } from "../alerts/evaluate";\nexport const tick = evaluate;\n`,
+      "webhooks/send.ts": `import { tick } from "../schedules/runner";\nexport const send = tick;\n`,
+    };
+    const run = check(tree(chain));
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+
+    const lines = refusal({ ...chain, "alerts/notify.ts": `import type { send } from "../webhooks/send";\n` });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^folder cycle: alerts -> webhooks -> schedules -> alerts \(\S*alerts\/notify\.ts: \.\.\/webhooks\/send; \S*webhooks\/send\.ts: \.\.\/schedules\/runner; \S*schedules\/runner\.ts: \.\.\/alerts\/evaluate\)$/,
+    );
+    expect(lines[1]).toBe('check-imports: 1 folder cycle(s) among capabilities (see docs/architecture.md "Folders and imports")');
+  });
+
+  it.each([
+    ["alerts/repository.ts", `export {\n  render,\n  type view,\n} from "../dashboards/render";\n`, "../dashboards/render"],
+    ["alerts/repository.ts", `export * from "../customers/service";\n`, "../customers/service"],
+    ["alerts/repository.ts", `export type { Scope } from "../delivery/routes";\n`, "../delivery/routes"],
+    ["dashboards/render.ts", `export * as view from "../data/customer-view";\n`, "../data/customer-view"],
+    ["delivery/job-state.ts", `export { JOB_KINDS } from "../db/job-vocabulary";\n`, "../db/job-vocabulary"],
+    ["tokens/embed.ts", `export { view } from "../data/customer-view";\n`, "../data/customer-view"],
+  ])("refuses %s re-exporting %j from another folder of src/", (file, text, specifier) => {
+    const lines = refusal({ ...layered, [file]: text + (layered[file as keyof typeof layered] ?? "") });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      new RegExp(`${escapeRegExp(file)}: re-exports from ${escapeRegExp(specifier)} \\(call the owner directly\\)$`),
+    );
+    expect(lines[1]).toBe('check-imports: 1 re-export(s) from another folder (see docs/architecture.md "Folders and imports")');
   });
 });

@@ -1,5 +1,5 @@
 // The switches of src/config.ts, each with its control: DIAGNOSTICS (round-trip headers and
-// counted bindings), DEV_ROUTES (every /_dev/ route, owned by http/dev-only.ts) and
+// counted bindings), DEV_ROUTES (every /_dev/ route, owned by dev/dev-only.ts) and
 // FAULT_INJECTION (delivery's test faults). Set explicitly they win over the environment's
 // name; unset they follow it (on outside production, /_dev/ in development only).
 import { env } from "cloudflare:test";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readOnlyProblem } from "../../src/lib/sql-read-only";
 import { lexSql } from "../../src/lib/sql-lexer";
-import { bindPlaceholders } from "../../src/dashboards/sql";
+import { bindPlaceholders } from "../../src/data/placeholders";
 import { forTable, READ_ONLY_CORPUS, VALID_READS } from "../helpers/sql-corpus";
 
 const context = { customer: { provided_id: "acme", name: "Acme", properties: {} }, variables: { since: "2026-01-01" } };

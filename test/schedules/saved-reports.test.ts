@@ -4,7 +4,7 @@ import { call, type ApiResponse } from "../helpers/api";
 import { bindings, dashboard, kpi, seedOrders, sources, workspace } from "../dashboards/helpers";
 import { sentMails, waitForJob } from "../delivery/helpers";
 import { parseMime } from "../delivery/mime";
-import { builderRows, customerWithBlueprint, revenueByDay, saveReport, type CustomerWithBlueprint } from "../reports/saved-reports";
+import { builderRows, customerWithBlueprint, revenueByDay, saveReport, type CustomerWithBlueprint } from "../report-builder/saved-reports";
 
 // Schedules of saved reports: `report_id` instead of `dashboard_embed_id`, for the report's
 // own customer, run with that customer's data.

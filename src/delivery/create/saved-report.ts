@@ -3,7 +3,7 @@ import { customerNotFound } from "../../customers/not-found";
 import { visibleCustomerId, visibleCustomerTokenHash } from "../../customers/repository";
 import type { Database } from "../../db/client";
 import { ApiError } from "../../http/errors";
-import { reportOfVisibleCustomer } from "../../reports/repository";
+import { reportOfVisibleCustomer } from "../../report-builder/repository";
 import * as webhooks from "../../webhooks/repository";
 import { checkCallbackUrl, webhookSecretMissing } from "../../webhooks/service";
 import type { Env } from "../../env";
@@ -14,7 +14,7 @@ import { allOf } from "../../db/conditions";
 /**
  * Jobs of saved reports (the report builder's, `report_id`): made like a dashboard's job —
  * one D1 batch that checks and inserts, a refused request inserting nothing — and run by
- * the same attempts; only what is drawn differs (src/reports/delivered.ts).
+ * the same attempts; only what is drawn differs (src/report-builder/delivered.ts).
  */
 
 export interface SavedReportJobToCheck {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { byId } from "../../customers/repository";
-import { customerTokenFingerprint } from "../../dashboards/embed-token";
+import { customerTokenFingerprint } from "../../tokens/signed";
 import type { Presentation } from "../../dashboards/render";
 import { renderForCustomer, type RenderRun } from "../../dashboards/service";
 import type { Database } from "../../db/client";
@@ -11,7 +11,7 @@ import { HEX_TOKEN } from "../../http/fields";
 import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
 import { REPORT_VERSIONS } from "../report-defaults";
 import * as repo from "../repository";
-import { savedReportHtml } from "../../reports/delivered";
+import { savedReportHtml } from "../../report-builder/delivered";
 import { DEFAULT_PAGE_WIDTH } from "../../dashboards/layout";
 
 /** What a report's share link shows, kept in KV under the link's hashed token. */

@@ -14,7 +14,7 @@ import { sqlSecondsAgo } from "../../db/time";
 import type { Env } from "../../env";
 import { XLSX_CONTENT_TYPE } from "../../lib/xlsx";
 import { errorDetail, log } from "../../lib/log";
-import { QueryCacheReport } from "../../query-cache/cache";
+import { QueryCacheReport } from "../../data/query-cache";
 import { goneFailure } from "../gone";
 import { sqlNow } from "../../db/time";
 import { JobFailure, transition, type JobRow } from "../job-state";

@@ -1,13 +1,13 @@
 import { ApiError } from "../../http/errors";
-import type { QueryCacheReport } from "../../query-cache/cache";
-import { savedReportFile, savedReportHtml } from "../../reports/delivered";
+import type { QueryCacheReport } from "../../data/query-cache";
+import { savedReportFile, savedReportHtml } from "../../report-builder/delivered";
 import type { Database } from "../../db/client";
 import type { Env } from "../../env";
 import { JobFailure } from "../job-state";
 
 /**
  * A saved report's job (`report_id`) draws or writes the report instead of a dashboard
- * (src/reports/delivered.ts), for the job's customer. A report that cannot be run any more
+ * (src/report-builder/delivered.ts), for the job's customer. A report that cannot be run any more
  * fails its job with the report builder's own message (`job.error`), e.g. "Dataset 'orders'
  * has no column 'amount'." after update_blueprint: no retry can fix a name that is gone. Its
  * data being unavailable (no data source, a failing query) may pass, so that is retried like

@@ -1,4 +1,4 @@
-import { alertNotFound } from "../../alerts/not-found";
+import { alertNotFound } from "../alert-not-found";
 import { batchLists } from "../../db/batch";
 import type { Database } from "../../db/client";
 import type { Env } from "../../env";

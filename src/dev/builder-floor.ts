@@ -1,0 +1,57 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import pg from "pg";
+import type { AppEnv } from "../http/context";
+import { ApiError } from "../http/errors";
+import { jsonBody } from "../http/json-body";
+import { bindingOfKind } from "../data/sources/kinds";
+import { workersSocket } from "../data/sources/postgres";
+import { readOnlyProblem } from "../lib/sql-read-only";
+import { verifyBuilderToken } from "../tokens/builder";
+import { ReportQuery } from "../report-builder/query";
+import { compiledFor } from "../report-builder/service";
+
+/**
+ * Development routes (DEV_ROUTES only: dev/dev-only.ts) for `npm run bench:builder` (not part of the API): the statement a
+ * builder query compiles to for its customer, and that statement run straight through the
+ * data source's binding — the floor the builder's query route is measured against in the
+ * same run. Here, not in src/http, because src/http imports no capability.
+ */
+/** The floor route's body: a statement as `/_dev/report-sql/` answers it. */
+const FloorStatement = z.object({ binding: z.string(), kind: z.enum(["d1", "postgres"]), sql: z.string(), params: z.array(z.unknown()) });
+
+export function registerReportDevRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.post("/_dev/report-sql/:embedId", jsonBody, async (c) => {
+    const claims = await verifyBuilderToken(c.env, (c.req.header("Authorization") ?? "").replace(/^Bearer\s+/, ""));
+    if (!claims || claims.bpe !== c.req.param("embedId"))
+      throw new ApiError("invalid_embed_token", "A builder token for this blueprint is needed.");
+    const query = ReportQuery.parse(JSON.parse(await c.req.text()));
+    const { compiled, source } = await compiledFor({ db: c.get("db"), env: c.env, claims }, query);
+    return c.json({ success: 1, sql: compiled.sql, params: compiled.params, binding: source.binding, kind: source.kind });
+  });
+
+  app.post("/_dev/floor/report-sql", jsonBody, async (c) => {
+    const { binding, kind, sql, params } = FloorStatement.parse(JSON.parse(await c.req.text()));
+    // Even here only a read, and only on a data source's database (never the service's own).
+    const target = bindingOfKind(c.env, kind, binding);
+    if (!target || readOnlyProblem(sql, [kind === "d1" ? "sqlite" : "postgres"]))
+      throw new ApiError("validation_error", "Only a read-only statement on a data source binding.");
+    if (kind === "d1")
+      return c.json({
+        success: 1,
+        rows: (
+          await (target as D1Database)
+            .prepare(sql)
+            .bind(...params)
+            .all()
+        ).results,
+      });
+    const client = new pg.Client({ connectionString: (target as Hyperdrive).connectionString, stream: workersSocket } as pg.ClientConfig);
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      return c.json({ success: 1, rows: (await client.query({ text: sql, values: params })).rows });
+    } finally {
+      void client.end().catch(() => {});
+    }
+  });
+}

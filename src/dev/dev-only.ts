@@ -1,0 +1,17 @@
+import type { MiddlewareHandler } from "hono";
+import { config } from "../config";
+import type { AppEnv } from "../http/context";
+import { ApiError } from "../http/errors";
+
+/** Where the development routes live: benchmark floors, the local outbox, chart and report-SQL helpers. */
+export const DEV_ROUTES_PATH = "/_dev/*";
+
+/**
+ * Owns every `/_dev/` route (src/assemble-app.ts puts it ahead of all of them): they exist only with
+ * the DEV_ROUTES switch on; otherwise the path answers 404 `route_not_found` like any
+ * unknown one, so no route needs its own check and none can forget it.
+ */
+export const devOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!config(c.env).DEV_ROUTES) throw new ApiError("route_not_found", `No route ${c.req.method} ${c.req.path}.`);
+  await next();
+};

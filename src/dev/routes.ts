@@ -1,0 +1,18 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../http/context";
+import { registerReportDevRoutes } from "./builder-floor";
+import { registerChartRoutes } from "./charts";
+import { registerDevFloorRoutes } from "./floors";
+import { registerOutboxRoutes } from "./outbox";
+
+/**
+ * Every `/_dev/` route in one place: benchmark floors, the builder's statement and its floor,
+ * the local outbox, forgetting drawn charts. They exist only with DEV_ROUTES on
+ * (./dev-only.ts guards the path ahead of every route) and are not part of the API.
+ */
+export function registerDevRoutes(app: OpenAPIHono<AppEnv>): void {
+  registerDevFloorRoutes(app);
+  registerReportDevRoutes(app);
+  registerOutboxRoutes(app);
+  registerChartRoutes(app);
+}

@@ -1,0 +1,55 @@
+import { visibleCustomerTokenHash } from "../customers/repository";
+import { customerNotFound } from "../customers/not-found";
+import * as dashboardsRepo from "../dashboards/repository";
+import { dashboardNotFound } from "../dashboards/service";
+import type { Database } from "../db/client";
+import type { Env } from "../env";
+import { customerTokenFingerprint, signEmbedToken } from "../tokens/signed";
+
+export interface EmbedTokenRequest {
+  provided_id: string;
+  dashboard_embed_id: string;
+  environment?: string;
+  variables?: Record<string, unknown>;
+  expires_in?: number;
+  allowed_origins?: string[];
+  user_email?: string;
+}
+
+export const DEFAULT_EMBED_TOKEN_SECONDS = 900;
+
+/**
+ * Mints a short-lived signed token for one customer and one dashboard (one D1 round trip:
+ * the customer and the dashboard are looked up in one batch).
+ */
+export async function mintEmbedToken(
+  db: Database,
+  env: Env,
+  scope: { accessGroupId: number; baseUrl: string },
+  input: EmbedTokenRequest,
+): Promise<{ token: string; expires_at: string; embed_url: string }> {
+  const [customer, dashboard] = await db.batch([
+    visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
+    dashboardsRepo.dashboardByEmbedId(db, input.dashboard_embed_id),
+  ]);
+  if (customer.length === 0) throw customerNotFound(input.provided_id);
+  if (dashboard.length === 0) throw dashboardNotFound(input.dashboard_embed_id, "dashboard_embed_id");
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + (input.expires_in ?? DEFAULT_EMBED_TOKEN_SECONDS);
+  const token = await signEmbedToken(env, {
+    cid: customer[0].id,
+    ctv: await customerTokenFingerprint(customer[0].tokenHash),
+    dsh: input.dashboard_embed_id,
+    ...(input.environment !== undefined ? { env: input.environment } : {}),
+    ...(input.variables !== undefined ? { vars: input.variables } : {}),
+    ...(input.allowed_origins !== undefined ? { origins: input.allowed_origins } : {}),
+    ...(input.user_email !== undefined ? { eml: input.user_email.toLowerCase() } : {}),
+    iat,
+    exp,
+  });
+  return {
+    token,
+    expires_at: new Date(exp * 1000).toISOString(),
+    embed_url: `${scope.baseUrl}/embed/${encodeURIComponent(input.dashboard_embed_id)}?token=${token}`,
+  };
+}
