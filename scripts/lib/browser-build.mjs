@@ -32,8 +32,9 @@ export const browserScripts = [
  * into the page's globals), not minified (what a browser runs stays readable in its
  * developer tools, no source map needed, and about as large as the hand-written scripts it
  * replaced; gzip takes most of what minifying would), ASCII only (the bytes a CSP hash is
- * taken of survive any charset the page is read in). A file is rewritten only when its bytes change, so `wrangler dev`,
- * which watches what the Worker imports, reloads only for a real change.
+ * taken of survive any charset the page is read in). A file is rewritten only when its bytes
+ * change, so `wrangler dev`, which watches what the Worker imports, reloads only for a real
+ * change.
  * Returns the built scripts' names, paths and sizes in bytes.
  */
 export async function buildBrowserScripts() {
