@@ -1,15 +1,10 @@
 import type { Context } from "hono";
 import type { Database, RoundTripCounter } from "../db/client";
 import type { Env } from "../env";
+import type { Principal } from "./principal";
 import type { RequestState } from "./request-state";
 
-/** Who is calling: the API token's access group and permission. */
-export interface Principal {
-  tokenId: string;
-  accessGroupId: number;
-  accessGroupName: string;
-  permission: "read" | "write";
-}
+export type { Principal } from "./principal";
 
 export interface AppEnv {
   Bindings: Env;
