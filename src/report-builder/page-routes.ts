@@ -10,7 +10,8 @@ import { BUILDER_SCRIPT_PATH, builderErrorPage, builderPage, type BuilderPageInp
 import { BUILDER_SCRIPT } from "./page-script";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import { builderRequest, builderRoute } from "./routes";
-import * as reports from "./service";
+import { blueprintExists, builderPageData } from "./page-data";
+import { runQuery } from "./queries";
 import { config } from "../config";
 
 /**
@@ -113,7 +114,7 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
     const body = c.req.valid("json") as z.infer<typeof ViewBody>;
-    const result = await reports.runQuery(builderRequest(c, trips, cacheReport), body.query as ReportQuery);
+    const result = await runQuery(builderRequest(c, trips, cacheReport), body.query as ReportQuery);
     if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(trips.count));
       c.header("X-Query-Cache", cacheReport.status);
@@ -141,12 +142,12 @@ async function openPage(c: AppContext, embedId: string, token: string): Promise<
   const claims = token ? await verifyBuilderToken(c.env, token) : null;
   if (!claims) return refused;
   if (claims.bpe !== embedId) {
-    return (await reports.blueprintExists(c.get("db"), embedId))
+    return (await blueprintExists(c.get("db"), embedId))
       ? refused
       : { status: 404, title: "Not found", text: "There is no report builder here." };
   }
   try {
-    const data = await reports.builderPageData({ db: c.get("db"), env: c.env, claims });
+    const data = await builderPageData({ db: c.get("db"), env: c.env, claims });
     return {
       page: { ...data, canSave: claims.save, lockedFilters: claims.flt ?? [] },
       frameAncestors: claims.origins?.join(" "),

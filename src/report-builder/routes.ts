@@ -11,7 +11,10 @@ import { jsonBody } from "../http/json-body";
 import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
 import { verifyBuilderToken, type BuilderClaims } from "../tokens/builder";
 import { Chart, ReportQuery, ResultColumn } from "./query";
-import * as reports from "./service";
+import type { BuilderRequest } from "./builder-request";
+import { datasets, exportQuery, runQuery } from "./queries";
+import { deleteReport, listReports, saveReport, updateReport } from "./saved-reports";
+import { customerReports, deleteCustomerReport } from "./vendor-reports";
 import { config } from "../config";
 import { declaredRetry } from "../http/replica-retry";
 
@@ -87,7 +90,7 @@ function builderAccess(options: { save?: boolean } = {}): MiddlewareHandler<AppE
   };
 }
 
-export function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips, cacheReport?: QueryCacheReport): reports.BuilderRequest {
+export function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips, cacheReport?: QueryCacheReport): BuilderRequest {
   const claims = claimsOf.get(c.req.raw);
   if (!claims) throw new Error("builder route without builderAccess");
   return { db: c.get("db"), env: c.env, claims, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) };
@@ -278,12 +281,12 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
     description: "A report builder token from `POST /api/generate_embed_token/` with `blueprint_id`.",
   });
 
-  app.openapi(datasetsRoute, async (c) => c.json({ success: 1 as const, datasets: await reports.datasets(builderRequest(c)) }, 200));
+  app.openapi(datasetsRoute, async (c) => c.json({ success: 1 as const, datasets: await datasets(builderRequest(c)) }, 200));
 
   app.openapi(queryRoute, async (c) => {
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
-    const result = await reports.runQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as ReportQuery);
+    const result = await runQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as ReportQuery);
     reportTrips(c, trips, cacheReport);
     return c.json({ success: 1 as const, ...result }, 200);
   });
@@ -291,7 +294,7 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(exportRoute, async (c) => {
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
-    const file = await reports.exportQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as z.infer<typeof ExportBody>);
+    const file = await exportQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as z.infer<typeof ExportBody>);
     reportTrips(c, trips, cacheReport);
     c.header("Content-Type", file.contentType);
     c.header("Content-Disposition", `attachment; filename="${file.fileName}"`);
@@ -300,31 +303,24 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.body(file.body as string, 200);
   });
 
-  app.openapi(listRoute, async (c) => c.json({ success: 1 as const, reports: await reports.listReports(builderRequest(c)) }, 200));
+  app.openapi(listRoute, async (c) => c.json({ success: 1 as const, reports: await listReports(builderRequest(c)) }, 200));
 
   app.openapi(saveRoute, async (c) =>
-    c.json(
-      { success: 1 as const, report: await reports.saveReport(builderRequest(c), c.req.valid("json") as z.infer<typeof SaveBody>) },
-      200,
-    ),
+    c.json({ success: 1 as const, report: await saveReport(builderRequest(c), c.req.valid("json") as z.infer<typeof SaveBody>) }, 200),
   );
 
   app.openapi(updateRoute, async (c) =>
     c.json(
       {
         success: 1 as const,
-        report: await reports.updateReport(
-          builderRequest(c),
-          c.req.param("reportId") as string,
-          c.req.valid("json") as z.infer<typeof UpdateBody>,
-        ),
+        report: await updateReport(builderRequest(c), c.req.param("reportId") as string, c.req.valid("json") as z.infer<typeof UpdateBody>),
       },
       200,
     ),
   );
 
   app.openapi(deleteRoute, async (c) => {
-    await reports.deleteReport(builderRequest(c), c.req.param("reportId") as string);
+    await deleteReport(builderRequest(c), c.req.param("reportId") as string);
     return c.json({ success: 1 as const }, 200);
   });
 
@@ -332,14 +328,14 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
     c.json(
       {
         success: 1 as const,
-        reports: await reports.customerReports(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").customer_id),
+        reports: await customerReports(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").customer_id),
       },
       200,
     ),
   );
 
   app.openapi(deleteCustomerReportRoute, async (c) => {
-    await reports.deleteCustomerReport(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").report_id);
+    await deleteCustomerReport(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").report_id);
     return c.json({ success: 1 as const }, 200);
   });
 }
