@@ -113,8 +113,8 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
   app.openapi(viewRoute, async (c) => {
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
-    const body = c.req.valid("json") as z.infer<typeof ViewBody>;
-    const result = await runQuery(builderRequest(c, trips, cacheReport), body.query as ReportQuery);
+    const body = c.req.valid("json");
+    const result = await runQuery(builderRequest(c, trips, cacheReport), body.query);
     if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(trips.count));
       c.header("X-Query-Cache", cacheReport.status);

@@ -79,5 +79,6 @@ export async function exportQuery(request: BuilderRequest, input: { query: Repor
   const fileName = exportFileName(input.file_name, input.format);
   if (input.format === "csv") return { fileName, contentType: "text/csv; charset=utf-8", body: resultCsv(result) };
   const sheet = fileName.replace(/\.xlsx$/i, "") || input.query.dataset;
-  return { fileName, contentType: XLSX_CONTENT_TYPE, body: await xlsx([{ name: sheet, columns: result.columns, rows: result.rows }]) };
+  const workbook = new Uint8Array(await xlsx([{ name: sheet, columns: result.columns, rows: result.rows }]));
+  return { fileName, contentType: XLSX_CONTENT_TYPE, body: workbook };
 }

@@ -96,7 +96,10 @@ export function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips, c
   return { db: c.get("db"), env: c.env, claims, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) };
 }
 
-export function builderRoute<B extends z.ZodType | undefined>(options: {
+const BlueprintParams = z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }) });
+const SavedReportParams = BlueprintParams.extend({ reportId: z.string() });
+
+interface BuilderRouteOptions<B extends z.ZodType | undefined, R extends z.ZodType, W extends boolean> {
   method: "get" | "post" | "delete";
   path: string;
   operationId: string;
@@ -104,12 +107,23 @@ export function builderRoute<B extends z.ZodType | undefined>(options: {
   description?: string;
   body?: B;
   save?: boolean;
-  withReport?: boolean;
-  response: z.ZodType;
+  /** The path names a saved report too (`{reportId}`). */
+  withReport?: W;
+  response: R;
   file?: boolean;
   /** See http/replica-retry.ts: only GETs read on a replica. */
   retryNotFoundOnPrimary?: true;
-}) {
+}
+
+/**
+ * A route of the builder's JSON API: the builder token first (builderAccess), then the JSON
+ * body conventions and the zod schemas. Generic over the body, the response and whether the
+ * path names a saved report, as `apiOperation` (http/openapi.ts) is: `c.req.valid("json")`
+ * and `c.req.valid("param")` are typed in the handlers.
+ */
+export function builderRoute<B extends z.ZodType | undefined = undefined, R extends z.ZodType = z.ZodType, W extends boolean = false>(
+  options: BuilderRouteOptions<B, R, W>,
+) {
   const access = builderAccess({ save: options.save });
   const retry = declaredRetry(options);
   return createRoute({
@@ -122,12 +136,10 @@ export function builderRoute<B extends z.ZodType | undefined>(options: {
     security: [{ BuilderToken: [] }],
     middleware: [...retry, access, ...(options.method === "post" ? [jsonBody] : [])],
     request: {
-      params: options.withReport
-        ? z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }), reportId: z.string() })
-        : z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }) }),
+      params: options.withReport ? SavedReportParams : BlueprintParams,
       ...(options.body ? { body: { required: true, content: { "application/json": { schema: options.body } } } } : {}),
-    } as unknown as {
-      params: z.ZodObject;
+    } as {
+      params: W extends true ? typeof SavedReportParams : typeof BlueprintParams;
       body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never;
     },
     responses: {
@@ -286,7 +298,7 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(queryRoute, async (c) => {
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
-    const result = await runQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as ReportQuery);
+    const result = await runQuery(builderRequest(c, trips, cacheReport), c.req.valid("json"));
     reportTrips(c, trips, cacheReport);
     return c.json({ success: 1 as const, ...result }, 200);
   });
@@ -294,33 +306,33 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(exportRoute, async (c) => {
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
-    const file = await exportQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as z.infer<typeof ExportBody>);
+    const file = await exportQuery(builderRequest(c, trips, cacheReport), c.req.valid("json"));
     reportTrips(c, trips, cacheReport);
     c.header("Content-Type", file.contentType);
     c.header("Content-Disposition", `attachment; filename="${file.fileName}"`);
     c.header("Cache-Control", "no-store");
     c.header("X-Content-Type-Options", "nosniff");
-    return c.body(file.body as string, 200);
+    return c.body(file.body, 200);
   });
 
   app.openapi(listRoute, async (c) => c.json({ success: 1 as const, reports: await listReports(builderRequest(c)) }, 200));
 
   app.openapi(saveRoute, async (c) =>
-    c.json({ success: 1 as const, report: await saveReport(builderRequest(c), c.req.valid("json") as z.infer<typeof SaveBody>) }, 200),
+    c.json({ success: 1 as const, report: await saveReport(builderRequest(c), c.req.valid("json")) }, 200),
   );
 
   app.openapi(updateRoute, async (c) =>
     c.json(
       {
         success: 1 as const,
-        report: await updateReport(builderRequest(c), c.req.param("reportId") as string, c.req.valid("json") as z.infer<typeof UpdateBody>),
+        report: await updateReport(builderRequest(c), c.req.valid("param").reportId, c.req.valid("json")),
       },
       200,
     ),
   );
 
   app.openapi(deleteRoute, async (c) => {
-    await deleteReport(builderRequest(c), c.req.param("reportId") as string);
+    await deleteReport(builderRequest(c), c.req.valid("param").reportId);
     return c.json({ success: 1 as const }, 200);
   });
 
