@@ -72,7 +72,7 @@ export async function subscribe(
   const id = `sch_${randomAlphanumeric(20)}`;
   const [, dropped, [row]] = await db.batch([
     schedulesRepo.insertSchedule(db, id, who.accessGroupId, {
-      dashboardEmbedId: who.embedId,
+      target: { kind: "dashboard", embedId: who.embedId },
       customerId: who.customerId,
       groupTagId: null,
       cron,
