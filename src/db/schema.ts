@@ -253,7 +253,7 @@ export const jobs = sqliteTable(
     customerId: integer("customer_id").references(() => customers.id, { onDelete: "set null" }),
     accessGroupId: integer("access_group_id").notNull(),
     dashboardEmbedId: text("dashboard_embed_id").notNull(),
-    // A saved report's job (dashboard_embed_id is then ''; read as a DeliveryTarget: src/delivery/target.ts).
+    // A saved report's job (dashboard_embed_id is then '').
     reportId: text("report_id"),
     // What was asked: recipient, file name, export type, subject, variables, width, link target.
     request: json("jobs.request").notNull(),
@@ -317,7 +317,7 @@ export const reportSchedules = sqliteTable(
       .default("api"),
     // The viewer who subscribed from the embed page (source 'embed').
     subscriberEmail: text("subscriber_email"),
-    // A saved report delivered instead of a dashboard (dashboard_embed_id is then ''; src/delivery/target.ts).
+    // A saved report delivered instead of a dashboard (dashboard_embed_id is then '').
     reportId: text("report_id"),
     // Alerts only.
     panelId: text("panel_id"),

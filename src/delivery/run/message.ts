@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AlertWebhookMessage as AlertWebhookMessageType, WebhookMessage as WebhookMessageType } from "../../webhooks/service";
-import { JobRequestSchema } from "../schemas";
+import { JobRequestSchema, type JobRequest } from "../schemas";
 import { storedTarget, targetColumns, type DeliveryTarget } from "../target";
 
 /**
@@ -14,7 +14,7 @@ import { storedTarget, targetColumns, type DeliveryTarget } from "../target";
 export interface JobPage {
   customerId: number;
   target: DeliveryTarget;
-  request: z.infer<typeof JobRequestSchema>;
+  request: JobRequest;
 }
 
 /**
