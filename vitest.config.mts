@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { browserScriptsAsTextForVite, buildBrowserScripts } from "./scripts/lib/browser-build.mjs";
 import { projectCacheHome } from "./scripts/lib/cache-home.mjs";
 import { webhookReceiver } from "./test/delivery/webhook-receiver";
 
@@ -24,6 +25,9 @@ wrongPassword.password = "not-the-password";
 process.env.XDG_CACHE_HOME = projectCacheHome;
 
 export default defineConfig(async () => {
+  // The scripts the browser runs, built from src/**/browser/ (scripts/build-browser.mjs): the
+  // Worker imports them as text, and the e2e tests compare what the server serves with them.
+  await buildBrowserScripts();
   const migrations = await readD1Migrations("./migrations");
   const worker = (name: string, include: string[], vars: Record<string, string> = {}) => ({
     plugins: [
@@ -45,6 +49,8 @@ export default defineConfig(async () => {
           },
         },
       }),
+      // The built browser scripts, imported as their text (as wrangler.toml's [[rules]] make the Worker do).
+      browserScriptsAsTextForVite,
     ],
     test: {
       name,

@@ -11,11 +11,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { getPlatformProxy } from "wrangler";
+import { browserScriptsAsText, buildBrowserScripts } from "../scripts/lib/browser-build.mjs";
 import { demoDataSql, workspaceSeedSql } from "../scripts/lib/seed.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const work = mkdtempSync(join(tmpdir(), "render-bench-"));
 const bundle = join(work, "entry.mjs");
+await buildBrowserScripts();
 await build({
   entryPoints: [join(root, "bench", "render-entry.ts")],
   bundle: true,
@@ -26,6 +28,8 @@ await build({
   // pg (the PostgreSQL runner) requires Node built-ins; Node provides them to the bundle.
   banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
   external: ["cloudflare:*"],
+  // The browser's scripts, imported by the pages' code as text, as the Worker does.
+  plugins: [browserScriptsAsText],
 });
 const lib = await import(pathToFileURL(bundle).href);
 

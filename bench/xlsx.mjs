@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { browserScriptsAsText, buildBrowserScripts } from "../scripts/lib/browser-build.mjs";
 import { startLocalServer } from "../scripts/lib/local-server.mjs";
 
 // The writers alone, in process (Node, where the clock measures CPU work): a saved report's
@@ -21,8 +22,9 @@ import { startLocalServer } from "../scripts/lib/local-server.mjs";
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
   const work = mkdtempSync(join(tmpdir(), "xlsx-bench-"));
   const bundle = join(work, "delivered.mjs");
+  await buildBrowserScripts();
   await build({
-    entryPoints: [join(root, "src", "reports", "delivered.ts")],
+    entryPoints: [join(root, "src", "report-builder", "delivered.ts")],
     bundle: true,
     platform: "node",
     format: "esm",
@@ -30,6 +32,8 @@ import { startLocalServer } from "../scripts/lib/local-server.mjs";
     logLevel: "error",
     banner: { js: 'import { createRequire as bannerRequire } from "node:module"; const require = bannerRequire(import.meta.url);' },
     external: ["cloudflare:*"],
+    // The browser's scripts, imported by the pages' code as text, as the Worker does.
+    plugins: [browserScriptsAsText],
   });
   const { reportWorkbook, reportCsvBytes } = await import(pathToFileURL(bundle).href);
   rmSync(work, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Screenshots of the demo dashboards for the README (docs/<embed_id>-<width>.png): starts the
+// Screenshots of the demo dashboards for the docs (docs/<embed_id>-<width>.png, shown in docs/embedding.md): starts the
 // service on a fresh local state and opens each example dashboard for a demo customer, at a
 // phone width (360 px) and a desktop width (1280 px), in headless Chromium (full page).
 // Then a saved report of the report builder (revenue by month on the demo blueprint "Sales

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: local Chromium for Browser Rendering (scripts/ensure-chrome.mjs), the generated
-// binding types checked current (wrangler types --check), type check,
+// `npm test`: local Chromium for Browser Rendering (scripts/ensure-chrome.mjs), the browser's
+// scripts built (scripts/build-browser.mjs), the generated binding types checked current
+// (wrangler types --check), lint, type check (the Worker's and the browser's projects),
 // import direction (scripts/check-imports.mjs),
 // the local PostgreSQL (scripts/lib/local-postgres.mjs), then every vitest project, on a Node
 // that runs wrangler (scripts/lib/node-runtime.mjs).
@@ -19,6 +20,14 @@ await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
 spawnSync(process.execPath, [join(root, "scripts", "docs-assets.mjs")], { stdio: "inherit" });
+
+// The scripts the browser runs (src/**/browser/), built into .build/browser/ before the type
+// check and the tests that import and serve them (scripts/build-browser.mjs).
+const browserBuild = spawnSync(process.execPath, [join(root, "scripts", "build-browser.mjs")], { cwd: root, stdio: "inherit" });
+if (browserBuild.status !== 0) {
+  console.log("Summary: 0 passed, 1 failed, 0 skipped");
+  process.exit(1);
+}
 
 // The binding types (worker-configuration.d.ts, from wrangler.toml) must be current: a binding
 // or var added without `npm run types` fails here, offline, before the type check trusts them.
@@ -55,14 +64,17 @@ if (lint.status !== 0) {
   process.exit(1);
 }
 
-// Types: a type error fails the run before any test starts.
-const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit"], {
-  cwd: root,
-  stdio: "inherit",
-});
-if (typecheck.status !== 0) {
-  console.log("Summary: 0 passed, 1 failed, 0 skipped");
-  process.exit(1);
+// Types: a type error fails the run before any test starts. Two projects: the Worker, tests
+// and scripts (tsconfig.json), and the browser's scripts with the DOM lib (tsconfig.browser.json).
+for (const project of ["tsconfig.json", "tsconfig.browser.json"]) {
+  const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", project], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (typecheck.status !== 0) {
+    console.log("Summary: 0 passed, 1 failed, 0 skipped");
+    process.exit(1);
+  }
 }
 
 // Then the import direction of src/ (scripts/check-imports.mjs: db and lib import nothing

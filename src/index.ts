@@ -9,7 +9,7 @@ import { config } from "./config";
 import { setLogLevel } from "./lib/log";
 
 export { ApiTokenGuard } from "./http/api-token-guard";
-export { CaptureStation } from "./delivery/run/browser";
+export { CaptureStation } from "./delivery/run/capture-station";
 
 const app = createApp();
 

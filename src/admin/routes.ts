@@ -42,6 +42,7 @@ const createAccessGroup = adminOperation({
   operationId: "adminCreateAccessGroup",
   tags,
   summary: "Create an access group",
+  database: "primary",
   body: z.object({ name: Name }),
   response: successSchema({ access_group: AccessGroup }),
 });
@@ -51,6 +52,7 @@ const listAccessGroups = adminOperation({
   operationId: "adminListAccessGroups",
   tags,
   summary: "List access groups",
+  database: "session",
   response: successSchema({ access_groups: z.array(AccessGroup) }),
 });
 const createApiToken = adminOperation({
@@ -59,6 +61,7 @@ const createApiToken = adminOperation({
   operationId: "adminCreateApiToken",
   tags,
   summary: "Create an API token (the token is shown once)",
+  database: "primary",
   body: z.object({ access_group: Name, permission: z.enum(["read", "write"]), name: Name.optional() }),
   response: successSchema({ api_token: ApiTokenInfo, token: z.string() }),
 });
@@ -68,6 +71,7 @@ const revokeApiToken = adminOperation({
   operationId: "adminRevokeApiToken",
   tags,
   summary: "Revoke an API token (effective at once; idempotent)",
+  database: "primary",
   body: z.object({ id: z.string().min(1).max(64) }),
   response: successSchema({}),
 });
@@ -77,6 +81,7 @@ const getLevels = adminOperation({
   operationId: "adminGetHierarchyLevels",
   tags,
   summary: "Hierarchy levels, root first",
+  database: "session",
   response: successSchema({ levels: z.array(z.string()) }),
 });
 const setLevels = adminOperation({
@@ -85,6 +90,7 @@ const setLevels = adminOperation({
   operationId: "adminSetHierarchyLevels",
   tags,
   summary: "Replace the hierarchy levels",
+  database: "primary",
   description:
     "Levels are matched by name. 409 `hierarchy_level_in_use` when a level with customers would disappear or a parent would end up at or below its child.",
   body: z.object({ levels: Levels }),
@@ -96,6 +102,7 @@ const createSchema = adminOperation({
   operationId: "adminCreateSchema",
   tags,
   summary: "Create a schema",
+  database: "primary",
   body: z.object({ name: Name }),
   response: successSchema({ schema: Schema }),
 });
@@ -105,6 +112,7 @@ const listSchemas = adminOperation({
   operationId: "adminListSchemas",
   tags,
   summary: "List schemas",
+  database: "session",
   response: successSchema({ schemas: z.array(Schema) }),
 });
 const createDataSource = adminOperation({
@@ -113,6 +121,7 @@ const createDataSource = adminOperation({
   operationId: "adminCreateDataSource",
   tags,
   summary: "Register a database bound to the Worker (D1, or PostgreSQL through Hyperdrive) as a data source",
+  database: "primary",
   description:
     "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`). `access_groups` (names) restricts which access groups' customers may use it; absent or `null`: every access group. Unknown access group → 404 `access_group_not_found`.",
   body: z.object({
@@ -130,6 +139,7 @@ const updateDataSource = adminOperation({
   operationId: "adminUpdateDataSource",
   tags,
   summary: "Set which access groups may use a data source",
+  database: "primary",
   description:
     "`access_groups: null` lets every access group use it. Customers of other access groups can no longer be mapped to it (422 `unknown_data_source`), and their existing mappings to it act as no mapping. Unknown data source → 404 `data_source_not_found`; unknown access group → 404 `access_group_not_found`.",
   body: z.object({ id: z.number().int().positive(), access_groups: AccessGroupNames }),
@@ -141,6 +151,7 @@ const listDataSources = adminOperation({
   operationId: "adminListDataSources",
   tags,
   summary: "List data sources",
+  database: "session",
   response: successSchema({ data_sources: z.array(DataSource) }),
 });
 

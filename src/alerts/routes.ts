@@ -19,7 +19,8 @@ const create = apiOperation({
   description:
     "At each slot of `cron` (wall-clock time in `timezone`) the panel is run for each target customer; when the first row's value meets `condition` " +
     "the customer is notified (e-mail of the dashboard report whose first line says why, and/or the webhook). Each slot runs exactly once.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: CreateAlertBody,
   response: successSchema({ alert: AlertSchema }),
 });
@@ -30,7 +31,8 @@ const list = apiOperation({
   operationId: "listAlerts",
   tags,
   summary: "List the alerts of the token's access group, oldest first",
-  write: false,
+  access: "read",
+  database: "session",
   response: successSchema({ alerts: z.array(AlertSchema) }),
 });
 
@@ -40,8 +42,9 @@ const get = apiOperation({
   operationId: "getAlert",
   tags,
   summary: "An alert with the last 20 evaluations of each customer and its last 20 runs, newest first",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: AlertIdBody,
   response: successSchema({
     alert: AlertSchema,
@@ -59,7 +62,8 @@ const update = apiOperation({
   summary: "Change an alert (each given field replaces the stored one)",
   description:
     "Giving `provided_id` or `group_tag` replaces the target (the other becomes null). A new cron, time zone or un-pausing counts from now.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: UpdateAlertBody,
   response: successSchema({ alert: AlertSchema }),
 });
@@ -70,7 +74,8 @@ const remove = apiOperation({
   operationId: "deleteAlert",
   tags,
   summary: "Delete an alert with its runs and evaluations",
-  write: true,
+  access: "write",
+  database: "primary",
   body: AlertIdBody,
   response: successSchema({}),
 });
@@ -83,7 +88,8 @@ const run = apiOperation({
   summary: "Evaluate an alert now (a separate run with trigger `manual`; it counts as an evaluation for on_change)",
   description:
     "Evaluates every target customer and starts the notifications before answering. Each call counts once against DELIVERY_LIMIT_PER_MINUTE.",
-  write: true,
+  access: "write",
+  database: "primary",
   delivery: true,
   body: AlertIdBody,
   response: successSchema({ run: RunSchema, evaluations: z.array(EvaluationSchema) }),

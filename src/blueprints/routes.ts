@@ -20,7 +20,8 @@ const create = apiOperation({
   operationId: "createBlueprint",
   tags,
   summary: "Create a blueprint for a customer",
-  write: true,
+  access: "write",
+  database: "primary",
   body: CreateBlueprintBody,
   response: successSchema({ blueprint_id: z.number().int() }),
 });
@@ -32,7 +33,8 @@ const update = apiOperation({
   tags,
   summary: "Replace all tables of a blueprint",
   description: "The tables given replace every table the blueprint had (no merge).",
-  write: true,
+  access: "write",
+  database: "primary",
   body: UpdateBlueprintBody,
   response: successSchema({}),
 });
@@ -43,8 +45,9 @@ const listForCustomer = apiOperation({
   operationId: "getCustomerBlueprints",
   tags,
   summary: "List a customer's blueprints",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: CustomerBlueprintsBody,
   response: successSchema({ blueprints: z.array(BlueprintSummary) }),
 });
@@ -55,8 +58,9 @@ const get = apiOperation({
   operationId: "getBlueprint",
   tags,
   summary: "Get a blueprint with its tables (defaults filled in)",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: BlueprintIdBody,
   response: successSchema({ blueprint: BlueprintSchema }),
 });

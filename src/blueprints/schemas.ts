@@ -81,7 +81,7 @@ export const BlueprintSchema = z
 export type TableInput = z.infer<typeof Table>;
 export type StoredTable = z.infer<typeof StoredTable>;
 
-declare module "../db/schema" {
+declare module "../db/schema/columns" {
   interface JsonColumns {
     /** The tables as stored, defaults filled in. */
     "blueprints.tables": StoredTable[];

@@ -23,7 +23,8 @@ const createCustomer = apiOperation({
   summary: "Get or create a customer",
   description:
     "Creates the customer when no customer has this `provided_id` (`new_customer: true`); otherwise returns the existing one unchanged and ignores the other fields.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: CreateCustomerBody,
   response: successSchema({ new_customer: z.boolean(), customer: CustomerSchema }),
 });
@@ -34,8 +35,9 @@ const getCustomer = apiOperation({
   operationId: "getCustomer",
   tags,
   summary: "Get a customer",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: ProvidedIdBody,
   response: successSchema({ customer: CustomerSchema }),
 });
@@ -47,7 +49,8 @@ const listCustomers = apiOperation({
   tags,
   summary: "List customers (v1, deprecated: use /api/v2/customers/)",
   deprecated: true,
-  write: false,
+  access: "read",
+  database: "session",
   query: ListFilters,
   response: successSchema({ customers: z.array(CustomerSchema) }),
 });
@@ -58,7 +61,8 @@ const listCustomersV2 = apiOperation({
   operationId: "listCustomersV2",
   tags,
   summary: "List customers, one page at a time",
-  write: false,
+  access: "read",
+  database: "session",
   query: PagedListQuery,
   response: successSchema({
     total_count: z.number().int(),
@@ -76,7 +80,8 @@ const updateCustomer = apiOperation({
   tags,
   summary: "Update a customer",
   description: "Every field given replaces that field; fields not given are kept. All rules are re-checked, children included.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: UpdateCustomerBody,
   response: successSchema({ customer: CustomerSchema }),
 });
@@ -88,7 +93,8 @@ const deleteCustomer = apiOperation({
   tags,
   summary: "Delete a customer",
   description: "Refused (409 `customer_has_children`) while the customer has children. Its blueprints and end users go with it.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: CurrentTokenBody,
   response: successSchema({}),
 });
@@ -100,7 +106,8 @@ const refreshToken = apiOperation({
   tags,
   summary: "Give a customer a new token",
   description: "The old token stops working at once.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: CurrentTokenBody,
   response: successSchema({ customer: CustomerSchema }),
 });

@@ -2,7 +2,6 @@ import { inheritedFields } from "../data/customer-view";
 import type { Customer } from "./schemas";
 import type { CustomerViewRow } from "./repository";
 
-
 /**
  * The API's view of a customer from its row and its ancestors (nearest first).
  * Computed fields merge shallowly from the root down, so the nearest definition wins.

@@ -44,6 +44,7 @@ const check = adminOperation({
   operationId: "adminCheckDashboardFile",
   tags,
   summary: "Check a dashboard file without saving it (what `dashboards validate` runs)",
+  database: "primary",
   description:
     "The body is the dashboard file as it is (`embed_id`, `name`, `definition`, see `/schemas/dashboard.json`) plus an optional `provided_id`. " +
     "Every problem is reported (not just the first) with `success: 1` — a file with problems is an answer, not a failed call: schema errors, " +
@@ -76,6 +77,7 @@ const preview = adminOperation({
   operationId: "adminCreateDashboardPreview",
   tags,
   summary: "A signed, short-lived link that draws an unsaved definition for one customer",
+  database: "primary",
   description:
     "Validated as a saved version would be (400 `validation_error`, 422 `unknown_schema`), but nothing is saved: no dashboard, no version. " +
     "`preview_url` draws the definition for that customer exactly as the embed page would (their data, computed properties and mapping) " +

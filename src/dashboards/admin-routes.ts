@@ -14,6 +14,7 @@ const createOrReplace = adminOperation({
   operationId: "adminCreateDashboard",
   tags,
   summary: "Create a dashboard, or rename it when embed_id exists",
+  database: "primary",
   body: z.object({ embed_id: EmbedId.optional(), name: z.string().min(1).max(200) }),
   response: successSchema({ dashboard: Dashboard }),
 });
@@ -24,6 +25,7 @@ const list = adminOperation({
   operationId: "adminListDashboards",
   tags,
   summary: "List dashboards with their version count and tags",
+  database: "session",
   response: successSchema({
     dashboards: z.array(Dashboard.extend({ versions: z.number().int(), tags: z.record(z.string(), z.number().int()) })),
   }),
@@ -35,6 +37,7 @@ const saveVersion = adminOperation({
   operationId: "adminSaveDashboardVersion",
   tags,
   summary: "Save a definition as the next version (validated; an invalid one is never stored)",
+  database: "primary",
   body: z.object({ embed_id: EmbedId, definition: DashboardDefinition, draft: z.boolean().optional() }),
   response: successSchema({ version: z.object({ version_number: z.number().int(), draft: z.boolean() }) }),
 });
@@ -43,9 +46,10 @@ const getVersion = adminOperation({
   method: "get",
   path: "/admin/dashboard_versions/",
   operationId: "adminGetDashboardVersion",
-  retryNotFoundOnPrimary: true,
+  notFound: "retry on primary",
   tags,
   summary: "Read one version back as stored: by number, by tag, or the newest (what `dashboards pull` writes to a file)",
+  database: "session",
   query: z
     .object({
       embed_id: EmbedId,
@@ -77,6 +81,7 @@ const tagVersion = adminOperation({
   operationId: "adminTagDashboardVersion",
   tags,
   summary: "Point an environment tag (production, email, …) at a version",
+  database: "primary",
   body: z.object({ embed_id: EmbedId, tag: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), version_number: z.number().int().positive() }),
   response: successSchema({}),
 });

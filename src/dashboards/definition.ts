@@ -203,7 +203,7 @@ export const DashboardDefinition = z
 
 export type Definition = z.infer<typeof DashboardDefinition>;
 
-declare module "../db/schema" {
+declare module "../db/schema/columns" {
   interface JsonColumns {
     /** A definition the API validated before saving it. */
     "dashboard_versions.definition": Definition;

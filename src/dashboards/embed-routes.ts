@@ -1,3 +1,4 @@
+import EMBED_ELEMENT from "#browser/embed-element.js";
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { backgroundOf } from "../http/background";
@@ -5,10 +6,9 @@ import { answeringNotFound, ApiError } from "../http/errors";
 import { ErrorSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { QueryCacheReport } from "../data/query-cache";
-import { subscribeControl, subscribeScriptHash } from "../subscriptions/control";
+import { subscribeControl, subscribeScriptHash } from "./subscribe-control";
 import { rowsToCsv } from "./csv";
 import { DataRoundTrips } from "../data/query-runner";
-import { embedScript } from "./embed-script";
 import { pageWidth } from "./layout";
 import { panelRows, renderForCustomer } from "./service";
 import { isRefusal, resolveViewer } from "./viewer";
@@ -71,6 +71,14 @@ const embedPage = createRoute({
     422: html("The dashboard has no version or draft to render."),
   },
 });
+
+/**
+ * `embed.js`: the `<dashboard-embed>` and `<report-builder>` elements (src/dashboards/browser/embed-element.ts,
+ * built by scripts/build-browser.mjs) with this service's origin written over their placeholder.
+ */
+function embedScript(origin: string): string {
+  return EMBED_ELEMENT.replaceAll(JSON.stringify("__EMBED_SERVICE_ORIGIN__"), JSON.stringify(origin));
+}
 
 const embedJs = createRoute({
   method: "get",

@@ -75,7 +75,8 @@ const screenshot = apiOperation({
   summary: "E-mail a dashboard or saved report as PNG, PDF, XLSX (or a report's CSV), or get a download link",
   description:
     "Exactly one of `dashboard_embed_id` (renders the newest version or draft for the customer) and `report_id` (a saved report of that customer, drawn as one page: its chart and its table). Answers at once with `job_id`; without `email` also `url`, a download link that answers 202 until the file is ready. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
-  write: true,
+  access: "write",
+  database: "primary",
   delivery: true,
   body: ScreenshotBody,
   response: successSchema({ job_id: z.string(), url: z.string().optional() }),
@@ -90,7 +91,8 @@ const report = apiOperation({
   summary: "E-mail a formatted report of a dashboard or a saved report",
   description:
     "Exactly one of `dashboard_embed_id` (version: tag `email`, else `production`, else the newest) and `report_id` (a saved report of that customer). The e-mail shows the screenshot inline, linked to `custom_url` or a share link. Rate limited (DELIVERY_LIMIT_PER_MINUTE).",
-  write: true,
+  access: "write",
+  database: "primary",
   delivery: true,
   body: ReportBody,
   response: successSchema({ job_id: z.string() }),
@@ -103,8 +105,9 @@ const jobStatus = apiOperation({
   operationId: "dashboardJobStatus",
   tags,
   summary: "The status of a screenshot or report job",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: JobStatusBody,
   response: successSchema({ job: JobSchema }),
 });
@@ -113,9 +116,10 @@ const downloadOperation = publicOperation({
   method: "get",
   path: "/api/downloads/{token}",
   operationId: "download",
-  retryNotFoundOnPrimary: true,
+  notFound: "retry on primary",
   tags,
   summary: "Download a screenshot (capability URL; no API token)",
+  database: "session",
   description:
     "202 with Retry-After while the job runs, 200 with the file when done, 404 when unknown or expired, 500 `render_failed` for a failed job. With `wait`, the answer waits up to that many seconds for the job to end, so one request replaces a polling loop.",
   params: z.object({ token: z.string() }),

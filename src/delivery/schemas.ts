@@ -116,7 +116,7 @@ export const JobRequestSchema = z.object({
 });
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
-declare module "../db/schema" {
+declare module "../db/schema/columns" {
   interface JsonColumns {
     /** What was asked: recipient, file name, export type, subject, variables, width, link target. */
     "jobs.request": JobRequest;

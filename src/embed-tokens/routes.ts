@@ -3,8 +3,8 @@ import { LockedFilter } from "../data/filters";
 import type { AppEnv } from "../http/context";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { apiOperation, successSchema } from "../http/openapi";
-import { mintBuilderToken } from "./builder-token";
-import { mintEmbedToken } from "./dashboard-token";
+import { type BuilderTokenRequest, mintBuilderToken } from "./builder-token";
+import { type EmbedTokenRequest, mintEmbedToken } from "./dashboard-token";
 
 // Minting signed tokens: one operation hands the browser a short-lived token that opens one
 // dashboard (./dashboard-token.ts) or one blueprint's report builder (./builder-token.ts) for
@@ -94,8 +94,9 @@ const generateEmbedToken = apiOperation({
     "Call this from your backend and hand only the token (or `embed_url`) to the browser. The token opens one dashboard (`dashboard_embed_id`) " +
     "or one blueprint's report builder (`blueprint_id`) for one customer until `expires_at`; refreshing the customer token or deleting the customer revokes it. " +
     "Read tokens may mint.",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: EmbedTokenBody,
   response: successSchema({
     token: z.string().openapi({ description: "A compact JWS (HS256)." }),
@@ -106,22 +107,27 @@ const generateEmbedToken = apiOperation({
   }),
 });
 
+/**
+ * What a token opens, from a body the schema accepted: exactly one of a dashboard and a report
+ * builder (the refinement above refuses neither and both, on the field).
+ */
+type TokenTarget = { opens: "dashboard"; request: EmbedTokenRequest } | { opens: "report builder"; request: BuilderTokenRequest };
+
+function targetOf(body: z.infer<typeof EmbedTokenBody>): TokenTarget {
+  const { dashboard_embed_id, blueprint_id, ...rest } = body;
+  if (blueprint_id !== undefined) return { opens: "report builder", request: { ...rest, blueprint_id } };
+  if (dashboard_embed_id !== undefined) return { opens: "dashboard", request: { ...rest, dashboard_embed_id } };
+  throw new Error("EmbedTokenBody accepted a body that names neither a dashboard nor a blueprint");
+}
+
 export function registerEmbedTokenRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(generateEmbedToken, async (c) => {
     const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
-    const body = c.req.valid("json");
-    if (body.blueprint_id !== undefined) {
-      return c.json(
-        { success: 1 as const, ...(await mintBuilderToken(c.get("db"), c.env, scope, { ...body, blueprint_id: body.blueprint_id })) },
-        200,
-      );
-    }
-    return c.json(
-      {
-        success: 1 as const,
-        ...(await mintEmbedToken(c.get("db"), c.env, scope, { ...body, dashboard_embed_id: body.dashboard_embed_id as string })),
-      },
-      200,
-    );
+    const target = targetOf(c.req.valid("json"));
+    const minted =
+      target.opens === "dashboard"
+        ? await mintEmbedToken(c.get("db"), c.env, scope, target.request)
+        : await mintBuilderToken(c.get("db"), c.env, scope, target.request);
+    return c.json({ success: 1 as const, ...minted }, 200);
   });
 }

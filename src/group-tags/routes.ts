@@ -15,7 +15,8 @@ const create = apiOperation({
   tags,
   summary: "Create a group tag",
   description: "Names are unique case-insensitively and keep the case given.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: z.object({ name: TagName }).openapi("CreateGroupTagRequest"),
   response: successSchema({ group_tag: GroupTagSchema }),
 });
@@ -26,7 +27,8 @@ const list = apiOperation({
   operationId: "listGroupTags",
   tags,
   summary: "List group tags (ordered by name, case-insensitively)",
-  write: false,
+  access: "read",
+  database: "session",
   response: successSchema({ group_tags: z.array(GroupTagSchema) }),
 });
 
@@ -38,7 +40,8 @@ const rename = apiOperation({
   summary: "Rename a group tag",
   description:
     "Customers keep the tag under its new name. Tags are shared by every access group: while customers, schedules or alerts of another access group use the tag, it cannot be renamed (409 `group_tag_in_use_elsewhere`, nothing changes).",
-  write: true,
+  access: "write",
+  database: "primary",
   body: z.object({ name: TagName, new_name: TagName }).openapi("RenameGroupTagRequest"),
   response: successSchema({ group_tag: GroupTagSchema }),
 });
@@ -51,7 +54,8 @@ const remove = apiOperation({
   summary: "Delete a group tag",
   description:
     "The tag is removed from every customer. While customers, schedules or alerts of another access group use the tag, it cannot be deleted (409 `group_tag_in_use_elsewhere`, nothing changes).",
-  write: true,
+  access: "write",
+  database: "primary",
   body: z.object({ name: TagName }).openapi("DeleteGroupTagRequest"),
   response: successSchema({}),
 });

@@ -31,11 +31,12 @@ export function apiAccess(options: { write: boolean; delivery?: boolean }): Midd
     if (!match) throw new ApiError("invalid_api_token", "The Service-Authorization header must be 'Token <API_KEY>'.");
 
     const tokenHash = await sha256Hex(match[1]);
-    const state = currentRequest();
+    const state = c.var.request;
     // The retry of a replica's not-found on the primary was already admitted and counted.
-    if (state?.auth && state.tokenHash === tokenHash) {
-      for (const [name, value] of Object.entries(state.auth.headers)) c.header(name, value);
-      c.set("principal", state.auth.principal);
+    const admitted = state.admittedBefore(tokenHash);
+    if (admitted) {
+      for (const [name, value] of Object.entries(admitted.headers)) c.header(name, value);
+      c.set("principal", admitted.principal);
       await next();
       return;
     }
@@ -57,14 +58,12 @@ export function apiAccess(options: { write: boolean; delivery?: boolean }): Midd
       });
     }
     c.set("principal", verdict.principal);
-    if (state) {
-      state.tokenHash = tokenHash;
-      state.auth = { principal: verdict.principal, headers };
-      state.session.primary = options.write;
-      if (!options.write) state.session.bookmark = newerBookmark(state.session.bookmark, tokenLeases.bookmarkFor(tokenHash));
-    }
+    state.authenticated(tokenHash, verdict.principal, headers);
+    // A write reads the primary; a read, a session at least as fresh as the token's latest write.
+    if (options.write) state.readFrom("primary");
+    else state.readFrom("session", newerBookmark(state.session.bookmark, tokenLeases.bookmarkFor(tokenHash)));
     await next();
-    if (state && options.write) {
+    if (options.write) {
       const bookmark = state.session.latestBookmark();
       if (bookmark) tokenLeases.noteWrite(tokenHash, bookmark);
     }
@@ -88,18 +87,14 @@ function guardLink(c: AppContext, tokenHash: string): GuardLink {
         // No execution context (a direct app.fetch in a script): the work still runs.
       }
     },
-    onCriticalCall: () => {
-      const state = currentRequest();
-      if (state) state.doTrips++;
-    },
+    onCriticalCall: () => c.var.request.countDurableObjectCall(),
   };
 }
 
 /** Revokes the token's leases: the guard refuses renewals at once, this isolate at once, others within a lease. */
 export async function revokeTokenLeases(env: Env, tokenHash: string): Promise<void> {
   tokenLeases.forget(tokenHash);
-  const state = currentRequest();
-  if (state) state.doTrips++;
+  currentRequest()?.countDurableObjectCall();
   await guardOf(env, tokenHash).forget();
 }
 

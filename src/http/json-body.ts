@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
-import { currentRequest } from "./request-state";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -18,8 +17,7 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
 
   const bytes = c.req.raw.body ? await readBody(c.req.raw, declaredLength !== undefined) : new Uint8Array();
   // Kept for a retry of the request on the primary (see serveRequest), instead of a copy of every body.
-  const state = currentRequest();
-  if (state) state.body = bytes;
+  c.var.request.keepBody(bytes);
   const contentType = c.req.header("Content-Type");
   const mediaType = contentType?.split(";")[0].trim() ?? "";
 

@@ -44,12 +44,25 @@ interface OperationOptions<Body extends z.ZodType | undefined, Query extends z.Z
   /** Requests the service makes back to the caller (e.g. a completion webhook). */
   callbacks?: RouteConfig["callbacks"];
   /**
-   * A `*_not_found` answer read on a D1 replica is served once more from the primary
-   * (http/replica-retry.ts). Only for operations that read on a replica (GETs, and API
-   * operations with `write: false`); elsewhere it could never fire and is refused.
+   * The D1 handle the handler's `c.var.db` reads: `primary` (writes and whatever must see
+   * them), or `session` (a replica may answer, at least as fresh as the caller's bookmark;
+   * docs/edge.md). An admin or public operation reads a session only on GET.
    */
-  retryNotFoundOnPrimary?: boolean;
+  database: "primary" | "session";
+  /**
+   * `retry on primary`: a `*_not_found` answer read on a replica is served once more from the
+   * primary (http/replica-retry.ts). Only with `database: "session"`; elsewhere it could never
+   * fire and is refused when the route is declared.
+   */
+  notFound?: "answer" | "retry on primary";
 }
+
+/** What an `/api/` operation needs of the caller's API token, and the D1 handle that follows from it. */
+type ApiAccess =
+  /** A write token; the operation reads and writes the primary. */
+  | { access: "write"; database: "primary"; notFound?: "answer" }
+  /** Any token of the access group; the operation reads a session. */
+  | { access: "read"; database: "session" };
 
 /**
  * Routes match without their trailing slash (the app is not strict, so both spellings
@@ -66,7 +79,6 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
   options: OperationOptions<B, Q, R>,
   middleware: MiddlewareHandler<AppEnv>[],
   security: RouteConfig["security"],
-  readsReplica = options.method === "get",
 ) {
   const path = withoutTrailingSlash(options.path);
   writtenPaths.set(path, options.path);
@@ -81,7 +93,7 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
     ...(options.callbacks ? { callbacks: options.callbacks } : {}),
     security,
     // The declared replica retry first: it marks the request before anything can answer not-found.
-    middleware: [...declaredRetry(options, readsReplica), ...middleware],
+    middleware: [...declaredRetry(options), ...middleware],
     request: {
       ...(options.query ? { query: options.query } : {}),
       ...(options.params ? { params: options.params } : {}),
@@ -102,16 +114,13 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
  * JSON body conventions, then the zod schemas (which are also the OpenAPI document).
  */
 export function apiOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
-  options: OperationOptions<B, Q, R> & { delivery?: boolean; successor?: string } & (
-      | { write: false }
-      | { write: true; retryNotFoundOnPrimary?: false }
-    ),
+  options: OperationOptions<B, Q, R> & { delivery?: boolean; successor?: string } & ApiAccess,
 ) {
-  const access = apiAccess({ write: options.write, delivery: options.delivery });
+  const access = apiAccess({ write: options.access === "write", delivery: options.delivery });
   const chain = options.method === "get" ? [access] : [access, jsonBody];
-  // An operation that only reads (write: false) reads on a replica whatever its method.
-  if (options.successor === undefined) return route(options, chain, [{ ApiToken: [] }], !options.write);
-  return route({ ...options, deprecated: true }, [deprecation(options.successor), ...chain], [{ ApiToken: [] }], !options.write);
+  // An operation that only reads (access: "read") reads a session whatever its method.
+  if (options.successor === undefined) return route(options, chain, [{ ApiToken: [] }]);
+  return route({ ...options, deprecated: true }, [deprecation(options.successor), ...chain], [{ ApiToken: [] }]);
 }
 
 /** Marks every response of a deprecated operation, errors included (docs/api-contract.md, "Deprecated user groups and end users"). */
@@ -127,6 +136,7 @@ function deprecation(successor: string): MiddlewareHandler<AppEnv> {
 export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
   options: OperationOptions<B, Q, R>,
 ) {
+  sessionOnlyOnGet(options);
   return route(options, options.method === "get" ? [adminAccess] : [adminAccess, jsonBody], [{ AdminToken: [] }]);
 }
 
@@ -134,7 +144,22 @@ export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodO
 export function publicOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
   options: OperationOptions<B, Q, R>,
 ) {
+  sessionOnlyOnGet(options);
   return route(options, options.method === "get" ? [] : [jsonBody], []);
+}
+
+/**
+ * Without an API token's permission to go by, the request pipeline reads a session for GET
+ * and the primary otherwise (http/request-pipeline.ts); a declaration saying otherwise is
+ * refused when the route is declared, not silently ignored.
+ */
+export function sessionOnlyOnGet(options: { method: string; operationId: string; database: "primary" | "session" }): void {
+  const reads = options.method === "get" ? "session" : "primary";
+  if (options.database !== reads) {
+    throw new Error(
+      `${options.operationId}: a ${options.method.toUpperCase()} without an API token reads database "${reads}", not "${options.database}".`,
+    );
+  }
 }
 
 /** `{ success: 1, ...fields }` */

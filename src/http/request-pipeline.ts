@@ -47,15 +47,15 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const roundTrips = state.d1;
   // Reads (GET) may be served by a replica; other methods read the primary unless apiAccess
   // knows the operation only reads. `X-D1-Bookmark` asks for data at least that fresh.
-  if (!state.retry) state.session.primary = c.req.method !== "GET" && c.req.method !== "HEAD";
   const bookmark = c.req.header("X-D1-Bookmark");
-  if (isBookmark(bookmark)) state.session.bookmark = bookmark;
+  state.readFrom(c.req.method === "GET" || c.req.method === "HEAD" ? "session" : "primary", isBookmark(bookmark) ? bookmark : null);
+  c.set("request", state);
   c.set("requestId", requestId);
   c.set("roundTrips", roundTrips);
   c.set("db", createSessionDatabase(state.session, roundTrips));
   const started = Date.now();
   await next();
-  state.answered = true;
+  state.finishAnswer();
   c.res.headers.set("X-Request-Id", requestId);
   const latest = state.session.latestBookmark();
   if (latest) c.res.headers.set("X-D1-Bookmark", latest);

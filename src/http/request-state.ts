@@ -1,42 +1,116 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { RoundTripCounter, RequestSession } from "../db/client";
 import type { Env } from "../env";
-import type { Principal } from "./context";
+import type { Principal } from "./principal";
 import { config, ConfigError } from "../config";
 
-/** What one incoming request has cost and how it reads D1, reachable from any layer. */
+/**
+ * One incoming request's path through the service and what it cost: which D1 handle it reads
+ * (the primary, or a session that a replica may serve), whether its operation declared that a
+ * replica's not-found is served again from the primary, who authenticated it, and its
+ * counters. Handlers and middleware reach it as `c.var.request` (src/http/context.ts); layers
+ * without a context (the D1 client's counters, the token leases) through `currentRequest()`.
+ * Every change goes through a named method below, so a reader finds each decision by name.
+ */
 export class RequestState {
   readonly d1 = new RoundTripCounter();
-  /** Durable Object calls on the request's critical path (background lease renewals excluded). */
-  doTrips = 0;
   /** Calls to the other bindings, counted with DIAGNOSTICS on for the latency model. */
   readonly bindingTrips = { kv: 0, r2: 0, queue: 0 };
-  session: RequestSession;
-  /** This is the second attempt, on the primary. */
-  retry = false;
-  /** The hop headers are written: background work from here on (e.g. a job's first attempt) is not this request's cost. */
-  answered = false;
-  /** A `*_not_found` answer was produced while handling the request. */
-  notFound = false;
-  /** The operation declares that a replica's not-found is served again from the primary (http/replica-retry.ts). */
-  retryNotFoundOnPrimary = false;
-  /** Authentication result kept for the retry on the primary, so it is not counted twice. */
-  auth: { principal: Principal; headers: Record<string, string> } | undefined;
-  /** The request body as the JSON body rules read it. */
-  body: Uint8Array | undefined;
-  /** The API token's hash, once authenticated (its latest bookmark is kept per isolate). */
-  tokenHash: string | undefined;
+  #session: RequestSession;
+  #doTrips = 0;
+  #retry = false;
+  #answered = false;
+  #notFound = false;
+  #retryDeclared = false;
+  #auth: { tokenHash: string; principal: Principal; headers: Record<string, string> } | undefined;
+  #body: Uint8Array | undefined;
 
   constructor(env: Env) {
-    this.session = new RequestSession(env.DB);
+    this.#session = new RequestSession(env.DB);
+  }
+
+  /** The D1 session of this attempt (its queries, bookmark and constraint). */
+  get session(): RequestSession {
+    return this.#session;
+  }
+
+  /** Durable Object calls on the request's critical path (background lease renewals excluded). */
+  get doTrips(): number {
+    return this.#doTrips;
+  }
+
+  /** This is the second attempt, on the primary, of a replica's not-found. */
+  get isRetryOnPrimary(): boolean {
+    return this.#retry;
+  }
+
+  /** The hop headers are written: background work from here on (e.g. a job's first attempt) is not this request's cost. */
+  get answered(): boolean {
+    return this.#answered;
+  }
+
+  /**
+   * Which D1 handle the request reads: `primary` (writes, and whatever must see them) or
+   * `session` (a replica may answer, at least as fresh as `bookmark`). The retry of a
+   * not-found reads the primary whatever was chosen.
+   */
+  readFrom(database: "primary" | "session", bookmark?: string | null): void {
+    if (this.#retry) return;
+    this.#session.primary = database === "primary";
+    if (bookmark) this.#session.bookmark = bookmark;
+  }
+
+  /** The operation's declaration: a `*_not_found` read on a replica is served once more from the primary. */
+  retryNotFoundOnPrimary(): void {
+    this.#retryDeclared = true;
+  }
+
+  /** A `*_not_found` answer was produced (src/http/errors.ts answeringNotFound). */
+  noteNotFound(): void {
+    this.#notFound = true;
+  }
+
+  /** The request body as the JSON body rules read it, kept for the retry on the primary instead of a copy of every body. */
+  keepBody(bytes: Uint8Array): void {
+    this.#body = bytes;
+  }
+
+  /** The API token was admitted: kept so that the retry on the primary is neither authenticated nor counted twice. */
+  authenticated(tokenHash: string, principal: Principal, headers: Record<string, string>): void {
+    this.#auth = { tokenHash, principal, headers };
+  }
+
+  /** The admission of this token by the first attempt, when this is its retry. */
+  admittedBefore(tokenHash: string): { principal: Principal; headers: Record<string, string> } | undefined {
+    return this.#auth?.tokenHash === tokenHash ? this.#auth : undefined;
+  }
+
+  /** A Durable Object call on the critical path. */
+  countDurableObjectCall(): void {
+    this.#doTrips++;
+  }
+
+  /** Marks the answer written (see `answered`). */
+  finishAnswer(): void {
+    this.#answered = true;
+  }
+
+  /** Whether the first attempt's answer is served again from the primary. */
+  shouldRetryOnPrimary(status: number): boolean {
+    return this.#retryDeclared && this.#notFound && !this.#session.primary && this.d1.count > 0 && status >= 400;
+  }
+
+  /** The first attempt's body, for its replay. */
+  get body(): Uint8Array | undefined {
+    return this.#body;
   }
 
   retryOnPrimary(env: Env): void {
-    this.retry = true;
-    this.notFound = false;
-    this.answered = false;
-    this.session = new RequestSession(env.DB);
-    this.session.primary = true;
+    this.#retry = true;
+    this.#notFound = false;
+    this.#answered = false;
+    this.#session = new RequestSession(env.DB);
+    this.#session.primary = true;
   }
 }
 
@@ -67,7 +141,7 @@ export async function serveRequest(
   const state = new RequestState(env);
   const served = diagnosticsOn(env) ? countingBindings(env) : env;
   const first = await runInRequest(state, () => handle(request, served));
-  if (!state.retryNotFoundOnPrimary || !state.notFound || state.session.primary || state.d1.count === 0 || first.status < 400) return first;
+  if (!state.shouldRetryOnPrimary(first.status)) return first;
   // The body was read once by the JSON body rules; a route that never read it gets it untouched.
   const replay =
     state.body !== undefined && request.method !== "GET" && request.method !== "HEAD"
@@ -122,6 +196,5 @@ function diagnosticsOn(env: Env): boolean {
 
 /** Notes that the current request produced a `*_not_found` answer. */
 export function markNotFound(): void {
-  const state = storage.getStore();
-  if (state) state.notFound = true;
+  storage.getStore()?.noteNotFound();
 }

@@ -31,7 +31,8 @@ const invalidateCache = apiOperation({
     "Dashboards with `cache_ttl_seconds` (and blueprint tables with it) keep query results near the viewer. After your data changed, " +
     "call this: every later view of that customer's (or that dashboard's) panels and builder queries runs its queries again, in every location. " +
     "Both fields given: both are invalidated. Data-source reads are served by replicas, so a view in the next moments may still see the data as it was.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: InvalidateCacheBody,
   response: successSchema({}),
 });

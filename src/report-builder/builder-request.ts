@@ -62,7 +62,7 @@ export function builderReads(request: BuilderRequest) {
     dashboardsRepo.dataSources(db),
     // A "not found" answered from a replica is served again from the primary (http/request-state):
     // that second attempt was counted by the first.
-    currentRequest()?.retry
+    currentRequest()?.isRetryOnPrimary
       ? repo.requestCount(db, claims.cid, windowStart)
       : repo.countRequest(db, claims.cid, windowStart, builderLimit(request.env)),
     repo.forgetOldWindows(db, claims.cid, windowStart),

@@ -1,3 +1,4 @@
+import BUILDER_SCRIPT from "#browser/report-builder.js";
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
@@ -7,7 +8,6 @@ import { QueryCacheReport } from "../data/query-cache";
 import { verifyBuilderToken } from "../tokens/builder";
 import { reportPanelHtml } from "./chart";
 import { BUILDER_SCRIPT_PATH, builderErrorPage, builderPage, type BuilderPageInput } from "./page";
-import { BUILDER_SCRIPT } from "./page-script";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import { builderRequest, builderRoute } from "./routes";
 import { blueprintExists, builderPageData } from "./page-data";
@@ -67,6 +67,7 @@ const ViewBody = z
 
 const viewRoute = builderRoute({
   method: "post",
+  database: "primary",
   path: "/report-builder/{embedId}/view",
   operationId: "builderView",
   summary: "Run a report query and draw its chart (what the builder page shows)",

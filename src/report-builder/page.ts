@@ -3,8 +3,8 @@ import { errorPage } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 
 /**
- * The report builder page (docs/report-builder.md): a shell the script in page-script.ts
- * fills. What the script needs to start — the blueprint's datasets, its saved reports,
+ * The report builder page (docs/report-builder.md): a shell its script fills
+ * (src/report-builder/browser/builder.ts, served at BUILDER_SCRIPT_PATH). What the script needs to start — the blueprint's datasets, its saved reports,
  * whether saving is allowed, the locked filters to name — rides in the page as JSON, so the
  * first result is one request away. Everything is inline CSS or served by the Worker; nothing comes from
  * another origin.

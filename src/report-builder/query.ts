@@ -82,7 +82,7 @@ export const Chart = z
   .openapi("ReportChart");
 export type Chart = z.infer<typeof Chart>;
 
-declare module "../db/schema" {
+declare module "../db/schema/columns" {
   interface JsonColumns {
     "saved_reports.query": ReportQuery;
     "saved_reports.chart": Chart;

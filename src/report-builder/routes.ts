@@ -8,7 +8,7 @@ import { QueryCacheReport } from "../data/query-cache";
 import { ApiError } from "../http/errors";
 import { plainText } from "../http/fields";
 import { jsonBody } from "../http/json-body";
-import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
+import { apiOperation, ErrorSchema, sessionOnlyOnGet, successSchema } from "../http/openapi";
 import { verifyBuilderToken, type BuilderClaims } from "../tokens/builder";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import type { BuilderRequest } from "./builder-request";
@@ -111,8 +111,10 @@ interface BuilderRouteOptions<B extends z.ZodType | undefined, R extends z.ZodTy
   withReport?: W;
   response: R;
   file?: boolean;
-  /** See http/replica-retry.ts: only GETs read on a replica. */
-  retryNotFoundOnPrimary?: true;
+  /** The D1 handle: builder GETs read a session (a replica may answer), its POSTs and DELETEs the primary. */
+  database: "primary" | "session";
+  /** See http/replica-retry.ts: only for `database: "session"`. */
+  notFound?: "answer" | "retry on primary";
 }
 
 /**
@@ -124,6 +126,7 @@ interface BuilderRouteOptions<B extends z.ZodType | undefined, R extends z.ZodTy
 export function builderRoute<B extends z.ZodType | undefined = undefined, R extends z.ZodType = z.ZodType, W extends boolean = false>(
   options: BuilderRouteOptions<B, R, W>,
 ) {
+  sessionOnlyOnGet(options);
   const access = builderAccess({ save: options.save });
   const retry = declaredRetry(options);
   return createRoute({
@@ -160,15 +163,17 @@ export function builderRoute<B extends z.ZodType | undefined = undefined, R exte
 
 const datasetsRoute = builderRoute({
   method: "get",
+  database: "session",
   path: "/report-builder/{embedId}/datasets",
   operationId: "builderDatasets",
-  retryNotFoundOnPrimary: true,
+  notFound: "retry on primary",
   summary: "The blueprint's datasets and their columns",
   response: successSchema({ datasets: z.array(Dataset) }),
 });
 
 const queryRoute = builderRoute({
   method: "post",
+  database: "primary",
   path: "/report-builder/{embedId}/query",
   operationId: "builderQuery",
   summary: "Run a report query on this customer's data",
@@ -193,6 +198,7 @@ const ExportBody = z
 
 const exportRoute = builderRoute({
   method: "post",
+  database: "primary",
   path: "/report-builder/{embedId}/export",
   operationId: "builderExport",
   summary: "A query's result as a CSV or XLSX file",
@@ -205,9 +211,10 @@ const exportRoute = builderRoute({
 
 const listRoute = builderRoute({
   method: "get",
+  database: "session",
   path: "/report-builder/{embedId}/reports",
   operationId: "builderListReports",
-  retryNotFoundOnPrimary: true,
+  notFound: "retry on primary",
   summary: "This blueprint's saved reports, newest change first",
   response: successSchema({ reports: z.array(SavedReport) }),
 });
@@ -223,6 +230,7 @@ const UpdateBody = z
 
 const saveRoute = builderRoute({
   method: "post",
+  database: "primary",
   path: "/report-builder/{embedId}/reports",
   operationId: "builderSaveReport",
   summary: "Save a report (query and chart)",
@@ -235,6 +243,7 @@ const saveRoute = builderRoute({
 
 const updateRoute = builderRoute({
   method: "post",
+  database: "primary",
   path: "/report-builder/{embedId}/reports/{reportId}",
   operationId: "builderUpdateReport",
   summary: "Change a saved report's name, query or chart",
@@ -246,6 +255,7 @@ const updateRoute = builderRoute({
 
 const deleteRoute = builderRoute({
   method: "delete",
+  database: "primary",
   path: "/report-builder/{embedId}/reports/{reportId}",
   operationId: "builderDeleteReport",
   summary: "Delete a saved report",
@@ -262,8 +272,9 @@ const customerReportsRoute = apiOperation({
   operationId: "getCustomerReports",
   tags,
   summary: "Every saved report of a customer's blueprints",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: z.object({ customer_id: ProvidedId.openapi({ description: "The customer's provided_id." }) }).openapi("CustomerReportsRequest"),
   response: successSchema({ reports: z.array(SavedReport) }),
 });
@@ -274,7 +285,8 @@ const deleteCustomerReportRoute = apiOperation({
   operationId: "deleteCustomerReport",
   tags,
   summary: "Delete a customer's saved report",
-  write: true,
+  access: "write",
+  database: "primary",
   body: z.object({ report_id: z.string().min(1).max(64) }).openapi("DeleteCustomerReportRequest"),
   response: successSchema({}),
 });

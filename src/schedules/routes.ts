@@ -17,7 +17,8 @@ const create = apiOperation({
   description:
     "Exactly one of `provided_id` and `group_tag` (else 400 on `provided_id`). Exactly one of `dashboard_embed_id` and `report_id` (a saved report of the customer `provided_id`; not with `group_tag`). `cron` is wall-clock time in `timezone` (default `UTC`). " +
     "Each slot runs exactly once; after downtime only the most recent missed slot runs. Recipients default to each customer's own `emails` at run time.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: CreateScheduleBody,
   response: successSchema({ schedule: ScheduleSchema }),
 });
@@ -28,7 +29,8 @@ const list = apiOperation({
   operationId: "listReportSchedules",
   tags,
   summary: "List the report schedules of the token's access group, oldest first",
-  write: false,
+  access: "read",
+  database: "session",
   response: successSchema({ schedules: z.array(ScheduleSchema) }),
 });
 
@@ -38,8 +40,9 @@ const get = apiOperation({
   operationId: "getReportSchedule",
   tags,
   summary: "A report schedule with its last 20 runs, newest first",
-  write: false,
-  retryNotFoundOnPrimary: true,
+  access: "read",
+  database: "session",
+  notFound: "retry on primary",
   body: ScheduleIdBody,
   response: successSchema({
     schedule: ScheduleSchema,
@@ -56,7 +59,8 @@ const update = apiOperation({
   summary: "Change a report schedule (each given field replaces the stored one)",
   description:
     "Giving `provided_id` or `group_tag` replaces the target (the other becomes null). A new cron, time zone or un-pausing counts from now.",
-  write: true,
+  access: "write",
+  database: "primary",
   body: UpdateScheduleBody,
   response: successSchema({ schedule: ScheduleSchema }),
 });
@@ -67,7 +71,8 @@ const remove = apiOperation({
   operationId: "deleteReportSchedule",
   tags,
   summary: "Delete a report schedule and its runs",
-  write: true,
+  access: "write",
+  database: "primary",
   body: ScheduleIdBody,
   response: successSchema({}),
 });
@@ -79,7 +84,8 @@ const runNow = apiOperation({
   tags,
   summary: "Run a report schedule now (a separate run with trigger `manual`)",
   description: "Starts the run's jobs before answering. Each call counts once against DELIVERY_LIMIT_PER_MINUTE.",
-  write: true,
+  access: "write",
+  database: "primary",
   delivery: true,
   body: ScheduleIdBody,
   response: successSchema({ run: RunSchema }),
@@ -93,6 +99,7 @@ const adminList = adminOperation({
   operationId: "adminListReportSchedules",
   tags: ["Administration"],
   summary: "Every report schedule of every access group, oldest first",
+  database: "session",
   response: successSchema({ schedules: z.array(AdminSchedule) }),
 });
 
@@ -102,6 +109,7 @@ const adminRun = adminOperation({
   operationId: "adminRunReportSchedule",
   tags: ["Administration"],
   summary: "Run any report schedule now (trigger `manual`)",
+  database: "primary",
   body: ScheduleIdBody,
   response: successSchema({ run: RunSchema }),
 });

@@ -10,6 +10,7 @@ const createWebhookSecret = adminOperation({
   operationId: "adminCreateWebhookSecret",
   tags: ["Administration"],
   summary: "Create or replace an access group's webhook secret (shown once)",
+  database: "primary",
   description:
     "Delivery webhooks (`callback_url`) of this access group are signed with it: `X-Signature: sha256=<hex>`, the HMAC-SHA256 of `<X-Signature-Timestamp>.<raw body>` (Unix seconds, fresh on every attempt). Calling again replaces the secret; the old one stops signing at once.",
   body: z.object({ access_group: plainText(1, 256) }).openapi("CreateWebhookSecretRequest"),

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabase, RoundTripCounter } from "../../src/db/client";
 import { deliveryEffects } from "../../src/delivery/run/effects";
-import { capture } from "../../src/delivery/run/browser";
+import { capture } from "../../src/delivery/run/capture-station";
 import { JOB_STATUSES, type JobStatus } from "../../src/db/job-vocabulary";
 import { FAILURE_REASONS, JobFailure, TRANSITIONS, TransitionNotAllowed, transition } from "../../src/delivery/job-state";
 import { runJob } from "../../src/delivery/run/job";

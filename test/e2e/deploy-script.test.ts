@@ -1,4 +1,4 @@
-// `npm run deploy` deploys the production environment (README "Configuration and deployment"), never the
+// `npm run deploy` deploys the production environment (docs/getting-started.md "Configuration and deployment"), never the
 // development configuration (/_dev/outbox open, the local embed secret): run the real
 // script as a dry run (no Cloudflare account needed) and read what it would deploy.
 import { spawnSync } from "node:child_process";

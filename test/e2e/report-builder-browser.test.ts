@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, ElementHandle, Frame, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtBrowserScript } from "../../scripts/lib/browser-build.mjs";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startEmbedHost } from "../../scripts/lib/embed-host.mjs";
 import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
@@ -195,6 +196,29 @@ describe("<report-builder> in a browser", () => {
     expect(bad.event).toMatchObject({ type: "report-builder-error", detail: { status: 401 } });
     expect(await builderFrame(bad.page).evaluate(() => document.body.innerText)).not.toContain("Orders");
     await bad.page.close();
+  });
+
+  it("runs the built files: embed.js and report-builder.js are the bytes scripts/build-browser.mjs wrote, the page's CSP allows that script only", async () => {
+    // A context of its own: nothing comes from the cache of the pages before.
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    const served = (test: (url: string) => boolean) => page.waitForResponse((r) => test(r.url()));
+    const embedJs = served((url) => url === `${server.base}/embed.js`);
+    const builderPage = served((url) => url.startsWith(`${server.base}/report-builder/${blueprint.embed_id}?`));
+    const builderJs = served((url) => url === `${server.base}/report-builder.js`);
+    const { event } = await mount({ "embed-id": blueprint.embed_id, "token-url": tokenUrl() }, 1280, page);
+    expect(event.type).toBe("report-builder-load");
+    // embed.js: the built element, with this service's origin written over its placeholder.
+    expect(await (await embedJs).text()).toBe(
+      builtBrowserScript("embed-element").replaceAll('"__EMBED_SERVICE_ORIGIN__"', JSON.stringify(server.base)),
+    );
+    const pageResponse = await builderPage;
+    expect(pageResponse.headers()["content-security-policy"]).toContain(`script-src ${server.base}/report-builder.js;`);
+    const html = await pageResponse.text();
+    expect(html).toContain('<script src="/report-builder.js"></script>');
+    expect([...html.matchAll(/<script>/g)]).toHaveLength(0); // no inline script (the boot data is JSON)
+    expect(await (await builderJs).text()).toBe(builtBrowserScript("report-builder"));
+    await context.close();
   });
 
   it("builds a report from visible labels: dataset, group, sum, filter, save, reopen, CSV", async () => {

@@ -1,10 +1,12 @@
 // The "Subscribe" control of a live embed page in a real browser (puppeteer-core on the local
 // Chromium), against the real `npm start`: a viewer whose signed token carries user_email
 // subscribes weekly at 09:00 in the browser's time zone, sees it listed, and cancels it.
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtBrowserScript } from "../../scripts/lib/browser-build.mjs";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 
@@ -72,6 +74,27 @@ describe("Subscribe on the live embed page", () => {
     }
     await page.close();
   }, 120_000);
+
+  it("runs the built scripts: the page's inline scripts are the built control and frame script, allowed by exactly their hashes", async () => {
+    const minted = await api("/api/generate_embed_token/", {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      user_email: `built-${Date.now()}@acme.example`,
+    });
+    const page = await browser.newPage();
+    // What the browser was served (and ran: a script whose hash the CSP lacks would be blocked).
+    const response = await page.goto(`${minted.embed_url}&width=1280`, { waitUntil: "load" });
+    await page.waitForSelector("body[data-render-complete=true]");
+    const html = await response!.text();
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    expect(scripts).toEqual([builtBrowserScript("subscribe-control"), builtBrowserScript("frame")]);
+    const hash = (script: string) => `'sha256-${createHash("sha256").update(script, "utf8").digest("base64")}'`;
+    const csp = response!.headers()["content-security-policy"];
+    expect(csp).toContain(`script-src ${hash(scripts[1])} ${hash(scripts[0])};`);
+    // The control's script ran: it wrote the browser's time zone into the control.
+    expect(await page.$eval("#subscribe .zone", (z: any) => z.textContent)).not.toBe("");
+    await page.close();
+  }, 60_000);
 
   it("is not on a page whose token has no user_email, nor on a customer_token page", async () => {
     const plain = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" });

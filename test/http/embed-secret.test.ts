@@ -3,7 +3,7 @@ import { call, callWithEnv, createCustomer, unique, workspace } from "../helpers
 import { dashboard, kpi, sources } from "../dashboards/helpers";
 
 // Outside ENVIRONMENT=development a missing EMBED_TOKEN_SECRET is never replaced by the known
-// local one (README "Configuration and deployment"): minting and opening signed tokens answer 500 naming the
+// local one (docs/getting-started.md "Configuration and deployment"): minting and opening signed tokens answer 500 naming the
 // secret, and the isolate logs it once.
 
 let ctx: { write: string; customer: string; embedId: string };

@@ -30,7 +30,8 @@ function twoOperations() {
     tags: ["probe"],
     summary: "probe",
     response: successSchema({}),
-    retryNotFoundOnPrimary: true,
+    database: "session",
+    notFound: "retry on primary",
   });
   const undeclared = publicOperation({
     method: "get",
@@ -39,6 +40,7 @@ function twoOperations() {
     tags: ["probe"],
     summary: "probe",
     response: successSchema({}),
+    database: "session",
   });
   for (const operation of [declared, undeclared]) {
     app.openapi(operation, async (c) => {
@@ -102,7 +104,8 @@ describe("retryNotFoundOnPrimary", () => {
         tags: ["probe"],
         summary: "probe",
         response: successSchema({}),
-        retryNotFoundOnPrimary: true,
+        database: "primary",
+        notFound: "retry on primary",
       });
     expect(declare).toThrow(/probeWrite: retryNotFoundOnPrimary is for operations that read on a replica/);
     expect(() =>
@@ -113,7 +116,8 @@ describe("retryNotFoundOnPrimary", () => {
         tags: ["probe"],
         summary: "probe",
         response: successSchema({}),
-        retryNotFoundOnPrimary: true,
+        database: "session",
+        notFound: "retry on primary",
       }),
     ).not.toThrow();
   });

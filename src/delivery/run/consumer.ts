@@ -13,7 +13,7 @@ import { alertWebhookAttempt, jobWebhookAttempt } from "./webhook";
  * waits for a batch to fill) and `max_batch_size = 10`: when jobs arrive faster than they
  * end, the next batch takes what has piled up, and its jobs run side by side — one job's
  * queries and storage overlap another's capture (captures themselves take turns in a
- * capture station, run/browser.ts). Each message is acked or retried on its own: a
+ * capture station, run/capture-station.ts). Each message is acked or retried on its own: a
  * failed attempt is retried with backoff (5 s after attempt 1, 10 s after attempt 2); after
  * the third attempt the job is `failed`. A message that carried all three attempts then
  * moves to the dead-letter queue (`max_retries = 2`); one that took over a job part-way

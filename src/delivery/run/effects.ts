@@ -1,5 +1,6 @@
 import type { Env } from "../../env";
-import { capture, type Capture, type CaptureOptions } from "./browser";
+import { capture } from "./capture-station";
+import type { Capture, CaptureOptions } from "./page-capture";
 import type { Mail } from "../mail/mime";
 import { sendMail } from "../mail/send";
 import { config } from "../../config";

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import puppeteer from "@cloudflare/puppeteer";
 import { describe, expect, it } from "vitest";
-import { capture, type CaptureStation } from "../../../src/delivery/run/browser";
+import { capture, type CaptureStation } from "../../../src/delivery/run/capture-station";
 import { JobFailure } from "../../../src/delivery/job-state";
 import { isPng, pngWidth } from "../helpers";
 

@@ -1,0 +1,36 @@
+import SUBSCRIBE_SCRIPT from "#browser/subscribe-control.js";
+import { inlineScriptHash } from "../http/pages";
+import { escapeHtml } from "../lib/html";
+
+/**
+ * The "Subscribe" control of a live embed page (never drawn into captures or share links:
+ * only the embed route adds it, and only for a signed token minted with `user_email`). Its
+ * script (src/dashboards/browser/subscribe-control.ts) talks to this page's subscriptions API
+ * with the page's own token (kept in an `input[name=token]`, so the frame script's token
+ * refresh reaches it too) and the browser's time zone, and runs under the page's CSP by its
+ * hash, like the frame script.
+ */
+
+/** `'sha256-…'` of the control's script, for the page's `script-src`. */
+export function subscribeScriptHash(): Promise<string> {
+  return inlineScriptHash(SUBSCRIBE_SCRIPT);
+}
+
+const hours = Array.from(
+  { length: 24 },
+  (_, h) => `<option value="${h}"${h === 8 ? " selected" : ""}>${String(h).padStart(2, "0")}:00</option>`,
+).join("");
+
+/** The control's markup (a closed `<details>` until the viewer opens it). */
+export function subscribeControl(embedId: string, token: string, email: string): string {
+  return `<details id="subscribe" class="subscribe" data-api="/embed/${encodeURIComponent(embedId)}/subscriptions">
+<style>.subscribe{margin:12px 16px 0;font:14px/1.4 system-ui,sans-serif;color:#0f172a}.subscribe summary{cursor:pointer;display:inline-block;padding:6px 12px;border:1px solid #c7d2fe;border-radius:8px;background:#eef2ff;color:#3730a3;font-weight:600}
+.subscribe .box{margin-top:8px;padding:12px 14px;background:#fff;border:1px solid #e5e9f2;border-radius:10px;max-width:520px}.subscribe form{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
+.subscribe select,.subscribe button{font:inherit;padding:5px 8px;border:1px solid #cbd5e1;border-radius:6px;background:#fff}.subscribe button[type=submit]{background:#4338ca;border-color:#4338ca;color:#fff;font-weight:600}
+.subscribe ul{list-style:none;margin:10px 0 0;padding:0}.subscribe li{display:flex;gap:8px;align-items:center;justify-content:space-between;padding:4px 0;border-top:1px solid #f1f5f9}.subscribe li.none{color:#64748b}.subscribe p{margin:0 0 8px;overflow-wrap:anywhere}</style>
+<summary>Subscribe</summary><div class="box"><p>E-mail this dashboard to <strong>${escapeHtml(email)}</strong></p>
+<form><input type="hidden" name="token" value="${escapeHtml(token)}"><select name="frequency" aria-label="How often"><option value="daily">Daily</option><option value="weekly">Weekly (Mondays)</option><option value="monthly">Monthly (the 1st)</option></select>
+<select name="hour" aria-label="At">${hours}</select><span class="zone"></span><button type="submit">Subscribe</button></form>
+<ul aria-label="Your subscriptions"></ul><p role="status" aria-live="polite"></p></div></details>
+<script>${SUBSCRIBE_SCRIPT}</script>`;
+}

@@ -1,0 +1,64 @@
+/**
+ * The frame script: the one inline script of the embed and share pages and their error pages
+ * (src/http/pages.ts), allowed by its CSP hash, so the page still runs nothing else and loads
+ * nothing from anywhere.
+ *
+ * It lets `<dashboard-embed>` size its iframe and hand over fresh signed tokens: it posts
+ * `{source: "dashboard-embed", type: "ready" | "height", status, height}` to the parent
+ * window and accepts `{type: "token", token}` from it, rewriting the `token` of the page's
+ * own links and forms. Opened on its own (not framed), a page drawn without a width
+ * (`data-fit-window`: a share link on a phone) asks once more with its window's width, so its
+ * charts are drawn for that screen (not when both widths draw the same page:
+ * `data-fit-window` is the width from which all do).
+ */
+
+/** A page opened on its own: drawn for the window's width when it was drawn for another. */
+function fitWindow(): void {
+  const main = document.querySelector("main[data-fit-window]");
+  if (!main) return;
+  // The service clamps the width it is sent (dashboards/layout.ts pageWidth).
+  const width = Math.round(window.innerWidth);
+  const drawn = Number(main.getAttribute("data-width"));
+  const widest = Number(main.getAttribute("data-fit-window"));
+  if (Math.abs(width - drawn) <= 16 || (width >= widest && drawn >= widest)) return;
+  const url = new URL(window.location.href);
+  url.searchParams.set("width", String(width));
+  window.location.replace(url.toString());
+}
+
+/** A framed page: tells `<dashboard-embed>` its status and height, and takes fresh tokens from it. */
+function talkToParent(): void {
+  const status = Number(document.body.getAttribute("data-status") || 200);
+  let last = -1;
+  const height = () => Math.ceil(document.documentElement.getBoundingClientRect().height);
+  const post = (type: "ready" | "height") => {
+    const h = height();
+    if (type === "height" && h === last) return;
+    last = h;
+    window.parent.postMessage({ source: "dashboard-embed", type, status, height: h }, "*");
+  };
+  post("ready");
+  if (typeof ResizeObserver === "function") new ResizeObserver(() => post("height")).observe(document.documentElement);
+  window.addEventListener("message", (event) => {
+    const data = event.data;
+    if (
+      event.source !== window.parent ||
+      !data ||
+      data.source !== "dashboard-embed" ||
+      data.type !== "token" ||
+      typeof data.token !== "string"
+    )
+      return;
+    for (const link of document.querySelectorAll<HTMLAnchorElement>("a[data-embed-link]")) {
+      const url = new URL(link.href);
+      if (url.searchParams.has("token")) {
+        url.searchParams.set("token", data.token);
+        link.href = url.toString();
+      }
+    }
+    for (const input of document.querySelectorAll<HTMLInputElement>("input[name=token]")) input.value = data.token;
+  });
+}
+
+if (window.parent === window) fitWindow();
+else talkToParent();
