@@ -1,5 +1,6 @@
 import { dashboardNotFound } from "../dashboards/service";
-import { fingerprintMatches, verifyEmbedToken } from "../tokens/signed";
+import { verifyEmbedToken } from "../tokens/embed";
+import { fingerprintMatches } from "../tokens/signed";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
