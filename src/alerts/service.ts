@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import { randomAlphanumeric } from "../lib/crypto";
 import { runNow } from "../schedules/runner/run-now";
 import { runView } from "../schedules/runs";
-import { newRuleColumns, resolveReferences, updatedReferences, updatedTiming, type ScheduleScope } from "../schedules/service";
+import { newRuleColumns, resolveReferences, updatedAudience, updatedTiming, type ScheduleScope } from "../schedules/service";
 import { checkCallbackUrl, webhookSecretMissing } from "../webhooks/service";
 import { alertNotFound } from "../schedules/alert-not-found";
 import * as schedulesRepo from "../schedules/repository";
@@ -72,7 +72,8 @@ export async function createAlert(
   linkBase: string,
   now = new Date(),
 ): Promise<Alert> {
-  const columns = await newRuleColumns(scope, input, linkBase, now, input.panel_id);
+  const shows = { target: { kind: "dashboard", embedId: input.dashboard_embed_id }, panelId: input.panel_id } as const;
+  const columns = await newRuleColumns(scope, input, shows, linkBase, now);
   await checkCallback(scope, env, input.callback_url);
   const id = `alr_${randomAlphanumeric(20)}`;
   const [, [row]] = await scope.db.batch([
@@ -131,8 +132,9 @@ export async function updateAlert(
   const [current] = await schedulesRepo.visibleSchedule(scope.db, input.id, scope.accessGroupId, "alert");
   if (!current) throw alertNotFound(input.id);
   const timing = updatedTiming(current, input, now);
-  const refs = { ...updatedReferences(current, input), panelId: input.panel_id ?? current.panelId ?? "" };
-  const target = await resolveReferences(scope, refs);
+  const target = { kind: "dashboard", embedId: input.dashboard_embed_id ?? current.dashboardEmbedId } as const;
+  const refs = { target, panelId: input.panel_id ?? current.panelId ?? "", ...updatedAudience(current, input) };
+  const audience = await resolveReferences(scope, refs);
   const callbackUrl = input.callback_url !== undefined ? input.callback_url : current.callbackUrl;
   await checkCallback(scope, env, input.callback_url);
   const [updated, [row]] = await scope.db.batch([
@@ -141,8 +143,8 @@ export async function updateAlert(
       input.id,
       scope.accessGroupId,
       {
-        dashboardEmbedId: refs.embedId,
-        ...target,
+        target,
+        ...audience,
         ...timing,
         recipients: input.recipients !== undefined ? input.recipients : current.recipients,
         format: "report",

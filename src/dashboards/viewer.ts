@@ -3,7 +3,8 @@ import { byId, byTokenHash, type CustomerViewRow } from "../customers/repository
 import { hashCustomerToken } from "../customers/tokens";
 import type { Env } from "../env";
 import { HEX_TOKEN } from "../http/fields";
-import { fingerprintMatches, verifyEmbedToken } from "../tokens/signed";
+import { verifyEmbedToken } from "../tokens/embed";
+import { fingerprintMatches } from "../tokens/signed";
 import { newest, type VersionPolicy } from "./customer-dashboard";
 import { config } from "../config";
 

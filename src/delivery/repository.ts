@@ -4,6 +4,7 @@ import type { Database } from "../db/client";
 import { parsedRows } from "../db/rows";
 import { customers, endUsers, jobs, savedReports } from "../db/schema";
 import type { JobRow } from "./job-state";
+import { targetColumns, type DeliveryTarget } from "./target";
 
 export type { JobRow } from "./job-state";
 
@@ -11,23 +12,24 @@ export type { JobRow } from "./job-state";
  * Inserts the job for the customer `customerId` selects, only when that customer exists and
  * `condition` holds; answers the job's id when it was inserted. The caller's checks and the
  * insert can so share one batch (one D1 round trip) and a refused request inserts nothing.
+ * The target is stored in its two columns (target.ts); a job row read back gives it with storedTarget.
  */
 export function insertJobWhen(
   db: Database,
-  job: Pick<JobRow, "id" | "kind" | "accessGroupId" | "dashboardEmbedId" | "request"> &
-    Partial<Pick<JobRow, "reportId">> & { born: boolean },
+  job: Pick<JobRow, "id" | "kind" | "accessGroupId" | "request"> & { target: DeliveryTarget; born: boolean },
   customerId: SQLWrapper,
   condition: SQL,
 ) {
   // A job someone waits for is born claimed by its first attempt, which the same call runs.
   const status = job.born ? "rendering" : "queued";
   const attempts = job.born ? 1 : 0;
+  const { dashboardEmbedId, reportId } = targetColumns(job.target);
   // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
   return parsedRows(
     db,
     sql`
     INSERT INTO jobs (id, kind, status, attempts, customer_id, access_group_id, dashboard_embed_id, report_id, request)
-    SELECT ${job.id}, ${job.kind}, ${status}, ${attempts}, (${customerId}), ${job.accessGroupId}, ${job.dashboardEmbedId}, ${job.reportId ?? null},
+    SELECT ${job.id}, ${job.kind}, ${status}, ${attempts}, (${customerId}), ${job.accessGroupId}, ${dashboardEmbedId}, ${reportId},
            ${sql.param(job.request, jobs.request)}
      WHERE (${customerId}) IS NOT NULL AND ${condition}
     RETURNING id`,

@@ -12,6 +12,7 @@ import { requestReport, requestScreenshot, type DeliveryScope } from "./create/j
 import { isGoneError } from "./gone";
 import { download } from "./links/download";
 import { renderShare } from "./links/share";
+import { withTarget } from "./target";
 import { jobStatus as readJobStatus } from "./status";
 import { config } from "../config";
 import { retryNotFoundOnPrimary } from "../http/replica-retry";
@@ -190,11 +191,11 @@ function jobScope(c: AppContext): DeliveryScope {
 
 export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(screenshot, async (c) => {
-    const result = await requestScreenshot(jobScope(c), c.req.valid("json"));
+    const result = await requestScreenshot(jobScope(c), withTarget(c.req.valid("json")));
     return c.json({ success: 1 as const, ...result }, 200);
   });
   app.openapi(report, async (c) => {
-    const result = await requestReport(jobScope(c), c.req.valid("json"));
+    const result = await requestReport(jobScope(c), withTarget(c.req.valid("json")));
     return c.json({ success: 1 as const, ...result }, 200);
   });
   app.openapi(jobStatus, async (c) => {

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { JOB_KINDS, JOB_STATUSES } from "../db/job-vocabulary";
-import { checkDeliveryTarget, ReportId } from "../report-builder/delivery-target";
+import { checkDeliveryTarget, ReportId, type Targeted } from "./target";
 
 const DashboardEmbedId = EmbedId.optional().openapi({
   description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`.",
@@ -87,8 +87,9 @@ export const JobSchema = z
   })
   .openapi("Job");
 
-export type ScreenshotInput = z.infer<typeof ScreenshotBody>;
-export type ReportInput = z.infer<typeof ReportBody>;
+/** What creating a job takes: the request's fields, its target parsed (target.ts). */
+export type ScreenshotInput = Targeted<z.infer<typeof ScreenshotBody>>;
+export type ReportInput = Targeted<z.infer<typeof ReportBody>>;
 
 /**
  * What a job stores about its request (the `request` column, and the page a queue message

@@ -8,7 +8,7 @@ import { workersSocket } from "../data/sources/postgres";
 import { readOnlyProblem } from "../lib/sql-read-only";
 import { verifyBuilderToken } from "../tokens/builder";
 import { ReportQuery } from "../report-builder/query";
-import { compiledFor } from "../report-builder/service";
+import { compiledFor } from "../report-builder/queries";
 
 /**
  * Development routes (DEV_ROUTES only: dev/dev-only.ts) for `npm run bench:builder` (not part of the API): the statement a

@@ -4,7 +4,8 @@ import * as dashboardsRepo from "../dashboards/repository";
 import { dashboardNotFound } from "../dashboards/not-found";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
-import { customerTokenFingerprint, signEmbedToken } from "../tokens/signed";
+import { signEmbedToken } from "../tokens/embed";
+import { customerTokenFingerprint } from "../tokens/signed";
 
 export interface EmbedTokenRequest {
   provided_id: string;

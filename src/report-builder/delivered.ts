@@ -1,11 +1,17 @@
-import type { Database } from "../db/client";
+import { customerDataView } from "../data/customer-view";
+import type { Database, RoundTripCounter } from "../db/client";
 import type { Env } from "../env";
 import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
 import type { QueryCacheReport } from "../data/query-cache";
+import * as customersRepo from "../customers/repository";
+import * as dashboardsRepo from "../dashboards/repository";
 import { reportPage } from "./chart";
+import { datasetOf } from "./compiler";
 import { resultCsv } from "./export";
 import type { ReportResult } from "./query";
-import { runSavedReport, type Report } from "./service";
+import * as repo from "./repository";
+import { runReport } from "./run";
+import { reportNotFound, reportView, type Report } from "./saved-reports";
 
 /**
  * A saved report as delivery sends it (screenshots, report e-mails, schedules): run for its
@@ -22,6 +28,37 @@ export interface SavedReportRun {
 }
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
+
+/**
+ * A saved report run for its own customer, as the builder runs it (without locked filters:
+ * those belong to a link, not to the report) — for deliveries of saved reports. One D1
+ * round trip for the report, its blueprint, the customer chain and the data sources; then
+ * the query. `report_not_found` when the report is not that customer's.
+ */
+export async function runSavedReport(db: Database, env: Env, input: SavedReportRun & { dataRoundTrips?: RoundTripCounter }) {
+  const [report, chain, sources] = await db.batch([
+    repo.reportOfCustomer(db, input.reportId, input.customerId),
+    customersRepo.customerChain(db, customersRepo.byId(input.customerId)),
+    dashboardsRepo.dataSources(db),
+  ]);
+  if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
+  const saved = reportView(report[0].report);
+  const view = customerDataView(chain, sources);
+  const table = datasetOf(report[0].tables, saved.query.dataset);
+  const result = await runReport({
+    env,
+    table,
+    query: saved.query,
+    locked: [],
+    context: view.context,
+    mapping: view.mapping,
+    sources: view.sources,
+    dataRoundTrips: input.dataRoundTrips,
+    // The same key as the builder's run of this query without locked filters: such a view, then a delivery, is one miss and one hit.
+    cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: view.cacheVersions, report: input.cacheReport },
+  });
+  return { report: saved, result, customerName: chain[0].name, isDemo: view.isDemo };
+}
 
 /** The page a capture of the report shows: its chart, then its table (src/report-builder/chart.ts). */
 export async function savedReportHtml(

@@ -10,7 +10,8 @@ import { reportPanelHtml } from "./chart";
 import { BUILDER_SCRIPT_PATH, builderErrorPage, builderPage, type BuilderPageInput } from "./page";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import { builderRequest, builderRoute } from "./routes";
-import * as reports from "./service";
+import { blueprintExists, builderPageData } from "./page-data";
+import { runQuery } from "./queries";
 import { config } from "../config";
 
 /**
@@ -113,8 +114,8 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
   app.openapi(viewRoute, async (c) => {
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
-    const body = c.req.valid("json") as z.infer<typeof ViewBody>;
-    const result = await reports.runQuery(builderRequest(c, trips, cacheReport), body.query as ReportQuery);
+    const body = c.req.valid("json");
+    const result = await runQuery(builderRequest(c, trips, cacheReport), body.query);
     if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(trips.count));
       c.header("X-Query-Cache", cacheReport.status);
@@ -142,12 +143,12 @@ async function openPage(c: AppContext, embedId: string, token: string): Promise<
   const claims = token ? await verifyBuilderToken(c.env, token) : null;
   if (!claims) return refused;
   if (claims.bpe !== embedId) {
-    return (await reports.blueprintExists(c.get("db"), embedId))
+    return (await blueprintExists(c.get("db"), embedId))
       ? refused
       : { status: 404, title: "Not found", text: "There is no report builder here." };
   }
   try {
-    const data = await reports.builderPageData({ db: c.get("db"), env: c.env, claims });
+    const data = await builderPageData({ db: c.get("db"), env: c.env, claims });
     return {
       page: { ...data, canSave: claims.save, lockedFilters: claims.flt ?? [] },
       frameAncestors: claims.origins?.join(" "),

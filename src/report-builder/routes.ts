@@ -11,7 +11,10 @@ import { jsonBody } from "../http/json-body";
 import { apiOperation, ErrorSchema, sessionOnlyOnGet, successSchema } from "../http/openapi";
 import { verifyBuilderToken, type BuilderClaims } from "../tokens/builder";
 import { Chart, ReportQuery, ResultColumn } from "./query";
-import * as reports from "./service";
+import type { BuilderRequest } from "./builder-request";
+import { datasets, exportQuery, runQuery } from "./queries";
+import { deleteReport, listReports, saveReport, updateReport } from "./saved-reports";
+import { customerReports, deleteCustomerReport } from "./vendor-reports";
 import { config } from "../config";
 import { declaredRetry } from "../http/replica-retry";
 
@@ -87,13 +90,16 @@ function builderAccess(options: { save?: boolean } = {}): MiddlewareHandler<AppE
   };
 }
 
-export function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips, cacheReport?: QueryCacheReport): reports.BuilderRequest {
+export function builderRequest(c: AppContext, dataRoundTrips?: DataRoundTrips, cacheReport?: QueryCacheReport): BuilderRequest {
   const claims = claimsOf.get(c.req.raw);
   if (!claims) throw new Error("builder route without builderAccess");
   return { db: c.get("db"), env: c.env, claims, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) };
 }
 
-export function builderRoute<B extends z.ZodType | undefined>(options: {
+const BlueprintParams = z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }) });
+const SavedReportParams = BlueprintParams.extend({ reportId: z.string() });
+
+interface BuilderRouteOptions<B extends z.ZodType | undefined, R extends z.ZodType, W extends boolean> {
   method: "get" | "post" | "delete";
   path: string;
   operationId: string;
@@ -101,14 +107,25 @@ export function builderRoute<B extends z.ZodType | undefined>(options: {
   description?: string;
   body?: B;
   save?: boolean;
-  withReport?: boolean;
-  response: z.ZodType;
+  /** The path names a saved report too (`{reportId}`). */
+  withReport?: W;
+  response: R;
   file?: boolean;
   /** The D1 handle: builder GETs read a session (a replica may answer), its POSTs and DELETEs the primary. */
   database: "primary" | "session";
   /** See http/replica-retry.ts: only for `database: "session"`. */
   notFound?: "answer" | "retry on primary";
-}) {
+}
+
+/**
+ * A route of the builder's JSON API: the builder token first (builderAccess), then the JSON
+ * body conventions and the zod schemas. Generic over the body, the response and whether the
+ * path names a saved report, as `apiOperation` (http/openapi.ts) is: `c.req.valid("json")`
+ * and `c.req.valid("param")` are typed in the handlers.
+ */
+export function builderRoute<B extends z.ZodType | undefined = undefined, R extends z.ZodType = z.ZodType, W extends boolean = false>(
+  options: BuilderRouteOptions<B, R, W>,
+) {
   sessionOnlyOnGet(options);
   const access = builderAccess({ save: options.save });
   const retry = declaredRetry(options);
@@ -122,12 +139,10 @@ export function builderRoute<B extends z.ZodType | undefined>(options: {
     security: [{ BuilderToken: [] }],
     middleware: [...retry, access, ...(options.method === "post" ? [jsonBody] : [])],
     request: {
-      params: options.withReport
-        ? z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }), reportId: z.string() })
-        : z.object({ embedId: z.string().openapi({ description: "The blueprint's embed_id." }) }),
+      params: options.withReport ? SavedReportParams : BlueprintParams,
       ...(options.body ? { body: { required: true, content: { "application/json": { schema: options.body } } } } : {}),
-    } as unknown as {
-      params: z.ZodObject;
+    } as {
+      params: W extends true ? typeof SavedReportParams : typeof BlueprintParams;
       body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never;
     },
     responses: {
@@ -290,12 +305,12 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
     description: "A report builder token from `POST /api/generate_embed_token/` with `blueprint_id`.",
   });
 
-  app.openapi(datasetsRoute, async (c) => c.json({ success: 1 as const, datasets: await reports.datasets(builderRequest(c)) }, 200));
+  app.openapi(datasetsRoute, async (c) => c.json({ success: 1 as const, datasets: await datasets(builderRequest(c)) }, 200));
 
   app.openapi(queryRoute, async (c) => {
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
-    const result = await reports.runQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as ReportQuery);
+    const result = await runQuery(builderRequest(c, trips, cacheReport), c.req.valid("json"));
     reportTrips(c, trips, cacheReport);
     return c.json({ success: 1 as const, ...result }, 200);
   });
@@ -303,40 +318,33 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(exportRoute, async (c) => {
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
-    const file = await reports.exportQuery(builderRequest(c, trips, cacheReport), c.req.valid("json") as z.infer<typeof ExportBody>);
+    const file = await exportQuery(builderRequest(c, trips, cacheReport), c.req.valid("json"));
     reportTrips(c, trips, cacheReport);
     c.header("Content-Type", file.contentType);
     c.header("Content-Disposition", `attachment; filename="${file.fileName}"`);
     c.header("Cache-Control", "no-store");
     c.header("X-Content-Type-Options", "nosniff");
-    return c.body(file.body as string, 200);
+    return c.body(file.body, 200);
   });
 
-  app.openapi(listRoute, async (c) => c.json({ success: 1 as const, reports: await reports.listReports(builderRequest(c)) }, 200));
+  app.openapi(listRoute, async (c) => c.json({ success: 1 as const, reports: await listReports(builderRequest(c)) }, 200));
 
   app.openapi(saveRoute, async (c) =>
-    c.json(
-      { success: 1 as const, report: await reports.saveReport(builderRequest(c), c.req.valid("json") as z.infer<typeof SaveBody>) },
-      200,
-    ),
+    c.json({ success: 1 as const, report: await saveReport(builderRequest(c), c.req.valid("json")) }, 200),
   );
 
   app.openapi(updateRoute, async (c) =>
     c.json(
       {
         success: 1 as const,
-        report: await reports.updateReport(
-          builderRequest(c),
-          c.req.param("reportId") as string,
-          c.req.valid("json") as z.infer<typeof UpdateBody>,
-        ),
+        report: await updateReport(builderRequest(c), c.req.valid("param").reportId, c.req.valid("json")),
       },
       200,
     ),
   );
 
   app.openapi(deleteRoute, async (c) => {
-    await reports.deleteReport(builderRequest(c), c.req.param("reportId") as string);
+    await deleteReport(builderRequest(c), c.req.valid("param").reportId);
     return c.json({ success: 1 as const }, 200);
   });
 
@@ -344,14 +352,14 @@ export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
     c.json(
       {
         success: 1 as const,
-        reports: await reports.customerReports(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").customer_id),
+        reports: await customerReports(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").customer_id),
       },
       200,
     ),
   );
 
   app.openapi(deleteCustomerReportRoute, async (c) => {
-    await reports.deleteCustomerReport(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").report_id);
+    await deleteCustomerReport(c.get("db"), c.get("principal").accessGroupId, c.req.valid("json").report_id);
     return c.json({ success: 1 as const }, 200);
   });
 }

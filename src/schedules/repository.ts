@@ -12,6 +12,7 @@ import {
   scheduleUnsubscribes,
 } from "../db/schema";
 import { sqlNow } from "../db/time";
+import { targetColumns, type DeliveryTarget } from "../delivery/target";
 
 /**
  * Data access for report schedules — and alerts, the scheduler's other kind of rule (same
@@ -65,9 +66,12 @@ export const allSchedules = (db: Database, kind: RuleKind = "schedule") => sched
 /** Schedules matching `where` (e.g. a viewer's own subscriptions), oldest first. */
 export const schedulesWhere = (db: Database, where: SQL) => schedules(db, where);
 
-export type ScheduleValues = Pick<
+/**
+ * What a rule stores. Its target (a dashboard, or a schedule's saved report) is stored in two
+ * columns (src/delivery/target.ts); a row read back gives it with `storedTarget`.
+ */
+export type ScheduleValues = { target: DeliveryTarget } & Pick<
   ScheduleRow,
-  | "dashboardEmbedId"
   | "customerId"
   | "groupTagId"
   | "cron"
@@ -83,27 +87,23 @@ export type ScheduleValues = Pick<
   Partial<
     Pick<
       ScheduleRow,
-      | "kind"
-      | "source"
-      | "subscriberEmail"
-      | "reportId"
-      | "panelId"
-      | "alertColumn"
-      | "conditionOp"
-      | "conditionValue"
-      | "notify"
-      | "callbackUrl"
+      "kind" | "source" | "subscriberEmail" | "panelId" | "alertColumn" | "conditionOp" | "conditionValue" | "notify" | "callbackUrl"
     >
   >;
 
+/** The columns of a rule's values: its target in its two columns. */
+function storedColumns({ target, ...v }: ScheduleValues) {
+  return { ...v, ...targetColumns(target) };
+}
+
 export function insertSchedule(db: Database, id: string, accessGroupId: number, v: ScheduleValues) {
-  return db.insert(reportSchedules).values({ id, accessGroupId, ...v });
+  return db.insert(reportSchedules).values({ id, accessGroupId, ...storedColumns(v) });
 }
 
 export function updateSchedule(db: Database, id: string, accessGroupId: number, v: ScheduleValues, kind: RuleKind = "schedule") {
   return db
     .update(reportSchedules)
-    .set({ ...v, updatedAt: sqlNow })
+    .set({ ...storedColumns(v), updatedAt: sqlNow })
     .where(and(eq(reportSchedules.id, id), eq(reportSchedules.accessGroupId, accessGroupId), eq(reportSchedules.kind, kind)))
     .returning({ id: reportSchedules.id });
 }

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { cronProblem, timezoneProblem } from "./cron";
-import { checkDeliveryTarget, ReportId } from "../report-builder/delivery-target";
+import { checkDeliveryTarget, ReportId } from "../delivery/target";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
 export const GroupTag = z
@@ -72,7 +72,7 @@ export function oneTarget(required: boolean) {
 
 /**
  * Fields that create and update share. A schedule delivers a dashboard or a saved report of
- * its customer (exactly one: src/report-builder/delivery-target.ts); an alert always watches a dashboard.
+ * its customer (exactly one: src/delivery/target.ts); an alert always watches a dashboard.
  */
 const fields = {
   ...RuleFields.shape,

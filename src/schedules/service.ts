@@ -5,7 +5,7 @@ import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import * as unsubscribeRepo from "../unsubscribe/repository";
 import { CronSchedule, minuteOf, slotString } from "./cron";
-import { reportOnlyFormat } from "../report-builder/delivery-target";
+import { reportOnlyFormat, requestedTarget, storedTarget, withTarget, type DashboardTarget, type DeliveryTarget } from "../delivery/target";
 import * as customersRepo from "../customers/repository";
 import * as dashboardsRepo from "../dashboards/repository";
 import * as reportBuilderRepo from "../report-builder/repository";
@@ -29,11 +29,12 @@ export interface ScheduleScope {
 const RECENT_RUNS = 20;
 
 export function view(row: repo.ScheduleRow): Schedule {
+  const target = storedTarget(row);
   return {
     id: row.id,
-    dashboard_embed_id: row.reportId === null ? row.dashboardEmbedId : null,
+    dashboard_embed_id: target.kind === "dashboard" ? target.embedId : null,
     // Only on a saved report's schedule: a dashboard's schedule keeps the contract's shape.
-    ...(row.reportId !== null ? { report_id: row.reportId } : {}),
+    ...(target.kind === "saved_report" ? { report_id: target.reportId } : {}),
     provided_id: row.providedId,
     group_tag: row.groupTag,
     cron: row.cron,
@@ -59,41 +60,54 @@ export function nextRunAt(cron: string, timezone: string, now: Date): string {
 export const scheduleNotFound = (id: string) => new ApiError("schedule_not_found", `Report schedule '${id}' does not exist.`, "id");
 
 /**
- * Resolves the target and checks the dashboard — or the saved report, which must be the one
+ * What a rule shows: a schedule's dashboard or saved report, or an alert's panel of a
+ * dashboard (an alert always watches a dashboard).
+ */
+export type RuleShows = { target: DeliveryTarget; panelId?: undefined } | { target: DashboardTarget; panelId: string };
+
+/** Who a rule goes to: one customer (`providedId`) or every customer with a tag (`groupTag`). */
+export interface RuleAudience {
+  providedId: string | null;
+  groupTag: string | null;
+}
+
+/**
+ * Resolves the audience and checks the dashboard — or the saved report, which must be the one
  * customer's — (and, for an alert, that its panel is a data panel of the version its e-mail
  * shows): 404s before 422s, as everywhere. One D1 round trip.
  */
 export async function resolveReferences(
   scope: ScheduleScope,
-  refs: { embedId: string; providedId: string | null; groupTag: string | null; panelId?: string; reportId?: string | null },
+  refs: RuleShows & RuleAudience,
 ): Promise<{ customerId: number | null; groupTagId: number | null }> {
   const { db, accessGroupId } = scope;
-  const reportId = refs.reportId ?? null;
-  const [customer, dashboard, tag, version, report] = await db.batch([
+  const { target } = refs;
+  const [customer, shown, tag, version] = await db.batch([
     customersRepo.visibleCustomerId(db, refs.providedId ?? "", accessGroupId),
-    dashboardsRepo.dashboardByEmbedId(db, refs.embedId),
+    target.kind === "dashboard"
+      ? dashboardsRepo.dashboardByEmbedId(db, target.embedId)
+      : reportBuilderRepo.reportOfVisibleCustomer(db, target.reportId, refs.providedId ?? "", accessGroupId),
     groupTagsRepo.groupTagByKey(db, groupTagsRepo.tagKey(refs.groupTag ?? "")),
-    dashboardsRepo.chooseVersion(db, refs.panelId === undefined ? "" : refs.embedId, ["email", "production"], true),
-    reportBuilderRepo.reportOfVisibleCustomer(db, reportId ?? "", refs.providedId ?? "", accessGroupId),
+    dashboardsRepo.chooseVersion(db, refs.panelId === undefined ? "" : refs.target.embedId, ["email", "production"], true),
   ]);
   if (refs.providedId !== null && customer.length === 0) {
     throw customerNotFound(refs.providedId);
   }
   // A saved report is one customer's (the schemas refuse it with a group tag); any other customer's is not found.
-  if (reportId !== null) {
+  if (target.kind === "saved_report") {
     if (refs.providedId === null)
       throw new ApiError(
         "validation_error",
         "A saved report (report_id) belongs to one customer: give provided_id, not group_tag.",
         "group_tag",
       );
-    if (report.length === 0)
-      throw new ApiError("report_not_found", `Customer '${refs.providedId}' has no saved report '${reportId}'.`, "report_id");
-  } else if (dashboard.length === 0) throw dashboardNotFound(refs.embedId, "dashboard_embed_id");
+    if (shown.length === 0)
+      throw new ApiError("report_not_found", `Customer '${refs.providedId}' has no saved report '${target.reportId}'.`, "report_id");
+  } else if (shown.length === 0) throw dashboardNotFound(target.embedId, "dashboard_embed_id");
   if (refs.panelId !== undefined) {
     const panels = version[0]?.definition?.panels ?? [];
     if (!panels.some((p) => p.id === refs.panelId && p.type !== "text")) {
-      throw new ApiError("panel_not_found", `Dashboard '${refs.embedId}' has no data panel '${refs.panelId}'.`, "panel_id");
+      throw new ApiError("panel_not_found", `Dashboard '${refs.target.embedId}' has no data panel '${refs.panelId}'.`, "panel_id");
     }
   }
   if (refs.groupTag !== null && tag.length === 0)
@@ -103,31 +117,26 @@ export async function resolveReferences(
 
 /**
  * The columns a new schedule or alert shares, its references checked first (one D1 round
- * trip; an alert's `panelId` is checked too): timing from now, the target, what it sends.
+ * trip; an alert's panel is checked too): timing from now, the target, what it sends.
  */
 export async function newRuleColumns(
   scope: ScheduleScope,
-  input: Omit<RuleInput, "dashboard_embed_id"> & { dashboard_embed_id?: string; report_id?: string },
+  input: Omit<RuleInput, "dashboard_embed_id">,
+  shows: RuleShows,
   linkBase: string,
   now: Date,
-  panelId?: string,
 ) {
   const timezone = input.timezone ?? "UTC";
   const paused = input.paused ?? false;
   const nextRun = paused ? null : nextRunAt(input.cron, timezone, now);
-  const reportId = input.report_id ?? null;
-  const target = await resolveReferences(scope, {
-    embedId: input.dashboard_embed_id ?? "",
+  const audience = await resolveReferences(scope, {
+    ...shows,
     providedId: input.provided_id ?? null,
     groupTag: input.group_tag ?? null,
-    panelId,
-    reportId,
   });
   return {
-    // A saved report's schedule has no dashboard ('' as the column is NOT NULL).
-    dashboardEmbedId: input.dashboard_embed_id ?? "",
-    reportId,
-    ...target,
+    target: shows.target,
+    ...audience,
     cron: input.cron.trim(),
     timezone,
     recipients: input.recipients ?? [],
@@ -145,7 +154,8 @@ export async function createSchedule(
   linkBase: string,
   now = new Date(),
 ): Promise<Schedule> {
-  const columns = await newRuleColumns(scope, input, linkBase, now);
+  const { target, ...rule } = withTarget(input);
+  const columns = await newRuleColumns(scope, rule, { target }, linkBase, now);
   const id = `sch_${randomAlphanumeric(20)}`;
   const [, [row]] = await scope.db.batch([
     repo.insertSchedule(scope.db, id, scope.accessGroupId, { ...columns, format: input.format ?? "report" }),
@@ -193,23 +203,12 @@ export function updatedTiming(
 }
 
 /**
- * What an update targets (schedules and alerts): giving `provided_id` or `group_tag` replaces
- * the target, giving `dashboard_embed_id` or `report_id` what is delivered (the other becomes
- * null); else the stored ones stay.
+ * Who an update goes to (schedules and alerts): giving `provided_id` or `group_tag` replaces
+ * the audience; else the stored one stays.
  */
-export function updatedReferences(
-  current: { dashboardEmbedId: string; reportId: string | null; providedId: string | null; groupTag: string | null },
-  input: { dashboard_embed_id?: string; report_id?: string; provided_id?: string; group_tag?: string },
-): { embedId: string; reportId: string | null; providedId: string | null; groupTag: string | null } {
+export function updatedAudience(current: RuleAudience, input: { provided_id?: string; group_tag?: string }): RuleAudience {
   const retarget = input.provided_id !== undefined || input.group_tag !== undefined;
-  const shows =
-    input.dashboard_embed_id !== undefined
-      ? { embedId: input.dashboard_embed_id, reportId: null }
-      : input.report_id !== undefined
-        ? { embedId: "", reportId: input.report_id }
-        : { embedId: current.dashboardEmbedId, reportId: current.reportId };
   return {
-    ...shows,
     providedId: retarget ? (input.provided_id ?? null) : current.providedId,
     groupTag: retarget ? (input.group_tag ?? null) : current.groupTag,
   };
@@ -229,18 +228,18 @@ export async function updateSchedule(
   const [current] = await repo.visibleSchedule(scope.db, input.id, scope.accessGroupId);
   if (!current) throw scheduleNotFound(input.id);
   const timing = updatedTiming(current, input, now);
-  const refs = updatedReferences(current, input);
+  // Giving `dashboard_embed_id` or `report_id` replaces what is delivered; else the stored one stays.
+  const target = requestedTarget(input) ?? storedTarget(current);
   // csv stays a saved report's format: a dashboard's schedule can neither get it nor keep it.
   const format = input.format ?? current.format;
-  if (refs.reportId === null && reportOnlyFormat(format)) {
+  if (target.kind === "dashboard" && reportOnlyFormat(format)) {
     throw new ApiError("validation_error", `format: '${format}' is the rows of one result: only for a saved report (report_id).`, "format");
   }
-  const target = await resolveReferences(scope, refs);
+  const audience = await resolveReferences(scope, { target, ...updatedAudience(current, input) });
   const [updated, [row]] = await scope.db.batch([
     repo.updateSchedule(scope.db, input.id, scope.accessGroupId, {
-      dashboardEmbedId: refs.embedId,
-      reportId: refs.reportId,
-      ...target,
+      target,
+      ...audience,
       ...timing,
       recipients: input.recipients !== undefined ? input.recipients : current.recipients,
       format,

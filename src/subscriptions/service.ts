@@ -1,5 +1,6 @@
 import { dashboardNotFound } from "../dashboards/not-found";
-import { fingerprintMatches, verifyEmbedToken } from "../tokens/signed";
+import { verifyEmbedToken } from "../tokens/embed";
+import { fingerprintMatches } from "../tokens/signed";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
@@ -72,7 +73,7 @@ export async function subscribe(
   const id = `sch_${randomAlphanumeric(20)}`;
   const [, dropped, [row]] = await db.batch([
     schedulesRepo.insertSchedule(db, id, who.accessGroupId, {
-      dashboardEmbedId: who.embedId,
+      target: { kind: "dashboard", embedId: who.embedId },
       customerId: who.customerId,
       groupTagId: null,
       cron,

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { createDatabase } from "../../src/db/client";
 import readXlsxFile from "read-excel-file/universal";
-import { runSavedReport } from "../../src/report-builder/service";
+import { runSavedReport } from "../../src/report-builder/delivered";
 import Papa from "papaparse";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callWithEnv, type ApiResponse } from "../helpers/api";

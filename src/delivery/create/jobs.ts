@@ -11,6 +11,7 @@ import { storeDownloadLink } from "../links/download";
 import { storeShareLink } from "../links/share";
 import { REPORT_VERSIONS, REPORT_WIDTH } from "../report-defaults";
 import * as repo from "../repository";
+import type { JobPage } from "../run/message";
 import { failUnstarted, startJob, type NewJob, type StartScope } from "../run/start";
 import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "../schemas";
 import { config } from "../../config";
@@ -37,7 +38,7 @@ export function downloadFileName(name: string | undefined, exportType: JobReques
   return safe.toLowerCase().endsWith(`.${extension}`) ? safe : `${safe}.${extension}`;
 }
 
-/** What a new job needs checked before it may exist. */
+/** What a new dashboard job needs checked before it may exist. */
 interface JobToCheck {
   kind: "screenshot" | "report";
   providedId: string;
@@ -86,7 +87,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
         kind: job.kind,
         born,
         accessGroupId,
-        dashboardEmbedId: job.embedId,
+        target: { kind: "dashboard", embedId: job.embedId },
         request: job.request,
       },
       visibleCustomerId(db, job.providedId, accessGroupId),
@@ -98,7 +99,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
   versionToRender(choice, job.embedId, versions);
   if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
   if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
-  const page = { customerId: chain[0].id, embedId: job.embedId, request: job.request };
+  const page: JobPage = { customerId: chain[0].id, target: { kind: "dashboard", embedId: job.embedId }, request: job.request };
   // The batch read what the render needs: the first attempt goes straight to the panels.
   return {
     id,
@@ -116,7 +117,7 @@ async function insertReportJob(scope: DeliveryScope, id: string, job: SavedRepor
   const { row, customerId, customerTokenHash } = await insertSavedReportJob(scope, id, job, born);
   return {
     id,
-    page: { customerId, embedId: "", reportId: job.reportId, request: job.request },
+    page: { customerId, target: { kind: "saved_report", reportId: job.reportId }, request: job.request },
     customerTokenHash,
     firstAttempt: born ? { job: row } : undefined,
   };
@@ -151,10 +152,11 @@ export async function requestScreenshot(
   // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
   if (url && request.callbackUrl) request.downloadUrl = url;
   const common = { kind: "screenshot", providedId: input.provided_id, callbackUrl: input.callback_url, request } as const;
+  const { target } = input;
   const inserted =
-    input.report_id !== undefined
-      ? await insertReportJob(scope, jobId, { ...common, reportId: input.report_id })
-      : await insertCheckedJob(scope, jobId, { ...common, embedId: input.dashboard_embed_id ?? "" }, newest);
+    target.kind === "saved_report"
+      ? await insertReportJob(scope, jobId, { ...common, reportId: target.reportId })
+      : await insertCheckedJob(scope, jobId, { ...common, embedId: target.embedId }, newest);
   // The link is stored while the job starts: nobody has it before this call answers.
   await Promise.all([startJob(scope, inserted), token && storeDownloadLink(scope.env, token, jobId)]);
   return { job_id: jobId, ...(url ? { url } : {}) };
@@ -179,26 +181,16 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
     ...extras,
   };
   const jobId = newJobId();
-  const job = {
-    kind: "report",
-    providedId: input.provided_id,
-    embedId: input.dashboard_embed_id ?? "",
-    callbackUrl: input.callback_url,
-    request,
-  } as const;
+  const common = { kind: "report", providedId: input.provided_id, callbackUrl: input.callback_url, request } as const;
+  const { target } = input;
   const inserted =
-    input.report_id !== undefined
-      ? await insertReportJob(scope, jobId, { ...job, reportId: input.report_id })
-      : await insertCheckedJob(scope, jobId, job, REPORT_VERSIONS);
+    target.kind === "saved_report"
+      ? await insertReportJob(scope, jobId, { ...common, reportId: target.reportId })
+      : await insertCheckedJob(scope, jobId, { ...common, embedId: target.embedId }, REPORT_VERSIONS);
   // The share link exists before the job may send the e-mail that carries it; a job whose
   // link could not be stored fails at once, never sending later.
   if (shareToken) {
-    const link = {
-      customerId: inserted.page.customerId,
-      embedId: job.embedId,
-      variables: request.variables,
-      ...(inserted.page.reportId !== undefined ? { reportId: inserted.page.reportId } : {}),
-    };
+    const link = { customerId: inserted.page.customerId, target, variables: request.variables };
     await storeShareLink(scope.env, shareToken, link, inserted.customerTokenHash).catch(async (error) => {
       await failUnstarted(scope.db, jobId);
       throw error;

@@ -13,12 +13,16 @@ import { REPORT_VERSIONS } from "../report-defaults";
 import * as repo from "../repository";
 import { savedReportHtml } from "../../report-builder/delivered";
 import { DEFAULT_PAGE_WIDTH } from "../../dashboards/layout";
+import { storedTarget, targetColumns, type DeliveryTarget } from "../target";
 
-/** What a report's share link shows, kept in KV under the link's hashed token. */
-const ShareLink = z.object({
+/**
+ * What a report's share link shows, kept in KV under the link's hashed token: the target in
+ * the job row's two fields (`embedId`, '' for a saved report, and `reportId`: the report,
+ * drawn as its one-panel page for that customer).
+ */
+const StoredShareLink = z.object({
   customerId: z.number(),
   embedId: z.string(),
-  /** A saved report's share link: the report, drawn as its one-panel page for that customer. */
   reportId: z.string().optional(),
   variables: z.record(z.string(), z.unknown()),
   /**
@@ -27,13 +31,27 @@ const ShareLink = z.object({
    */
   ctv: z.string().optional(),
 });
-type ShareLink = z.infer<typeof ShareLink>;
+type StoredShareLink = z.infer<typeof StoredShareLink>;
+
+/** A share link as it is made: who sees what, with which variables. */
+export interface ShareLink {
+  customerId: number;
+  target: DeliveryTarget;
+  variables: Record<string, unknown>;
+}
 
 const shareKey = async (token: string) => `share:${await sha256Hex(token)}`;
 
 /** Stores a share link for `token` (hashed) until SHARE_TTL_SECONDS pass, made under the customer token whose hash is given. */
-export async function storeShareLink(env: Env, token: string, link: Omit<ShareLink, "ctv">, customerTokenHash: string): Promise<void> {
-  const share: ShareLink = { ...link, ctv: await customerTokenFingerprint(customerTokenHash) };
+export async function storeShareLink(env: Env, token: string, link: ShareLink, customerTokenHash: string): Promise<void> {
+  const { dashboardEmbedId, reportId } = targetColumns(link.target);
+  const share: StoredShareLink = {
+    customerId: link.customerId,
+    embedId: dashboardEmbedId,
+    ...(reportId !== null ? { reportId } : {}),
+    variables: link.variables,
+    ctv: await customerTokenFingerprint(customerTokenHash),
+  };
   await env.LINKS.put(await shareKey(token), JSON.stringify(share), { expirationTtl: config(env).SHARE_TTL_SECONDS });
 }
 
@@ -44,9 +62,10 @@ export async function storeShareLink(env: Env, token: string, link: Omit<ShareLi
 export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation, run: RenderRun = {}): Promise<string> {
   const value = HEX_TOKEN.test(token) ? await env.LINKS.get(await shareKey(token)) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
-  const share = ShareLink.parse(JSON.parse(value));
+  const share = StoredShareLink.parse(JSON.parse(value));
   const made = share.ctv;
-  if (share.reportId !== undefined) {
+  const target = storedTarget({ dashboardEmbedId: share.embedId, reportId: share.reportId ?? null });
+  if (target.kind === "saved_report") {
     // As for a dashboard: only while the customer holds the token the link was made under.
     const [customer] = await repo.customerTokenHashById(db, share.customerId);
     if (!customer || made === undefined || !constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash))) {
@@ -54,7 +73,7 @@ export async function renderShare(db: Database, env: Env, token: string, present
     }
     const width = presentation.width ?? DEFAULT_PAGE_WIDTH;
     return savedReportHtml(db, env, {
-      reportId: share.reportId,
+      reportId: target.reportId,
       customerId: share.customerId,
       width,
       cacheReport: run.cacheReport,
@@ -62,7 +81,7 @@ export async function renderShare(db: Database, env: Env, token: string, present
     });
   }
   const request = {
-    embedId: share.embedId,
+    embedId: target.embedId,
     customer: byId(share.customerId),
     versions: REPORT_VERSIONS,
     variables: share.variables,

@@ -3,7 +3,7 @@ import type { Env } from "../../env";
 import { errorDetail, log } from "../../lib/log";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { runJob, type FirstAttempt } from "./job";
-import type { DeliveryMessage, JobMessage, JobPage } from "./message";
+import { pageMessage, type DeliveryMessage, type JobMessage, type JobPage } from "./message";
 import { announceEnd, recordFailure } from "./outcome";
 import { timedAttempt } from "./timing";
 
@@ -69,7 +69,7 @@ export async function runFirstAttempt(env: Env, first: FirstAttempt, page: JobPa
  */
 export async function queueNextAttempt(env: Env, jobId: string, page: JobPage | undefined, attempt: number): Promise<void> {
   try {
-    await env.DELIVERY_QUEUE.send({ jobId, after: attempt, page } satisfies DeliveryMessage, {
+    await env.DELIVERY_QUEUE.send({ jobId, after: attempt, page: page && pageMessage(page) } satisfies DeliveryMessage, {
       delaySeconds: nextAttemptDelaySeconds(attempt),
     });
   } catch (error) {

@@ -26,6 +26,7 @@ import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
 import { reportJobFile, reportJobHtml } from "./saved-report";
+import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
 
 /**
@@ -119,12 +120,7 @@ export async function runJob(
     file = { bytes: new Uint8Array(await object.arrayBuffer()), contentType: job.contentType ?? "image/png", key: job.fileKey };
   } else {
     const cacheReport = early?.cacheReport ?? new QueryCacheReport();
-    const jobPage: JobPage = {
-      customerId: job.customerId,
-      embedId: job.dashboardEmbedId,
-      ...(job.reportId !== null ? { reportId: job.reportId } : {}),
-      request,
-    };
+    const jobPage: JobPage = { customerId: job.customerId, target: storedTarget(job), request };
     let captured: { bytes: Uint8Array<ArrayBuffer>; contentType: string };
     if (isFileExport(request)) {
       captured = await jobFile(db, env, jobPage, cacheReport);
@@ -184,19 +180,20 @@ export async function runJob(
 async function renderJobPage(
   db: Database,
   env: Env,
-  { customerId, embedId, reportId, request }: JobPage,
+  { customerId, target, request }: JobPage,
   cacheReport: QueryCacheReport,
   read?: DashboardRead,
 ): Promise<string> {
   const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
-    if (reportId !== undefined) return await reportJobHtml(db, env, { reportId, customerId, width: request.width, cacheReport });
+    if (target.kind === "saved_report")
+      return await reportJobHtml(db, env, { reportId: target.reportId, customerId, width: request.width, cacheReport });
     if (read) return await renderLoaded(env, await dashboardFromReads(read.render, read.rows), presentation, { cacheReport });
     return await renderForCustomer(
       db,
       env,
       {
-        embedId,
+        embedId: target.embedId,
         customer: byId(customerId),
         versions: { tags: request.versionTags, fallBackToNewest: true },
         variables: request.variables,
@@ -222,15 +219,15 @@ const isFileExport = (request: JobRequest) => request.exportType === "xlsx" || r
 async function jobFile(
   db: Database,
   env: Env,
-  { customerId, embedId, reportId, request }: JobPage,
+  { customerId, target, request }: JobPage,
   cacheReport: QueryCacheReport,
 ): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
   const format = request.exportType === "csv" ? "csv" : "xlsx";
   try {
-    if (reportId !== undefined) return await reportJobFile(db, env, { reportId, customerId, format, cacheReport });
+    if (target.kind === "saved_report") return await reportJobFile(db, env, { reportId: target.reportId, customerId, format, cacheReport });
     if (format === "csv") throw new JobFailure("render_failed", true, "a dashboard has no CSV export");
     const tables = await panelTables(db, env, {
-      embedId,
+      embedId: target.embedId,
       customer: byId(customerId),
       versions: { tags: request.versionTags, fallBackToNewest: true },
       variables: request.variables,
@@ -246,18 +243,19 @@ async function jobFile(
 
 /**
  * Who a report e-mail goes to: the customer's name, the end user's own header and footer,
- * and for a saved report its name (three reads, one round trip).
+ * and for a saved report its name (two or three reads, one round trip).
  */
 async function reportRecipient(db: Database, job: JobRow, request: JobRequest) {
   const customerId = job.customerId ?? 0;
-  const [[endUser], [customer], [report]] = await db.batch([
-    repo.endUserByEmail(db, customerId, request.email as string),
-    repo.customerName(db, customerId),
-    repo.savedReportName(db, job.reportId ?? "", customerId),
-  ]);
+  const target = storedTarget(job);
+  const reads = [repo.endUserByEmail(db, customerId, request.email as string), repo.customerName(db, customerId)] as const;
+  const [[endUser], [customer], report] =
+    target.kind === "saved_report"
+      ? await db.batch([...reads, repo.savedReportName(db, target.reportId, customerId)])
+      : [...(await db.batch(reads)), undefined];
   return {
     attributes: endUser ? endUser.attributes : {},
     customerName: customer?.name,
-    ...(job.reportId !== null ? { reportName: report?.name ?? "" } : {}),
+    ...(report !== undefined ? { reportName: report[0]?.name ?? "" } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AlertWebhookMessage as AlertWebhookMessageType, WebhookMessage as WebhookMessageType } from "../../webhooks/service";
-import { JobRequestSchema } from "../schemas";
+import { JobRequestSchema, type JobRequest } from "../schemas";
+import { storedTarget, targetColumns, type DeliveryTarget } from "../target";
 
 /**
  * The delivery queue's messages. Whoever sends one builds it against these types; the
@@ -9,15 +10,38 @@ import { JobRequestSchema } from "../schemas";
  * half-read.
  */
 
-/** What a job renders: who sees which dashboard, how. */
-export const JobPage = z.object({
-  customerId: z.number().int(),
-  embedId: z.string(),
-  /** A saved report's job: the report is drawn or written instead of a dashboard (embedId is then ''). */
-  reportId: z.string().optional(),
-  request: JobRequestSchema,
-});
-export type JobPage = z.infer<typeof JobPage>;
+/** What a job renders: who sees which dashboard or saved report, how. */
+export interface JobPage {
+  customerId: number;
+  target: DeliveryTarget;
+  request: JobRequest;
+}
+
+/**
+ * A job's page as its queue message spells it: the target in the job row's two fields
+ * (`embedId`, '' for a saved report, and `reportId`), parsed into a JobPage — messages
+ * queued by an earlier deploy read the same.
+ */
+const JobPageMessage = z
+  .object({
+    customerId: z.number().int(),
+    embedId: z.string(),
+    reportId: z.string().optional(),
+    request: JobRequestSchema,
+  })
+  .transform(
+    ({ customerId, embedId, reportId, request }): JobPage => ({
+      customerId,
+      target: storedTarget({ dashboardEmbedId: embedId, reportId: reportId ?? null }),
+      request,
+    }),
+  );
+
+/** A JobPage as a queue message carries it (JobPageMessage parses it back). */
+export function pageMessage({ customerId, target, request }: JobPage): z.input<typeof JobPageMessage> {
+  const { dashboardEmbedId, reportId } = targetColumns(target);
+  return { customerId, embedId: dashboardEmbedId, ...(reportId !== null ? { reportId } : {}), request };
+}
 
 /**
  * A job to run. `after`: attempts already used before this message; `page`: what the job
@@ -28,7 +52,7 @@ export type JobPage = z.infer<typeof JobPage>;
 export const JobMessage = z.object({
   jobId: z.string().min(1),
   after: z.number().int().min(0).optional(),
-  page: JobPage.optional(),
+  page: JobPageMessage.optional(),
   backstop: z.boolean().optional(),
 });
 export type JobMessage = z.infer<typeof JobMessage>;

@@ -4,7 +4,7 @@ import { errorDetail, log } from "../../lib/log";
 import { FAILURE_REASONS, transition } from "../job-state";
 import { runFirstAttempt } from "./attempt";
 import { BACKSTOP_DELAY_SECONDS, type FirstAttempt } from "./job";
-import type { DeliveryMessage, JobPage } from "./message";
+import { pageMessage, type DeliveryMessage, type JobPage } from "./message";
 
 /** Where a job starts. */
 export interface StartScope {
@@ -34,7 +34,7 @@ export async function startJob(scope: StartScope, { id, page, firstAttempt }: Ne
   try {
     if (scope.background && firstAttempt) {
       scope.background(runFirstAttempt(scope.env, firstAttempt, page));
-      await scope.env.DELIVERY_QUEUE.send({ jobId: id, after: 1, page, backstop: true } satisfies DeliveryMessage, {
+      await scope.env.DELIVERY_QUEUE.send({ jobId: id, after: 1, page: pageMessage(page), backstop: true } satisfies DeliveryMessage, {
         delaySeconds: BACKSTOP_DELAY_SECONDS,
       }).catch((error) => {
         // The attempt runs; were it to die too, the stuck-job sweep queues the job again.
@@ -42,7 +42,7 @@ export async function startJob(scope: StartScope, { id, page, firstAttempt }: Ne
       });
       return;
     }
-    await scope.env.DELIVERY_QUEUE.send({ jobId: id, page } satisfies DeliveryMessage);
+    await scope.env.DELIVERY_QUEUE.send({ jobId: id, page: pageMessage(page) } satisfies DeliveryMessage);
   } catch (error) {
     await failUnstarted(scope.db, id);
     throw error;

@@ -1,6 +1,7 @@
 import type { Env } from "../../env";
 import { requestReport, requestScreenshot } from "../../delivery/create/jobs";
 import type { Database } from "../../db/client";
+import type { DeliveryTarget } from "../../delivery/target";
 
 /**
  * The one place where scheduled reports start delivery jobs: every e-mail of a run is an
@@ -14,9 +15,8 @@ export interface Delivery {
   linkBase: string;
   format: "report" | "pdf" | "image" | "xlsx" | "csv";
   providedId: string;
-  /** What is delivered: the dashboard, or the customer's saved report when `reportId` is set ('' embedId). */
-  embedId: string;
-  reportId: string | null;
+  /** What is delivered: the dashboard, or the customer's saved report. */
+  target: DeliveryTarget;
   email: string;
   subject: string | null;
   variables: Record<string, unknown> | null;
@@ -28,7 +28,7 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
   const scope = { db, env, accessGroupId: d.accessGroupId, baseUrl: d.linkBase };
   const common = {
     provided_id: d.providedId,
-    ...(d.reportId !== null ? { report_id: d.reportId } : { dashboard_embed_id: d.embedId }),
+    target: d.target,
     email: d.email,
     ...(d.subject !== null ? { subject: d.subject } : {}),
     ...(d.variables !== null ? { variables: d.variables } : {}),

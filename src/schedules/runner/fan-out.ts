@@ -12,6 +12,7 @@ import { hashUnsubscribeToken, unsubscribeToken } from "../../unsubscribe/tokens
 import type { AlertWebhookMessage } from "../../webhooks/service";
 import * as repo from "../repository";
 import { startDelivery, type Delivery } from "./deliveries";
+import { storedTarget } from "../../delivery/target";
 
 /** Delivery jobs started at the same time during a fan-out. */
 const FAN_OUT_CONCURRENCY = 6;
@@ -164,8 +165,7 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
             linkBase: schedule.linkBase,
             format: schedule.format,
             providedId: target.providedId,
-            embedId: schedule.dashboardEmbedId,
-            reportId: schedule.reportId,
+            target: storedTarget(schedule),
             email,
             // An alert's subject is, unless set, the sentence that says why.
             subject: schedule.subject ?? (verdict ? verdict.headline : null),

@@ -1,0 +1,95 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Dialect } from "../data/placeholders";
+import type { Aggregate, Bucket, ColumnType } from "./query";
+
+/**
+ * The SQL expressions a report query's statement is built of, each spelled for SQLite (D1)
+ * or PostgreSQL so that both answer the same: a column of the dataset, a date bucket, an
+ * aggregate and its result type, an ordering. compiler.ts assembles them into the statement.
+ */
+
+const NUMERIC: readonly ColumnType[] = ["INTEGER", "FLOAT"];
+
+/** A column of the dataset's subquery (`"dataset"."name"`). */
+export function ref(name: string): SQL {
+  return sql`${sql.identifier("dataset")}.${sql.identifier(name)}`;
+}
+
+export function aggregateAllowed(aggregate: Aggregate, type: ColumnType): boolean {
+  if (aggregate === "sum" || aggregate === "avg") return NUMERIC.includes(type);
+  if (aggregate === "min" || aggregate === "max") return type !== "BOOLEAN";
+  return true;
+}
+
+export function aggregateType(aggregate: Aggregate, type: ColumnType): ColumnType {
+  if (aggregate === "count" || aggregate === "count_distinct") return "INTEGER";
+  if (aggregate === "avg") return "FLOAT";
+  return type;
+}
+
+export function aggregated(aggregate: Exclude<Aggregate, "count">, column: SQL, type: ColumnType, dialect: Dialect): SQL {
+  switch (aggregate) {
+    case "count_distinct":
+      return sql`count(DISTINCT ${column})`;
+    case "sum":
+      return sql`sum(${column})`;
+    // PostgreSQL's avg of integers is numeric (arbitrary precision); both answer a double.
+    case "avg":
+      return dialect === "postgres" ? sql`CAST(avg(${column}) AS double precision)` : sql`avg(${column})`;
+    case "min":
+    case "max": {
+      const fn = sql.raw(aggregate);
+      return type === "STRING" ? sql`${fn}(${textOrder(column, dialect)})` : sql`${fn}(${column})`;
+    }
+  }
+}
+
+/**
+ * Text compared byte by byte on both databases: PostgreSQL's collation (e.g. en_US) would
+ * sort and pick min/max differently from SQLite's BINARY.
+ */
+function textOrder(expression: SQL, dialect: Dialect): SQL {
+  return dialect === "postgres" ? sql`CAST(${expression} AS text) COLLATE "C"` : expression;
+}
+
+/** NULLs first ascending, last descending — SQLite's default, spelled out for PostgreSQL. */
+export function ordered(expression: SQL, type: ColumnType, direction: "asc" | "desc", dialect: Dialect): SQL {
+  const key = type === "STRING" ? textOrder(expression, dialect) : expression;
+  return direction === "desc" ? sql`${key} DESC NULLS LAST` : sql`${key} ASC NULLS FIRST`;
+}
+
+/**
+ * Buckets as text, the same on both databases. DATETIME and TIMESTAMP values are UTC: on D1
+ * ISO 8601 text (SQLite's date functions read it, offsets included); on PostgreSQL any of
+ * date, timestamp, timestamptz or ISO text, read as UTC (the run sets the transaction's
+ * time zone to UTC). Weeks start on Monday (ISO).
+ */
+export function bucketed(column: SQL, bucket: Bucket, dialect: Dialect): SQL {
+  if (dialect === "sqlite") {
+    switch (bucket) {
+      case "day":
+        return sql`date(${column})`;
+      case "week":
+        return sql`date(${column}, 'weekday 0', '-6 days')`;
+      case "month":
+        return sql`strftime('%Y-%m', ${column})`;
+      case "quarter":
+        return sql`(strftime('%Y', ${column}) || '-Q' || ((CAST(strftime('%m', ${column}) AS INTEGER) + 2) / 3))`;
+      case "year":
+        return sql`strftime('%Y', ${column})`;
+    }
+  }
+  const utc = sql`CAST(CAST(${column} AS timestamptz) AS timestamp)`;
+  switch (bucket) {
+    case "day":
+      return sql`to_char(${utc}, 'YYYY-MM-DD')`;
+    case "week":
+      return sql`to_char(date_trunc('week', ${utc}), 'YYYY-MM-DD')`;
+    case "month":
+      return sql`to_char(${utc}, 'YYYY-MM')`;
+    case "quarter":
+      return sql`to_char(${utc}, 'YYYY-"Q"Q')`;
+    case "year":
+      return sql`to_char(${utc}, 'YYYY')`;
+  }
+}

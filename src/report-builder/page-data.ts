@@ -1,0 +1,30 @@
+import type { Database } from "../db/client";
+import { builderReads, opened, type BuilderRequest } from "./builder-request";
+import { datasetsOf } from "./queries";
+import { reportView } from "./saved-reports";
+import * as repo from "./repository";
+
+/**
+ * What the builder page (page-routes.ts) starts with — the blueprint's name, the customer's,
+ * the datasets and the saved reports — in the one batch of a builder request (same checks,
+ * same count against the limit).
+ */
+export async function builderPageData(request: BuilderRequest) {
+  const { db, claims } = request;
+  const [chain, blueprint, sources, counted, forgot, saved] = await db.batch([
+    ...builderReads(request),
+    repo.blueprintReports(db, claims.bid, claims.cid),
+  ]);
+  const builder = await opened(request, [chain, blueprint, sources, counted, forgot]);
+  return {
+    blueprintName: blueprint[0].name,
+    customerName: builder.context.customer.name,
+    datasets: datasetsOf(builder.tables),
+    reports: saved.map(reportView),
+  };
+}
+
+/** Whether any blueprint has this embed id (the page tells "nothing here" from "not yours"). */
+export async function blueprintExists(db: Database, embedId: string): Promise<boolean> {
+  return (await repo.blueprintByEmbedId(db, embedId)).length > 0;
+}

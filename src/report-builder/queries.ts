@@ -1,0 +1,84 @@
+import type { StoredTable } from "../blueprints/schemas";
+import type { ReportFilter } from "../data/filters";
+import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
+import type { BuilderClaims } from "../tokens/builder";
+import { openBuilder, type BuilderRequest, type OpenedBuilder } from "./builder-request";
+import { datasetOf } from "./compiler";
+import { resultCsv } from "./export";
+import type { ReportQuery, ReportResult } from "./query";
+import { compileFor, runReport } from "./run";
+
+/** The builder's datasets, its queries on the customer's data and their exports as files. */
+
+export async function datasets(request: BuilderRequest) {
+  return datasetsOf((await openBuilder(request)).tables);
+}
+
+/** The blueprint's tables as the builder lists them: name, description, columns. */
+export function datasetsOf(tables: StoredTable[]) {
+  return tables.map((table) => ({
+    name: table.dataset_name,
+    description: table.description,
+    columns: table.columns.map((c) => ({ name: c.name, display_name: c.display_name, type: c.type, can_be_grouped: c.can_be_grouped })),
+  }));
+}
+
+function lockedFor(claims: BuilderClaims, dataset: string): ReportFilter[] {
+  return (claims.flt ?? []).filter((f) => f.dataset === dataset).map(({ dataset: _dataset, ...filter }) => filter);
+}
+
+/** What compiling a query needs for this customer: its dataset, the token's locked filters, the customer's context, mapping and sources. */
+function compileInput(request: BuilderRequest, builder: OpenedBuilder, query: ReportQuery) {
+  return {
+    env: request.env,
+    table: datasetOf(builder.tables, query.dataset),
+    query,
+    locked: lockedFor(builder.claims, query.dataset),
+    context: builder.context,
+    mapping: builder.mapping,
+    sources: builder.sources,
+  };
+}
+
+async function run(request: BuilderRequest, builder: OpenedBuilder, query: ReportQuery): Promise<ReportResult> {
+  const input = compileInput(request, builder, query);
+  return runReport({
+    ...input,
+    dataRoundTrips: request.dataRoundTrips,
+    cache: {
+      ttlSeconds: input.table.cache_ttl_seconds ?? 0,
+      versions: builder.cacheVersions,
+      waitUntil: request.waitUntil,
+      report: request.cacheReport,
+    },
+  });
+}
+
+/** The statement a query compiles to for this customer and where it would run (nothing run: benchmarks). */
+export async function compiledFor(request: BuilderRequest, query: ReportQuery) {
+  return compileFor(compileInput(request, await openBuilder(request), query));
+}
+
+export async function runQuery(request: BuilderRequest, query: ReportQuery): Promise<ReportResult> {
+  return run(request, await openBuilder(request), query);
+}
+
+/** `file_name` made safe for Content-Disposition, with the format's extension (not doubled). */
+export function exportFileName(name: string | undefined, format: "csv" | "xlsx"): string {
+  const safe =
+    (name ?? "report")
+      .replace(/[^A-Za-z0-9._ -]+/g, "_")
+      .replace(/^[.\s]+/, "")
+      .trim()
+      .slice(0, 200) || "report";
+  return safe.toLowerCase().endsWith(`.${format}`) ? safe : `${safe}.${format}`;
+}
+
+export async function exportQuery(request: BuilderRequest, input: { query: ReportQuery; format: "csv" | "xlsx"; file_name?: string }) {
+  const result = await runQuery(request, input.query);
+  const fileName = exportFileName(input.file_name, input.format);
+  if (input.format === "csv") return { fileName, contentType: "text/csv; charset=utf-8", body: resultCsv(result) };
+  const sheet = fileName.replace(/\.xlsx$/i, "") || input.query.dataset;
+  const workbook = new Uint8Array(await xlsx([{ name: sheet, columns: result.columns, rows: result.rows }]));
+  return { fileName, contentType: XLSX_CONTENT_TYPE, body: workbook };
+}
