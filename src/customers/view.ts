@@ -1,4 +1,4 @@
-import { inheritedFields } from "../data/customer-view";
+import { inheritedFields } from "../data/inherited-fields";
 import type { Customer } from "./schemas";
 import type { CustomerViewRow } from "./repository";
 

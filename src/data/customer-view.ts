@@ -1,3 +1,4 @@
+import { inheritedFields } from "./inherited-fields";
 import type { PlaceholderContext } from "./placeholders";
 import { customerVersions } from "./query-cache";
 import { usableSources, type RestrictedSource } from "./sources/access";
@@ -18,20 +19,6 @@ export interface ChainLink {
   properties: Record<string, unknown> | null;
   mapping: Record<string, string> | null;
   cacheVersion?: number | null;
-}
-
-/** Properties and mapping merged from the root ancestor down; the nearest definition wins. */
-export function inheritedFields(chain: readonly Pick<ChainLink, "properties" | "mapping">[]): {
-  computedProperties: Record<string, unknown>;
-  computedMapping: Record<string, string>;
-} {
-  const computedProperties: Record<string, unknown> = {};
-  const computedMapping: Record<string, string> = {};
-  for (let i = chain.length - 1; i >= 0; i--) {
-    Object.assign(computedProperties, chain[i].properties ?? {});
-    Object.assign(computedMapping, chain[i].mapping ?? {});
-  }
-  return { computedProperties, computedMapping };
 }
 
 export interface CustomerDataView<S extends RestrictedSource> {
