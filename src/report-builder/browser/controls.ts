@@ -4,6 +4,7 @@ import { filterSection } from "./filters";
 import { currentDataset, page } from "./page";
 import { blankState, columnOf } from "./query";
 import { run } from "./result";
+import { changed, drawControlsWith, isChecked } from "./redraw";
 import { savedSection } from "./saved";
 import { AGGREGATES, BUCKETS, CHARTS, TYPE_NAMES, aggregateAllowed, isDate, isNumber } from "./vocabulary";
 
@@ -27,13 +28,6 @@ export function renderControls(): void {
 }
 
 /** A choice that changes the controls themselves: rebuild them, then run. */
-export function changed(): void {
-  renderControls();
-  run();
-}
-
-/** Whether the checkbox an event came from is checked. */
-export const isChecked = (event: Event) => (event.target as HTMLInputElement).checked;
 
 function datasetSection(): HTMLElement {
   const options = page.datasets.map((d, i) => {
@@ -229,3 +223,6 @@ function chartSection(): HTMLElement {
     }),
   ]);
 }
+
+// The sections drawn above (filters, saved reports) redraw the controls through ./redraw.ts.
+drawControlsWith(renderControls);

@@ -1,6 +1,6 @@
 /** The filters section of the controls: a row per filter, its input fitting the column's type and condition. */
 import { api } from "./api";
-import { changed, isChecked, renderControls } from "./controls";
+import { changed, isChecked, renderControls } from "./redraw";
 import { type Child, button, el, fieldValue, focusLast, select } from "./dom";
 import { currentDataset, page } from "./page";
 import { type FilterChoice, columnOf } from "./query";

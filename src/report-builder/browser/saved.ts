@@ -1,6 +1,6 @@
 /** The blueprint's saved reports: listed, opened, saved, renamed and deleted from the controls' first section. */
 import { api, explain } from "./api";
-import { changed, renderControls } from "./controls";
+import { changed, renderControls } from "./redraw";
 import { type Child, button, el, focusLast } from "./dom";
 import { loadDistinct } from "./filters";
 import { currentDataset, datasetByName, page, type SavedQuery, type SavedReport } from "./page";
