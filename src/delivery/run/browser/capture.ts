@@ -1,12 +1,12 @@
 /**
- * Runs in the capture station's tab (src/delivery/run/browser.ts sends it with its arguments
+ * Runs in the capture station's tab (src/delivery/run/page-capture.ts sends it with its arguments
  * in one DevTools message): replaces the document with `html` the way puppeteer's setContent
  * does, waits for `load` and its fonts, then for the body's `data-render-complete` mark (all
  * of it within `timeoutMs`, so no page holds the station's line for long), and reports what
  * is on the page. Built as a function expression: its default export.
  */
 
-/** What is on the page (the station, ../browser.ts, captures only a complete dashboard). */
+/** What is on the page (../page-capture.ts captures only a complete dashboard). */
 interface PageState {
   /** A dashboard is on the page (an error page is not). */
   dashboard: boolean;
