@@ -6,7 +6,7 @@ import { parsedRows } from "../db/rows";
 import { blueprints, builderRequestCounts, customers, savedReports } from "../db/schema";
 import { sqlNow } from "../db/time";
 
-/** Unexecuted queries of the report builder: services put them in one batch per request. */
+// Unexecuted queries of the report builder: services put them in one batch per request.
 
 export type SavedReportRow = typeof savedReports.$inferSelect;
 
@@ -18,11 +18,12 @@ export function blueprintOfCustomer(db: Database, blueprintId: number, customerI
     .where(and(eq(blueprints.id, blueprintId), eq(blueprints.customerId, customerId)));
 }
 
-/** The blueprint, only when it belongs to the visible customer with that provided_id. */
+/** The blueprint with that embed id, whoever's it is (the builder token's claims say whose). */
 export function blueprintByEmbedId(db: Database, embedId: string) {
   return db.select({ id: blueprints.id }).from(blueprints).where(eq(blueprints.embedId, embedId));
 }
 
+/** The blueprint, only when it belongs to the visible customer with that provided_id. */
 export function blueprintOfProvidedId(db: Database, blueprintId: number, providedId: string, accessGroupId: number) {
   return db
     .select({ id: blueprints.id, embedId: blueprints.embedId, tables: blueprints.tables })

@@ -121,4 +121,21 @@ describe("retryNotFoundOnPrimary", () => {
       }),
     ).not.toThrow();
   });
+
+  it("refuses a declared database the pipeline would not honour: a session on a POST, the primary on a GET without a token", () => {
+    const declared = (method: "get" | "post", database: "primary" | "session") => () =>
+      publicOperation({
+        method,
+        path: "/probe/db",
+        operationId: `probe_${method}_${database}`,
+        tags: ["probe"],
+        summary: "probe",
+        response: successSchema({}),
+        database,
+      });
+    expect(declared("post", "session")).toThrow(/probe_post_session: a POST without an API token reads database "primary", not "session"/);
+    expect(declared("get", "primary")).toThrow(/probe_get_primary: a GET without an API token reads database "session", not "primary"/);
+    expect(declared("get", "session")).not.toThrow();
+    expect(declared("post", "primary")).not.toThrow();
+  });
 });
