@@ -104,6 +104,20 @@ describe("generate_embed_token with blueprint_id", () => {
     expect(Date.parse(res.body.expires_at) - Date.now()).toBeGreaterThan(590_000);
   });
 
+  it("a read token may mint only a token that cannot save: can_save absent or true answers 403 read_only_token", async () => {
+    expectError(await mint({ user_id: "u-1" }, ctx.read), 403, "read_only_token");
+    expectError(await mint({ can_save: true }, ctx.read), 403, "read_only_token");
+    // Controls: the read token's view-only token lists and runs but cannot save; a write token mints a saving one.
+    const viewer = await mint({ can_save: false }, ctx.read);
+    expect(viewer.status).toBe(200);
+    expect((await builder("GET", "/datasets", viewer.body.token)).status).toBe(200);
+    const save = { name: "r", query: byProduct, chart: { type: "bar", x: "product", y: ["sum_amount"] } };
+    expectError(await builder("POST", "/reports", viewer.body.token, save), 403, "saving_not_allowed");
+    const saver = await mint({});
+    expect(saver.status).toBe(200);
+    expect((await builder("POST", "/reports", saver.body.token, save)).status).toBe(200);
+  });
+
   it("takes exactly one of dashboard_embed_id or blueprint_id (400 on dashboard_embed_id when neither, on blueprint_id when both)", async () => {
     const neither = await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: ctx.alpha } });
     expectError(neither, 400, "validation_error", "dashboard_embed_id");
