@@ -52,7 +52,10 @@ export const EmbedTokenBody = z
     user_id: plainText(1, 256)
       .optional()
       .openapi({ description: "Builder only: the end user, recorded as `created_by` on the reports they save." }),
-    can_save: z.boolean().optional().openapi({ description: "Builder only: may save, change and delete reports (default true; minting true needs a write token)." }),
+    can_save: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Builder only: may save, change and delete reports (default true; minting true needs a write token)." }),
     environment: plainText(1, 64).optional().openapi({ description: "Pins the version tag (e.g. `production`)." }),
     variables: z
       .record(z.string(), z.unknown())
