@@ -12,6 +12,7 @@ import type { BuilderClaims } from "../tokens/builder";
 import type { CustomerViewRow } from "../customers/repository";
 import * as customersRepo from "../customers/repository";
 import * as dashboardsRepo from "../dashboards/repository";
+import { lockedFiltersFit, staleLockError } from "./locks";
 import * as repo from "./repository";
 
 /**
@@ -71,7 +72,8 @@ export function builderReads(request: BuilderRequest) {
 
 /**
  * The checks of every builder request, in the contract's order: the token's customer still
- * there with the token it was minted for (401), the blueprint still there (404), the
+ * there with the token it was minted for (401), the blueprint still there (404), the token's
+ * locked filters still naming the blueprint's datasets and columns (401, locks.ts), the
  * customer's requests this minute (429).
  */
 export async function opened(
@@ -88,6 +90,8 @@ export async function opened(
     throw new ApiError("invalid_embed_token", "This report builder link is no longer valid.");
   }
   if (blueprint.length === 0) throw new ApiError("blueprint_not_found", "This blueprint does not exist any more.");
+  // A lock renamed away by update_blueprint refuses the token rather than running without it.
+  if (!lockedFiltersFit(blueprint[0].tables, request.claims.flt ?? [])) throw staleLockError();
   if (counted.length === 0) {
     const retryAfter = Math.max(1, Math.ceil((WINDOW_MS - (Date.now() % WINDOW_MS)) / 1000));
     throw new ApiError("rate_limited", `Too many report builder requests for this customer; retry in ${retryAfter} s.`, undefined, {
