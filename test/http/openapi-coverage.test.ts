@@ -77,7 +77,10 @@ describe("/openapi.json declares every operation's security and 4xx answers", as
         path.includes("{token}") ? /capability token/ : /public/,
       );
     }
-    expect(Object.keys(operation.responses).some((status) => /^4/.test(status)), "a 4xx answer").toBe(true);
+    expect(
+      Object.keys(operation.responses).some((status) => /^4/.test(status)),
+      "a 4xx answer",
+    ).toBe(true);
   });
 
   it("the kinds of access: API and admin tokens, embed and builder tokens in the query or as bearer, capability links", () => {
