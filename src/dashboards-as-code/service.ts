@@ -49,7 +49,7 @@ function problem(file: unknown, field: (string | number)[], message: string): Fi
  * Every problem of a dashboard file, not just the first: the zod schema of the file (the one
  * saving a version applies to `definition`), the schemas its panels name, and — with a
  * customer — each data panel's query prepared on the data source that customer's computed
- * mapping assigns (no row fetched), and the columns each chart names looked up in the
+ * mapping assigns, when the customer's access group may use it (no row fetched), and the columns each chart names looked up in the
  * query's result columns. One D1 round trip, then one statement per panel on its source.
  */
 export async function checkFile(db: Database, env: object, file: unknown, providedId?: string): Promise<FileCheck> {
@@ -77,7 +77,8 @@ export async function checkFile(db: Database, env: object, file: unknown, provid
   if (providedId === undefined || problems.length > 0) return { valid: problems.length === 0, problems };
 
   const loaded = definitionForCustomer(definition, parsed.data.name, chain, sources, {}, []);
-  const described = await describePanels(env, definition, loaded.mapping, sources, loaded.context);
+  // Only the sources the customer's access group may use: a mapping to any other is no data source, as on the page.
+  const described = await describePanels(env, definition, loaded.mapping, loaded.sources, loaded.context);
   const panels: { id: string; columns: string[] }[] = [];
   definition.panels.forEach((panel, index) => {
     const result = described.get(panel.id);

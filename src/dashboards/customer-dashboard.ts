@@ -115,7 +115,7 @@ export async function dashboardFromReads(request: RenderRequest, [chain, choice,
   const version = versionToRender(choice, request.embedId, request.versions);
   return definitionForCustomer(version.definition, version.dashboardName, chain, sources, request.variables, [
     ...customerVersions(chain),
-    dashboardVersion(version),
+    dashboardVersion(version, chain[0].accessGroupId),
   ]);
 }
 

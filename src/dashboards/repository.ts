@@ -100,6 +100,8 @@ const VersionChoice = z.object({
   dashboardId: z.number(),
   /** The dashboard's invalidation version (query cache keys). */
   cacheVersion: z.number(),
+  /** Its invalidation version per access group. */
+  groupCacheVersions: jsonOf(dashboards.groupCacheVersions),
   versionNumber: z.number().nullable(),
   definition: jsonOf(dashboardVersions.definition).nullable(),
   tagFound: z.number(),
@@ -121,7 +123,8 @@ export function chooseVersion(db: Database, embedId: string, tags: string[], fal
         JOIN dashboard_tags t ON t.dashboard_id = d.id AND t.tag = p.value
        WHERE d.embed_id = ${embedId}
     )
-    SELECT d.name AS dashboardName, d.id AS dashboardId, d.cache_version AS cacheVersion, v.version_number AS versionNumber, v.definition,
+    SELECT d.name AS dashboardName, d.id AS dashboardId, d.cache_version AS cacheVersion,
+           d.group_cache_versions AS groupCacheVersions, v.version_number AS versionNumber, v.definition,
            (SELECT count(*) FROM wanted) AS tagFound
       FROM dashboards d
       LEFT JOIN dashboard_versions v ON v.id = coalesce(

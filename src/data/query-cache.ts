@@ -54,9 +54,16 @@ export function customerVersions(chain: { id: number; cacheVersion?: number | nu
   return chain.map((c) => `c${c.id}.${c.cacheVersion ?? 0}`);
 }
 
-/** A dashboard's invalidation version, by numeric id. */
-export function dashboardVersion(dashboard: { dashboardId: number; cacheVersion?: number | null }): string {
-  return `d${dashboard.dashboardId}.${dashboard.cacheVersion ?? 0}`;
+/**
+ * A dashboard's invalidation version, by numeric id, with the viewing customer's access
+ * group's own version of it (a group invalidates a shared dashboard for its customers only).
+ */
+export function dashboardVersion(
+  dashboard: { dashboardId: number; cacheVersion?: number | null; groupCacheVersions?: Record<string, number> | null },
+  accessGroupId: number | null,
+): string {
+  const groupVersion = accessGroupId === null ? 0 : (dashboard.groupCacheVersions?.[String(accessGroupId)] ?? 0);
+  return `d${dashboard.dashboardId}.${dashboard.cacheVersion ?? 0}.g${groupVersion}`;
 }
 
 /** Longest a result may be kept (a day); 0 turns caching off. */

@@ -6,10 +6,12 @@ import { NO_CUSTOMER } from "../data/placeholders";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
+import type { Principal } from "../http/principal";
 import { compileReportQuery, datasetOf } from "../report-builder/compiler";
 import * as reportBuilderRepo from "../report-builder/repository";
 import { signBuilderToken } from "../tokens/builder";
 import { customerTokenFingerprint } from "../tokens/signed";
+import { requireMintingPermission } from "./minting-permission";
 
 export interface BuilderTokenRequest {
   provided_id: string;
@@ -23,6 +25,11 @@ export interface BuilderTokenRequest {
 
 const DEFAULT_TOKEN_SECONDS = 900;
 
+/** What a builder token could write: unless `can_save` is false, its user saves, changes and deletes reports. */
+function builderTokenWrites(input: BuilderTokenRequest): string | undefined {
+  return input.can_save !== false ? "may save reports (can_save is not false)" : undefined;
+}
+
 /**
  * A signed builder token for one customer and one of its blueprints (one D1 round trip).
  * Locked filters are checked against the blueprint now, so a link never carries a filter
@@ -31,9 +38,10 @@ const DEFAULT_TOKEN_SECONDS = 900;
 export async function mintBuilderToken(
   db: Database,
   env: Env,
-  scope: { accessGroupId: number; baseUrl: string },
+  scope: { accessGroupId: number; baseUrl: string; permission: Principal["permission"] },
   input: BuilderTokenRequest,
 ): Promise<{ token: string; expires_at: string; embed_url: string }> {
+  requireMintingPermission(scope.permission, builderTokenWrites(input));
   const [customer, blueprint] = await db.batch([
     customersRepo.visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
     reportBuilderRepo.blueprintOfProvidedId(db, input.blueprint_id, input.provided_id, scope.accessGroupId),
@@ -52,7 +60,7 @@ export async function mintBuilderToken(
     bpe: blueprint[0].embedId,
     ...(input.filters?.length ? { flt: input.filters } : {}),
     ...(input.user_id !== undefined ? { uid: input.user_id } : {}),
-    save: input.can_save ?? true,
+    save: builderTokenWrites(input) !== undefined,
     ...(input.allowed_origins !== undefined ? { origins: input.allowed_origins } : {}),
     iat,
     exp,

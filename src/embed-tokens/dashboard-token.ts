@@ -4,8 +4,10 @@ import * as dashboardsRepo from "../dashboards/repository";
 import { dashboardNotFound } from "../dashboards/not-found";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
+import type { Principal } from "../http/principal";
 import { signEmbedToken } from "../tokens/embed";
 import { customerTokenFingerprint } from "../tokens/signed";
+import { requireMintingPermission } from "./minting-permission";
 
 export interface EmbedTokenRequest {
   provided_id: string;
@@ -20,15 +22,24 @@ export interface EmbedTokenRequest {
 export const DEFAULT_EMBED_TOKEN_SECONDS = 900;
 
 /**
+ * What a dashboard token could write: with the viewer's `user_email` its page offers the
+ * Subscribe control, and subscribing creates a schedule.
+ */
+function dashboardTokenWrites(input: EmbedTokenRequest): string | undefined {
+  return input.user_email !== undefined ? "lets its viewer subscribe (user_email)" : undefined;
+}
+
+/**
  * Mints a short-lived signed token for one customer and one dashboard (one D1 round trip:
  * the customer and the dashboard are looked up in one batch).
  */
 export async function mintEmbedToken(
   db: Database,
   env: Env,
-  scope: { accessGroupId: number; baseUrl: string },
+  scope: { accessGroupId: number; baseUrl: string; permission: Principal["permission"] },
   input: EmbedTokenRequest,
 ): Promise<{ token: string; expires_at: string; embed_url: string }> {
+  requireMintingPermission(scope.permission, dashboardTokenWrites(input));
   const [customer, dashboard] = await db.batch([
     visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
     dashboardsRepo.dashboardByEmbedId(db, input.dashboard_embed_id),

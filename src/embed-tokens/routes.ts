@@ -52,7 +52,10 @@ export const EmbedTokenBody = z
     user_id: plainText(1, 256)
       .optional()
       .openapi({ description: "Builder only: the end user, recorded as `created_by` on the reports they save." }),
-    can_save: z.boolean().optional().openapi({ description: "Builder only: may save, change and delete reports (default true)." }),
+    can_save: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Builder only: may save, change and delete reports (default true; minting true needs a write token)." }),
     environment: plainText(1, 64).optional().openapi({ description: "Pins the version tag (e.g. `production`)." }),
     variables: z
       .record(z.string(), z.unknown())
@@ -68,7 +71,7 @@ export const EmbedTokenBody = z
       .openapi({ description: "Origins that may frame the page (`frame-ancestors`); replaces FRAME_ANCESTORS for this token." }),
     user_email: Email.optional().openapi({
       description:
-        "The viewer's own address: lets them subscribe to this dashboard by e-mail from the embed page (always to this address only).",
+        "The viewer's own address: lets them subscribe to this dashboard by e-mail from the embed page (always to this address only). Needs a write token to mint.",
     }),
   })
   .superRefine((body, ctx) => {
@@ -93,7 +96,7 @@ const generateEmbedToken = apiOperation({
   description:
     "Call this from your backend and hand only the token (or `embed_url`) to the browser. The token opens one dashboard (`dashboard_embed_id`) " +
     "or one blueprint's report builder (`blueprint_id`) for one customer until `expires_at`; refreshing the customer token or deleting the customer revokes it. " +
-    "Read tokens may mint.",
+    "A read token mints only view-only tokens: a dashboard token with `user_email` or a builder token whose `can_save` is not false answers 403 `read_only_token`.",
   access: "read",
   database: "session",
   notFound: "retry on primary",
@@ -122,7 +125,8 @@ function targetOf(body: z.infer<typeof EmbedTokenBody>): TokenTarget {
 
 export function registerEmbedTokenRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(generateEmbedToken, async (c) => {
-    const scope = { accessGroupId: c.get("principal").accessGroupId, baseUrl: new URL(c.req.url).origin };
+    const { accessGroupId, permission } = c.get("principal");
+    const scope = { accessGroupId, permission, baseUrl: new URL(c.req.url).origin };
     const target = targetOf(c.req.valid("json"));
     const minted =
       target.opens === "dashboard"

@@ -14,11 +14,17 @@ export function bumpCustomer(db: Database, providedId: string, accessGroupId: nu
     .returning({ id: customers.id });
 }
 
-/** Bumps a dashboard's invalidation version, only when `also` holds. */
-export function bumpDashboard(db: Database, embedId: string, also?: SQL) {
+/**
+ * Bumps the access group's own invalidation version of a dashboard, only when `also` holds:
+ * the dashboard is shared by every group, and only this group's customers are to miss.
+ */
+export function bumpDashboard(db: Database, embedId: string, accessGroupId: number, also?: SQL) {
+  const path = `$."${accessGroupId}"`;
   return db
     .update(dashboards)
-    .set({ cacheVersion: sql`${dashboards.cacheVersion} + 1` })
+    .set({
+      groupCacheVersions: sql`json_set(${dashboards.groupCacheVersions}, ${path}, coalesce(json_extract(${dashboards.groupCacheVersions}, ${path}), 0) + 1)`,
+    })
     .where(and(eq(dashboards.embedId, embedId), also))
     .returning({ id: dashboards.id });
 }

@@ -10,8 +10,10 @@ export interface InvalidateInput {
 
 /**
  * Makes every cached query result of a customer (of the caller's access group; its
- * descendants inherit its data, so theirs too) and/or of a dashboard miss from now on, in
- * every location: their versions, part of every key, go up by one. Both given: both go up.
+ * descendants inherit its data, so theirs too) and/or of a dashboard for the caller's access
+ * group's customers (a dashboard is shared by every group; another group's entries stay)
+ * miss from now on, in every location: their versions, part of every key, go up by one.
+ * Both given: both go up.
  * One D1 round trip; a name that does not exist changes nothing (404).
  */
 export async function invalidate(db: Database, accessGroupId: number, input: InvalidateInput): Promise<void> {
@@ -19,7 +21,7 @@ export async function invalidate(db: Database, accessGroupId: number, input: Inv
   if (providedId !== undefined && embedId !== undefined) {
     const [, , customer, dashboard] = await db.batch([
       repo.bumpCustomer(db, providedId, accessGroupId, repo.dashboardExists(db, embedId)),
-      repo.bumpDashboard(db, embedId, repo.customerExists(db, providedId, accessGroupId)),
+      repo.bumpDashboard(db, embedId, accessGroupId, repo.customerExists(db, providedId, accessGroupId)),
       repo.visibleCustomer(db, providedId, accessGroupId),
       repo.dashboard(db, embedId),
     ]);
@@ -33,7 +35,7 @@ export async function invalidate(db: Database, accessGroupId: number, input: Inv
     return;
   }
   if (embedId !== undefined) {
-    const [dashboard] = await repo.bumpDashboard(db, embedId);
+    const [dashboard] = await repo.bumpDashboard(db, embedId, accessGroupId);
     if (!dashboard) throw dashboardNotFound(embedId);
   }
 }

@@ -12,6 +12,7 @@ import type { BuilderClaims } from "../tokens/builder";
 import type { CustomerViewRow } from "../customers/repository";
 import * as customersRepo from "../customers/repository";
 import * as dashboardsRepo from "../dashboards/repository";
+import { lockedFiltersFit, staleLockError } from "./locks";
 import * as repo from "./repository";
 
 /**
@@ -55,7 +56,8 @@ export function builderReads(request: BuilderRequest) {
 
 /**
  * The checks of every builder request, in the contract's order: the token's customer still
- * there with the token it was minted for (401), the blueprint still there (404), the
+ * there with the token it was minted for (401), the blueprint still there (404), the token's
+ * locked filters still naming the blueprint's datasets and columns (401, locks.ts), the
  * customer's requests this minute (429). The count comes last and is not a D1 write: a call
  * refused for its token costs the customer nothing, and a warm request reaches neither the
  * D1 primary nor a Durable Object (http/customer-limit.ts).
@@ -70,6 +72,8 @@ export async function opened(
     throw new ApiError("invalid_embed_token", "This report builder link is no longer valid.");
   }
   if (blueprint.length === 0) throw new ApiError("blueprint_not_found", "This blueprint does not exist any more.");
+  // A lock renamed away by update_blueprint refuses the token rather than running without it.
+  if (!lockedFiltersFit(blueprint[0].tables, request.claims.flt ?? [])) throw staleLockError();
   await countCustomerRequest(
     request.env,
     request.claims.cid,

@@ -1,8 +1,9 @@
 import BUILDER_SCRIPT from "#browser/report-builder.js";
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { backgroundOf } from "../http/background";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
+import { declaredRoute } from "../http/openapi";
 import { pageSecurityHeaders } from "../http/pages";
 import { DataRoundTrips } from "../data/query-runner";
 import { QueryCacheReport } from "../data/query-cache";
@@ -24,7 +25,8 @@ const tags = ["Report builder"];
 
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
-const builderPageRoute = createRoute({
+const builderPageRoute = declaredRoute({
+  access: "builder token in query",
   method: "get",
   path: "/report-builder/{embedId}",
   operationId: "reportBuilderPage",
@@ -49,7 +51,8 @@ const builderPageRoute = createRoute({
   },
 });
 
-const builderScriptRoute = createRoute({
+const builderScriptRoute = declaredRoute({
+  access: "public",
   method: "get",
   path: BUILDER_SCRIPT_PATH,
   operationId: "reportBuilderScript",

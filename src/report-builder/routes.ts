@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { ProvidedId } from "../customers/schemas";
 import { DataRoundTrips } from "../data/query-runner";
@@ -8,7 +8,7 @@ import { QueryCacheReport } from "../data/query-cache";
 import { ApiError } from "../http/errors";
 import { plainText } from "../http/fields";
 import { jsonBody } from "../http/json-body";
-import { apiOperation, ErrorSchema, successSchema } from "../http/openapi";
+import { apiOperation, declaredRoute, ErrorSchema, successSchema } from "../http/openapi";
 import { verifyBuilderToken, type BuilderClaims } from "../tokens/builder";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import type { BuilderRequest } from "./builder-request";
@@ -131,14 +131,14 @@ export function builderRoute<B extends z.ZodType | undefined = undefined, R exte
 ) {
   const access = builderAccess({ save: options.save, database: options.database });
   const retry = declaredRetry(options);
-  return createRoute({
+  return declaredRoute({
+    access: "builder token",
     method: options.method,
     path: options.path,
     operationId: options.operationId,
     tags,
     summary: options.summary,
     description: options.description,
-    security: [{ BuilderToken: [] }],
     middleware: [...retry, access, ...(options.method === "post" ? [jsonBody] : [])],
     request: {
       params: options.withReport ? SavedReportParams : BlueprintParams,
@@ -303,12 +303,6 @@ function reportTrips(c: AppContext, trips: DataRoundTrips, cacheReport: QueryCac
 }
 
 export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openAPIRegistry.registerComponent("securitySchemes", "BuilderToken", {
-    type: "http",
-    scheme: "bearer",
-    description: "A report builder token from `POST /api/generate_embed_token/` with `blueprint_id`.",
-  });
-
   app.openapi(datasetsRoute, async (c) => c.json({ success: 1 as const, datasets: await datasets(builderRequest(c)) }, 200));
 
   app.openapi(queryRoute, async (c) => {

@@ -156,6 +156,35 @@ describe("POST /admin/dashboard_checks/", () => {
       ]);
     });
 
+    it("never prepares a panel on a data source the customer's access group may not use: it has no data source", async () => {
+      const { write, group } = await workspace();
+      const elsewhere = await workspace();
+      const source = (await admin("POST", "/admin/data_sources/", { name: "Restricted", binding: "DEMO_DATA" })).body.data_source
+        .id as number;
+      const customer = (await createCustomer(write, { provided_id: unique("restricted"), mapping: { [schema]: source } })).provided_id;
+      // A query that fails when prepared tells a prepared panel from one left alone.
+      const file = good();
+      file.definition.panels[1] = { ...file.definition.panels[1], sql: "SELECT SUM(amount) AS value FROM orderz" };
+      file.definition.panels.splice(2, 1);
+      // Control: while the customer's group may use the source, the panel is prepared on it.
+      const prepared = await check({ ...file, provided_id: customer });
+      expect(prepared.body.problems.map((p: { message: string }) => p.message)).toEqual(["the query failed: no such table: orderz"]);
+      // The review's case: the source now belongs to another access group only.
+      expect((await admin("POST", "/admin/update_data_source/", { id: source, access_groups: [elsewhere.group] })).status).toBe(200);
+      const refused = await check({ ...file, provided_id: customer });
+      expect(refused.body.problems).toEqual([
+        {
+          field: "definition.panels.1.schema_id",
+          panel_index: 1,
+          panel_id: "revenue",
+          message: `customer '${customer}' has no data source for schema ${schema}`,
+        },
+      ]);
+      // Control: given to the customer's group as well, it is prepared again.
+      await admin("POST", "/admin/update_data_source/", { id: source, access_groups: [elsewhere.group, group] });
+      expect((await check({ ...file, provided_id: customer })).body.problems[0].field).toBe("definition.panels.1.sql");
+    });
+
     it("prepares without running: a query that would fail on its first row passes", async () => {
       // json('not json') raises only when a row is computed; LIMIT 0 computes none.
       const file = good();

@@ -89,6 +89,16 @@ describe("POST /api/generate_embed_token/", () => {
     expect((await open(new URL(res.body.embed_url).pathname + new URL(res.body.embed_url).search)).status).toBe(200);
   });
 
+  it("a read token may not mint a token whose viewer could subscribe (user_email): 403 read_only_token; a write token may", async () => {
+    const refused = await mint({ user_email: "viewer@example.com" }, ctx.read);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: "read_only_token" });
+    expect(refused.body.error.field).toBeUndefined();
+    const allowed = await mint({ user_email: "viewer@example.com" });
+    expect(allowed.status).toBe(200);
+    expect(decodePart(allowed.body.token.split(".")[1]).eml).toBe("viewer@example.com");
+  });
+
   it.each([
     [{ provided_id: undefined }, "provided_id"],
     [{ dashboard_embed_id: undefined }, "dashboard_embed_id"],

@@ -384,6 +384,34 @@ describe("POST /api/invalidate_cache/", () => {
     expect(panelText(kept.body, "revenue")).toBe("revenue 1");
   });
 
+  it("a dashboard invalidated by one access group misses for that group's customers only; another group's stay cached", async () => {
+    const mine = await customer(1);
+    const other = await workspace();
+    const theirsId = unique("viewer");
+    await addOrder(theirsId, 5);
+    const theirs = await createCustomer(other.write, { provided_id: theirsId, mapping: { [ctx.schema]: ctx.demo } });
+    const embedId = await cachedDashboard(600);
+    for (const c of [mine, theirs]) await view(embedId, c.token);
+    await addOrder(mine.provided_id, 10);
+    await addOrder(theirsId, 20);
+
+    // The review's case: the other group's write token invalidates the shared dashboard.
+    expect((await invalidate({ dashboard_embed_id: embedId }, other.write)).status).toBe(200);
+    const kept = await view(embedId, mine.token);
+    expect(kept.cache).toBe("hit");
+    expect(panelText(kept.body, "revenue")).toBe("revenue 1");
+    const missed = await view(embedId, theirs.token);
+    expect(missed.cache).toBe("miss");
+    expect(panelText(missed.body, "revenue")).toBe("revenue 25");
+    // Control: this group's own invalidation reaches its own customer (and a second bump too).
+    expect((await invalidate({ dashboard_embed_id: embedId })).status).toBe(200);
+    expect(panelText((await view(embedId, mine.token)).body, "revenue")).toBe("revenue 11");
+    await addOrder(mine.provided_id, 100);
+    expect((await invalidate({ dashboard_embed_id: embedId })).status).toBe(200);
+    expect((await view(embedId, mine.token)).cache).toBe("miss");
+    expect((await view(embedId, theirs.token)).cache).toBe("hit");
+  });
+
   it("invalidating a parent makes its children's entries miss (they inherit its properties and mapping)", async () => {
     const parent = await customer(0);
     const child = await customer(3, { parent_provided_id: parent.provided_id, hierarchy_level_name: "User" });

@@ -104,6 +104,20 @@ describe("generate_embed_token with blueprint_id", () => {
     expect(Date.parse(res.body.expires_at) - Date.now()).toBeGreaterThan(590_000);
   });
 
+  it("a read token may mint only a token that cannot save: can_save absent or true answers 403 read_only_token", async () => {
+    expectError(await mint({ user_id: "u-1" }, ctx.read), 403, "read_only_token");
+    expectError(await mint({ can_save: true }, ctx.read), 403, "read_only_token");
+    // Controls: the read token's view-only token lists and runs but cannot save; a write token mints a saving one.
+    const viewer = await mint({ can_save: false }, ctx.read);
+    expect(viewer.status).toBe(200);
+    expect((await builder("GET", "/datasets", viewer.body.token)).status).toBe(200);
+    const save = { name: "r", query: byProduct, chart: { type: "bar", x: "product", y: ["sum_amount"] } };
+    expectError(await builder("POST", "/reports", viewer.body.token, save), 403, "saving_not_allowed");
+    const saver = await mint({});
+    expect(saver.status).toBe(200);
+    expect((await builder("POST", "/reports", saver.body.token, save)).status).toBe(200);
+  });
+
   it("takes exactly one of dashboard_embed_id or blueprint_id (400 on dashboard_embed_id when neither, on blueprint_id when both)", async () => {
     const neither = await call("POST", "/api/generate_embed_token/", { token: ctx.write, body: { provided_id: ctx.alpha } });
     expectError(neither, 400, "validation_error", "dashboard_embed_id");
@@ -367,6 +381,67 @@ describe("builder tokens and isolation", () => {
       filters: [{ column: "product", op: "in", values: ["Seats", "Storage"] }],
     });
     expect(widened.body.rows).toEqual([{ product: "Seats" }]);
+  });
+
+  it("a lock whose dataset or column update_blueprint renamed fails closed: 401 invalid_embed_token on every call and the page", async () => {
+    const customer = unique("locked");
+    await createCustomer(ctx.write, { provided_id: customer, name: "Locked", mapping: { [ctx.schema]: Number(ctx.demo) } });
+    for (const product of ["Seats", "Storage"])
+      await bindings.DEMO_DATA.prepare("INSERT INTO orders VALUES (?, '2026-03-01', '2026-03', ?, 10, 'EU')").bind(customer, product).run();
+    const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
+    const mintFor = async (filters?: unknown[]) =>
+      (
+        await call("POST", "/api/generate_embed_token/", {
+          token: ctx.write,
+          body: { provided_id: customer, blueprint_id: blueprint.id, filters },
+        })
+      ).body.token as string;
+    const locked = await mintFor([{ dataset: "orders", column: "product", op: "eq", value: "Seats" }]);
+    const unlocked = await mintFor();
+    const everything = { dataset: "orders", columns: ["product"] };
+    const sales = { dataset: "sales", columns: ["product"] };
+    // Before the rename the lock holds (control).
+    const before = await builder("POST", "/query", locked, everything, blueprint.embedId);
+    expect(before.status).toBe(200);
+    expect(new Set(before.body.rows.map((r: { product: string }) => r.product))).toEqual(new Set(["Seats"]));
+
+    const update = (tablesNow: unknown) =>
+      call("POST", "/api/update_blueprint/", { token: ctx.write, body: { blueprint_id: blueprint.id, tables: tablesNow } });
+    // The review's case: the dataset is renamed; the lock would match no query any more.
+    expect((await update(tables(ctx.schema).map((t) => (t.table_name === "orders" ? { ...t, dataset_name: "sales" } : t)))).status).toBe(
+      200,
+    );
+    const calls: [string, string, unknown?][] = [
+      ["GET", "/datasets"],
+      ["POST", "/query", sales],
+      ["POST", "/export", { query: sales, format: "csv" }],
+      ["GET", "/reports"],
+      ["POST", "/reports", { name: "All", query: sales, chart: { type: "table" } }],
+      ["POST", "/view", { query: sales, chart: { type: "table" } }],
+    ];
+    for (const [method, path, body] of calls) {
+      const res = await builder(method, path, locked, body, blueprint.embedId);
+      expectError(res, 401, "invalid_embed_token");
+      expect(res.body.error.message).toContain("ask for a new link");
+    }
+    const page = await call("GET", `/report-builder/${blueprint.embedId}?token=${locked}`);
+    expect(page.status).toBe(401);
+    expect(page.body).toContain('data-status="401"');
+    expect(page.body).not.toContain("Seats");
+    // Control: a token without locks still runs on the renamed dataset, every product.
+    const open = await builder("POST", "/query", unlocked, sales, blueprint.embedId);
+    expect(open.status).toBe(200);
+    expect(open.body.rows.length).toBeGreaterThan(1);
+
+    // A renamed column fails closed the same way; renaming it back makes the link work again.
+    const renamedColumn = columns.map((c) => (c.name === "product" ? { ...c, name: "item" } : c));
+    expect((await update(tables(ctx.schema).map((t) => (t.table_name === "orders" ? { ...t, columns: renamedColumn } : t)))).status).toBe(
+      200,
+    );
+    expectError(await builder("GET", "/datasets", locked, undefined, blueprint.embedId), 401, "invalid_embed_token");
+    expect((await update(tables(ctx.schema))).status).toBe(200);
+    const after = await builder("POST", "/query", locked, everything, blueprint.embedId);
+    expect(new Set(after.body.rows.map((r: { product: string }) => r.product))).toEqual(new Set(["Seats"]));
   });
 
   it("refuses a dashboard's token on the builder API and a builder token on a dashboard (401)", async () => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 async function mint(body: Record<string, unknown> = {}) {
   const res = await call("POST", "/api/generate_embed_token/", {
-    token: ws.read,
+    token: ws.write,
     body: { provided_id: providedId, dashboard_embed_id: embedId, ...body },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -127,7 +127,7 @@ describe("self-service subscriptions from the embed page", () => {
     expect(bad.body.error.code).toBe("invalid_embed_token");
     expect((await call("GET", `/embed/${embedId}/subscriptions`)).status).toBe(401);
     const elsewhere = await call("POST", "/api/generate_embed_token/", {
-      token: ws.read,
+      token: ws.write,
       body: { provided_id: providedId, dashboard_embed_id: otherDashboard, user_email: "v@alpha.example" },
     });
     expect((await subscribe(elsewhere.body.token, { frequency: "daily", hour: 7, timezone: "UTC" })).status).toBe(401);

@@ -20,6 +20,8 @@ export interface JsonColumns {
   "customers.mapping": Record<string, string>;
   /** The access groups that may use the data source. */
   "data_sources.access_group_ids": number[];
+  /** A dashboard's query-cache invalidation version per access group id. */
+  "dashboards.group_cache_versions": Record<string, number>;
   /** A legacy end user's attributes (`header` and `footer` hold HTML for report e-mails). */
   "end_users.attributes": Record<string, unknown>;
   /** A schedule's (or alert's) fixed recipients, and the variables its deliveries render with. */

@@ -168,6 +168,9 @@ export const dashboards = sqliteTable(
     name: text("name").notNull(),
     // Bumped by POST /api/invalidate_cache/: part of every cached query result's key for this dashboard.
     cacheVersion: integer("cache_version").notNull().default(0),
+    // Bumped by POST /api/invalidate_cache/ with dashboard_embed_id, per access group ({"<group id>": version}):
+    // one group's invalidation makes only its own customers miss.
+    groupCacheVersions: json("dashboards.group_cache_versions").notNull().default({}),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
   },
