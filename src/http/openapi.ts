@@ -352,12 +352,16 @@ export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodO
   return route(options, options.method === "get" ? [adminAccess] : [adminAccess, jsonBody], "admin token");
 }
 
-/** A route without an API or admin token: a capability URL (such as a download link), or public. */
+/**
+ * A route without an API or admin token: a capability URL (such as a download link), or
+ * public. Unless it says which, a path with a `{token}` is a capability URL.
+ */
 export function publicOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
-  options: OperationOptions<B, Q, R> & { access: "capability token in path" | "public" },
+  options: OperationOptions<B, Q, R> & { access?: "capability token in path" | "public" },
 ) {
   sessionOnlyOnGet(options);
-  return route(options, options.method === "get" ? [] : [jsonBody], options.access);
+  const access = options.access ?? (options.path.includes("{token}") ? "capability token in path" : "public");
+  return route(options, options.method === "get" ? [] : [jsonBody], access);
 }
 
 /**
