@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: local Chromium for Browser Rendering (scripts/ensure-chrome.mjs), the browser's
 // scripts built (scripts/build-browser.mjs), the generated binding types checked current
-// (wrangler types --check), lint, type check (the Worker's and the browser's projects),
+// (wrangler types --check), lint (biome, and Redocly on /openapi.json), type check (the Worker's and the browser's projects),
 // import direction (scripts/check-imports.mjs),
 // the local PostgreSQL (scripts/lib/local-postgres.mjs), then every vitest project, on a Node
 // that runs wrangler (scripts/lib/node-runtime.mjs).
@@ -60,6 +60,14 @@ const lint = spawnSync(process.execPath, [join(root, "node_modules", "@biomejs",
   stdio: "inherit",
 });
 if (lint.status !== 0) {
+  console.log("Summary: 0 passed, 1 failed, 0 skipped");
+  process.exit(1);
+}
+
+// The OpenAPI document /openapi.json serves, linted with Redocly's recommended rules
+// (redocly.yaml; scripts/lint-openapi.mjs): any error fails the run here too.
+const openApiLint = spawnSync(process.execPath, [join(root, "scripts", "lint-openapi.mjs")], { cwd: root, stdio: "inherit" });
+if (openApiLint.status !== 0) {
   console.log("Summary: 0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }

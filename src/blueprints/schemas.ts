@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { plainText } from "../http/fields";
 import { ProvidedId } from "../customers/schemas";
 import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
+import { bindParameterProblem } from "../lib/sql-bind-parameters";
 
 export const COLUMN_TYPES = ["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"] as const;
 
@@ -18,7 +19,20 @@ const Table = z
   .object({
     table_name: plainText(1, 256),
     schema_id: z.number().int().positive(),
-    query: z.string().min(1).max(100_000).nullable().optional().openapi({ description: 'Defaults to SELECT * FROM "<table_name>".' }),
+    query: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .superRefine((query, ctx) => {
+        // Values reach the query through {{…}} placeholders only (the read-only rule is the service's 422).
+        const problem = bindParameterProblem(query);
+        if (problem) ctx.addIssue({ code: "custom", message: problem, input: query });
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description: 'Defaults to SELECT * FROM "<table_name>". Values come from {{…}} placeholders, never bind parameters of its own.',
+      }),
     columns: z.array(Column).min(1).max(500),
     dataset_name: plainText(1, 256).nullable().optional().openapi({ description: "Defaults to table_name." }),
     description: z.string().max(10_000).nullable().optional(),

@@ -4,7 +4,7 @@ import type { Database } from "../db/client";
 import { jsonList } from "../db/json-list";
 import { jsonOf, jsonText, parsedRows, sqliteFlag } from "../db/rows";
 import { sqlNow } from "../db/time";
-import { customerGroupTags, customers, dataSources, groupTags, hierarchyLevels, schemas } from "../db/schema";
+import { customerGroupTags, customers, dataSources, groupTags, hierarchyLevels, reportSchedules, schemas } from "../db/schema";
 import { z } from "zod";
 import { allOf } from "../db/conditions";
 
@@ -304,6 +304,19 @@ export function customerWithChildCount(db: Database, tokenHash: string, accessGr
     .select({ id: self.id, children: db.$count(customers, eq(customers.parentId, self.id)) })
     .from(self)
     .where(and(eq(self.tokenHash, tokenHash), eq(self.accessGroupId, accessGroupId)));
+}
+
+/**
+ * The viewers' own subscriptions (schedules with source 'embed') of the customer holding
+ * `tokenHash`: made under that customer token, they end with it (refresh or delete), as its
+ * embed tokens and share links do.
+ */
+export function deleteEmbedSubscriptions(db: Database, tokenHash: string, accessGroupId: number) {
+  const holder = db.select({ id: customers.id }).from(customers).where(visibleByTokenHash(tokenHash, accessGroupId));
+  return db
+    .delete(reportSchedules)
+    .where(and(eq(reportSchedules.source, "embed"), inArray(reportSchedules.customerId, holder)))
+    .returning({ id: reportSchedules.id });
 }
 
 export function replaceToken(db: Database, oldHash: string, accessGroupId: number, nonce: string, newHash: string) {

@@ -370,7 +370,9 @@ export async function deleteCustomer(scope: CustomerScope, currentToken: string)
 export async function refreshCustomerToken(scope: CustomerScope, currentToken: string): Promise<Customer> {
   const oldHash = await hashCustomerToken(currentToken);
   const next = await newCustomerToken(scope.tokenKey);
-  const [, chain] = await scope.db.batch([
+  // One batch: the viewers' subscriptions made under the old token go with it, or nothing changes.
+  const [, , chain] = await scope.db.batch([
+    repo.deleteEmbedSubscriptions(scope.db, oldHash, scope.accessGroupId),
     repo.replaceToken(scope.db, oldHash, scope.accessGroupId, next.nonce, next.hash),
     repo.customerChain(scope.db, repo.visibleByTokenHash(next.hash, scope.accessGroupId)),
   ]);

@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { DataRoundTrips } from "../data/query-runner";
 import { DashboardDefinition } from "../dashboards/definition";
 import { rowsToCsv } from "../dashboards/csv";
@@ -8,7 +8,7 @@ import { dataOfPanel, renderLoaded } from "../dashboards/customer-dashboard";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { EmbedId, plainText } from "../http/fields";
-import { adminOperation, ErrorSchema, successSchema } from "../http/openapi";
+import { adminOperation, declaredRoute, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { DASHBOARD_SCHEMA_PATH, dashboardJsonSchema } from "./file-schema";
 import { checkFile, createPreview, loadPreview } from "./service";
@@ -16,7 +16,8 @@ import { config } from "../config";
 
 const tags = ["Administration: dashboards as code"];
 
-const schemaDocument = createRoute({
+const schemaDocument = declaredRoute({
+  access: "public",
   method: "get",
   path: DASHBOARD_SCHEMA_PATH,
   operationId: "dashboardFileSchema",
@@ -100,7 +101,8 @@ const preview = adminOperation({
 
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
-const previewPage = createRoute({
+const previewPage = declaredRoute({
+  access: "preview token in query",
   method: "get",
   path: "/preview/{embedId}",
   operationId: "dashboardPreviewPage",
@@ -121,7 +123,8 @@ const previewPage = createRoute({
   },
 });
 
-const previewCsv = createRoute({
+const previewCsv = declaredRoute({
+  access: "preview token in query",
   method: "get",
   path: "/preview/{embedId}/panels/{panelFile}",
   operationId: "dashboardPreviewPanelCsv",

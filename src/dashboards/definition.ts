@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 import { placeholderProblem } from "../data/placeholders";
+import { bindParameterProblem } from "../lib/sql-bind-parameters";
 
 /**
  * For the JSON Schema only (the API runs the real checks): a read statement starts, after
@@ -96,7 +97,7 @@ const SchemaId = z
   .meta({ description: "Data panels: the schema whose data source (per the viewing customer's mapping) runs `sql`." });
 const Sql = z.string().max(20_000).meta({
   description:
-    "Data panels: one read-only SELECT / WITH … SELECT / VALUES; placeholders such as {{customer.provided_id}} are bound as parameters.",
+    "Data panels: one read-only SELECT / WITH … SELECT / VALUES; placeholders such as {{customer.provided_id}} are bound as parameters (bind parameters of its own — ?, $1, :name, @name — are refused).",
 });
 const Text = z
   .string()
@@ -148,7 +149,7 @@ const PanelText = Text.superRefine((text, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", message: problem, input: text });
 });
 
-/** A data panel's schema and query: SQL that is not blank and whose placeholders resolve. */
+/** A data panel's schema and query: SQL that is not blank, whose placeholders resolve and that binds nothing itself. */
 function dataFields(type: Exclude<PanelType, "text">) {
   const query = Sql.superRefine((sql, ctx) => {
     if (sql.trim() === "") {
@@ -156,7 +157,7 @@ function dataFields(type: Exclude<PanelType, "text">) {
       return;
     }
     // The read-only rule is checked by the service (422 query_not_read_only), after existence.
-    const problem = placeholderProblem(sql);
+    const problem = placeholderProblem(sql) ?? bindParameterProblem(sql);
     if (problem) ctx.addIssue({ code: "custom", message: problem, input: sql });
   });
   return { schema_id: needed(type, "schema_id", SchemaId), sql: needed(type, "sql", query) };

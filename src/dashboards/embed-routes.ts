@@ -1,9 +1,9 @@
 import EMBED_ELEMENT from "#browser/embed-element.js";
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { backgroundOf } from "../http/background";
 import { answeringNotFound, ApiError } from "../http/errors";
-import { ErrorSchema } from "../http/openapi";
+import { declaredRoute, ErrorSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { QueryCacheReport } from "../data/query-cache";
 import { subscribeControl, subscribeScriptHash } from "./subscribe-control";
@@ -38,7 +38,8 @@ export function errorPageFor(error: ApiError): { html: string; status: 401 | 404
 
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
-const embedPage = createRoute({
+const embedPage = declaredRoute({
+  access: "embed token in query",
   method: "get",
   path: "/embed/{embedId}",
   operationId: "embedPage",
@@ -80,7 +81,8 @@ function embedScript(origin: string): string {
   return EMBED_ELEMENT.replaceAll(JSON.stringify("__EMBED_SERVICE_ORIGIN__"), JSON.stringify(origin));
 }
 
-const embedJs = createRoute({
+const embedJs = declaredRoute({
+  access: "public",
   method: "get",
   path: "/embed.js",
   operationId: "embedScript",
@@ -92,7 +94,8 @@ const embedJs = createRoute({
   responses: { 200: { description: "JavaScript", content: { "application/javascript": { schema: z.string() } } } },
 });
 
-const panelCsv = createRoute({
+const panelCsv = declaredRoute({
+  access: "embed token in query",
   method: "get",
   path: "/embed/{embedId}/panels/{panelFile}",
   operationId: "embedPanelCsv",
@@ -155,7 +158,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         // Per data source (`<id>=<trips>`) and the PostgreSQL connections opened.
         c.header("X-Data-Round-Trips-By-Source", dataRoundTrips.describe());
         c.header("X-Data-Connections", String(dataRoundTrips.connections));
-        c.header("X-Query-Cache", cacheReport.status);
+        for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
       }
       if (!subscriber) return c.html(page, 200);
       const control = subscribeControl(embedId, subscriber.token, subscriber.email);
@@ -190,7 +193,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     }
     if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
-      c.header("X-Query-Cache", cacheReport.status);
+      for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
     }
     c.header("Content-Type", "text/csv; charset=utf-8");
     c.header("Content-Disposition", `attachment; filename="${panelId}.csv"`);

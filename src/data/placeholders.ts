@@ -5,12 +5,11 @@
  * spliced into the SQL text.
  */
 
+import { placeholdersIn, replacePlaceholders } from "../lib/placeholder-syntax";
 import { lexSql, type SqlDialect } from "../lib/sql-lexer";
 
 /** The SQL dialect of a data source: SQLite for D1, PostgreSQL behind Hyperdrive. */
 export type Dialect = SqlDialect;
-
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}/g;
 
 export interface PlaceholderContext {
   customer: { provided_id: string; name: string; properties: Record<string, unknown> };
@@ -22,13 +21,13 @@ export const NO_CUSTOMER: PlaceholderContext = { customer: { provided_id: "", na
 
 /** Placeholder paths that can be resolved; anything else is refused when a version is saved. */
 export function placeholderProblem(text: string): string | null {
-  for (const match of text.matchAll(PLACEHOLDER)) {
-    const path = match[1];
+  for (const { path } of placeholdersIn(text)) {
+    // A path's segments are never empty (placeholder-syntax.ts), so a prefix is the rule.
     if (
       path !== "customer.provided_id" &&
       path !== "customer.name" &&
-      !/^customer\.properties\.[^.]+(\.[^.]+)*$/.test(path) &&
-      !/^variables\.[^.]+(\.[^.]+)*$/.test(path)
+      !path.startsWith("customer.properties.") &&
+      !path.startsWith("variables.")
     ) {
       return `unknown placeholder '{{${path}}}'; use customer.provided_id, customer.name, customer.properties.<key> or variables.<name>`;
     }
@@ -70,7 +69,6 @@ function bindable(value: unknown, dialect: Dialect): Param {
 }
 
 /**
-/**
  * The statement cut at its placeholders: `text` has one piece more than `values`, and
  * `values[i]` (bound, never spliced) belongs between `text[i]` and `text[i + 1]`. Only a
  * placeholder in code counts (in a string, name or comment it is plain text); each is
@@ -108,7 +106,7 @@ export function bindPlaceholders(sql: string, context: PlaceholderContext, diale
 
 /** Text with placeholders replaced by their values as plain text (escape before putting it in HTML). */
 export function interpolateText(text: string, context: PlaceholderContext): string {
-  return text.replace(PLACEHOLDER, (_match, path: string) => {
+  return replacePlaceholders(text, (path) => {
     const value = resolvePlaceholder(path, context);
     if (value === undefined || value === null) return "";
     return typeof value === "object" ? JSON.stringify(value) : String(value);

@@ -1,7 +1,7 @@
-import { createRoute, z, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { z, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { answeringNotFound, ApiError } from "../http/errors";
-import { apiOperation, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
+import { apiOperation, declaredRoute, ErrorSchema, publicOperation, successSchema } from "../http/openapi";
 import { accessScope } from "../customers/scope";
 import { backgroundOf } from "../http/background";
 import { QueryCacheReport } from "../data/query-cache";
@@ -116,6 +116,7 @@ const downloadOperation = publicOperation({
   method: "get",
   path: "/api/downloads/{token}",
   operationId: "download",
+  access: "capability token in path",
   notFound: "retry on primary",
   tags,
   summary: "Download a screenshot (capability URL; no API token)",
@@ -149,7 +150,8 @@ const downloadRoute = {
   },
 };
 
-const shareRoute = createRoute({
+const shareRoute = declaredRoute({
+  access: "capability token in path",
   method: "get",
   path: "/share/{token}",
   operationId: "sharePage",
@@ -224,7 +226,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
         cacheReport,
         waitUntil: backgroundOf(c),
       });
-      if (config(c.env).DIAGNOSTICS) c.header("X-Query-Cache", cacheReport.status);
+      if (config(c.env).DIAGNOSTICS) for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
       return c.html(page, 200);
     } catch (error) {
       if (isGoneError(error)) {

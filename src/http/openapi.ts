@@ -2,7 +2,7 @@ import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { apiAccess, adminAccess } from "./auth";
 import type { AppEnv } from "./context";
-import { errorStatus } from "./errors";
+import { type ErrorCode, errorStatus } from "./errors";
 import { jsonBody } from "./json-body";
 import { declaredRetry } from "./replica-retry";
 import { withoutTrailingSlash } from "./route-path";
@@ -19,15 +19,218 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
-const errorResponses = {
-  400: { description: "`invalid_json` or `validation_error`", content: { "application/json": { schema: ErrorSchema } } },
-  401: { description: "`missing_api_token` or `invalid_api_token`", content: { "application/json": { schema: ErrorSchema } } },
-  403: { description: "`read_only_token` or a limit", content: { "application/json": { schema: ErrorSchema } } },
-  404: { description: "The named resource does not exist (for this token)", content: { "application/json": { schema: ErrorSchema } } },
-  409: { description: "Conflict", content: { "application/json": { schema: ErrorSchema } } },
-  422: { description: "A rule of the API is broken", content: { "application/json": { schema: ErrorSchema } } },
-  429: { description: "`rate_limited`, see `Retry-After`", content: { "application/json": { schema: ErrorSchema } } },
-} as const;
+/**
+ * The ways a request is authorised, each once as an OpenAPI security scheme
+ * (components.securitySchemes; registerSecuritySchemes). A declaration names its `Access`
+ * and its `security`, its authentication errors and, where OpenAPI has no scheme for it
+ * (a capability token in the path), a sentence of its description follow from that.
+ */
+export const securitySchemes = {
+  ApiToken: {
+    type: "apiKey",
+    in: "header",
+    name: "Service-Authorization",
+    description: "`Token <API_KEY>`: an access group's API token (`POST /admin/api_tokens/`).",
+  },
+  AdminToken: { type: "http", scheme: "bearer", description: "The service's admin token (the `ADMIN_TOKEN` secret)." },
+  EmbedToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "A signed embed token (`POST /api/generate_embed_token/`, minted with `user_email`) as `Authorization: Bearer <token>`.",
+  },
+  EmbedQueryToken: {
+    type: "apiKey",
+    in: "query",
+    name: "token",
+    description: "A signed embed token from `POST /api/generate_embed_token/` (with `dashboard_embed_id`); its `embed_url` carries it.",
+  },
+  CustomerToken: {
+    type: "apiKey",
+    in: "query",
+    name: "customer_token",
+    description: "The customer's long-lived token (legacy; refused when `EMBED_REQUIRE_SIGNED=true`). Prefer `token`.",
+  },
+  BuilderToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "A report builder token from `POST /api/generate_embed_token/` with `blueprint_id`, as `Authorization: Bearer <token>`.",
+  },
+  BuilderQueryToken: {
+    type: "apiKey",
+    in: "query",
+    name: "token",
+    description: "A report builder token from `POST /api/generate_embed_token/` with `blueprint_id`; its `embed_url` carries it.",
+  },
+  PreviewToken: {
+    type: "apiKey",
+    in: "query",
+    name: "token",
+    description: "The preview token of `POST /admin/dashboard_previews/`; its `preview_url` carries it.",
+  },
+  WebhookSignature: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Signature",
+    description:
+      "How the service signs what it sends you: `sha256=<hex>`, the HMAC-SHA256 of `<X-Signature-Timestamp>.<raw body>` with the access group's webhook secret (`POST /admin/webhook_secrets/`). Check it, and refuse a timestamp more than 5 minutes old.",
+  },
+} as const satisfies Record<string, { type: "apiKey" | "http"; description: string; [key: string]: string }>;
+
+type SchemeName = keyof typeof securitySchemes;
+
+/** Registers every scheme of `securitySchemes` once, for the whole document. */
+export function registerSecuritySchemes(registry: {
+  registerComponent(type: "securitySchemes", name: string, component: object): unknown;
+}) {
+  for (const [name, scheme] of Object.entries(securitySchemes)) registry.registerComponent("securitySchemes", name, scheme);
+}
+
+/** How an operation is authorised (see `securitySchemes`). */
+export type Access =
+  | "api token"
+  | "admin token"
+  /** A signed embed token as a bearer token (the embed page's own JSON calls). */
+  | "embed token"
+  /** A signed embed token in `token`, or the legacy `customer_token` (pages and links in an iframe). */
+  | "embed token in query"
+  | "builder token"
+  | "builder token in query"
+  | "preview token in query"
+  /** The path's `{token}` is the credential: whoever holds the link (e-mailed or handed out) may use it. */
+  | "capability token in path"
+  /** Anyone: nothing secret is served. */
+  | "public";
+
+const accessSecurity: Record<Access, Partial<Record<SchemeName, string[]>>[]> = {
+  "api token": [{ ApiToken: [] }],
+  "admin token": [{ AdminToken: [] }],
+  "embed token": [{ EmbedToken: [] }],
+  "embed token in query": [{ EmbedQueryToken: [] }, { CustomerToken: [] }],
+  "builder token": [{ BuilderToken: [] }],
+  "builder token in query": [{ BuilderQueryToken: [] }],
+  "preview token in query": [{ PreviewToken: [] }],
+  // OpenAPI has no scheme for a credential in the path; the description says it instead.
+  "capability token in path": [],
+  public: [],
+};
+
+const accessNote: Partial<Record<Access, string>> = {
+  "capability token in path":
+    "Authorisation: the `{token}` in the path is a capability token; whoever holds the link may use it until it expires. No other credential is asked for.",
+  public: "Authorisation: none; this is public.",
+};
+
+/** The authentication failures each kind of access answers with (errors.ts), besides the answers every operation shares. */
+const accessErrors: Record<Access, ErrorCode[]> = {
+  "api token": ["missing_api_token", "invalid_api_token", "read_only_token"],
+  "admin token": ["invalid_admin_token"],
+  "embed token": ["invalid_embed_token", "subscriptions_not_allowed"],
+  "embed token in query": ["invalid_embed_token"],
+  "builder token": ["invalid_embed_token", "saving_not_allowed"],
+  "builder token in query": ["invalid_embed_token"],
+  "preview token in query": ["invalid_embed_token"],
+  "capability token in path": [],
+  public: [],
+};
+
+const errorContent = { "application/json": { schema: ErrorSchema } };
+/** Codes that belong to a kind of access: an operation answers only its own access's. */
+const accessOwned = new Set(Object.values(accessErrors).flat());
+/** The pipeline's answers to a body (http/json-body.ts), only where there is one. */
+const bodyCodes = new Set<ErrorCode>(["invalid_json", "payload_too_large", "unsupported_media_type"]);
+/** Answers of the pipeline itself, never of a declared operation (a path or method with no route). */
+const pipelineCodes = new Set<ErrorCode>(["route_not_found", "method_not_allowed"]);
+const codesByStatus = Object.entries(errorStatus).reduce<Map<number, ErrorCode[]>>((byStatus, [code, status]) => {
+  if (status >= 400 && status < 500 && !pipelineCodes.has(code as ErrorCode))
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code as ErrorCode]);
+  return byStatus;
+}, new Map());
+
+/**
+ * The 4xx answers of a JSON operation, written from the one error table (errors.ts): for each
+ * status, the table's codes, less those of another kind of access and, without a body, those
+ * about a body. (Which of them one operation can give is in its description and the docs.)
+ */
+export function errorResponses(access: Access, options: { body: boolean; write: boolean }) {
+  const own = new Set(accessErrors[access].filter((code) => code !== "read_only_token" || options.write));
+  const responses: Record<string, { description: string; content: typeof errorContent }> = {};
+  for (const [status, all] of codesByStatus) {
+    const codes = all.filter((code) => (accessOwned.has(code) ? own.has(code) : options.body || !bodyCodes.has(code)));
+    if (codes.length === 0) continue;
+    const listed = codes.map((code) => `\`${code}\``).join(", ");
+    responses[status] = { description: `The error table's codes with this status: ${listed}.`, content: errorContent };
+  }
+  return responses;
+}
+
+/** What every response map needs at least: a 4xx answer. An operation that answers none says why: only another method fails. */
+const onlyOtherMethodsFail = {
+  405: {
+    description: "`method_not_allowed`: only for another method on this path (with `Allow`); this operation itself always succeeds.",
+    content: errorContent,
+  },
+};
+
+type Responses = NonNullable<RouteConfig["responses"]>;
+const hasClientError = (responses: Responses) => Object.keys(responses).some((status) => /^4/.test(status));
+
+/**
+ * Requests the service makes back to the caller: each is signed as `WebhookSignature`
+ * describes, and each says how a refusal is treated.
+ */
+function signedCallbacks(callbacks: RouteConfig["callbacks"]): RouteConfig["callbacks"] {
+  if (!callbacks) return callbacks;
+  const signed = (operation: Record<string, unknown> & { responses?: Responses }) => ({
+    security: [{ WebhookSignature: [] }],
+    ...operation,
+    responses: {
+      ...operation.responses,
+      ...(hasClientError(operation.responses ?? {})
+        ? {}
+        : {
+            "4XX": { description: "A refusal (e.g. a signature you did not accept) counts as not received: retried as any other failure." },
+          }),
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(callbacks).map(([name, callback]) => [
+      name,
+      Object.fromEntries(
+        Object.entries(callback as Record<string, Record<string, Record<string, unknown>>>).map(([expression, item]) => [
+          expression,
+          Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, signed(operation)])),
+        ]),
+      ),
+    ]),
+  ) as RouteConfig["callbacks"];
+}
+
+/**
+ * What follows from an operation's `Access`: its `security`, the sentence of its description a
+ * security scheme cannot say, signed callbacks, and, when it declares no 4xx answer, the one it has.
+ */
+function withAccess<R extends Pick<RouteConfig, "description" | "responses" | "callbacks">>(
+  access: Access,
+  route: R,
+): R & { security: RouteConfig["security"] } {
+  const note = accessNote[access];
+  return {
+    ...route,
+    security: accessSecurity[access],
+    ...(note ? { description: route.description ? `${route.description}\n\n${note}` : note } : {}),
+    ...(route.callbacks ? { callbacks: signedCallbacks(route.callbacks) } : {}),
+    responses: hasClientError(route.responses) ? route.responses : { ...route.responses, ...onlyOtherMethodsFail },
+  };
+}
+
+/**
+ * A route not under `/api/` or `/admin/` (pages, their CSV and JSON calls, scripts, links):
+ * `createRoute` with the route's `access` declared, from which its security follows.
+ */
+export function declaredRoute<P extends string, R extends Omit<RouteConfig, "path"> & { path: P }>(config: R & { access: Access }) {
+  const { access, ...route } = config;
+  return createRoute(withAccess(access, route as unknown as R));
+}
 
 interface OperationOptions<Body extends z.ZodType | undefined, Query extends z.ZodObject | undefined, Response extends z.ZodType> {
   method: "get" | "post" | "put" | "delete";
@@ -78,20 +281,29 @@ export function documentedPaths<T extends { paths?: Record<string, unknown> }>(d
 function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
   options: OperationOptions<B, Q, R>,
   middleware: MiddlewareHandler<AppEnv>[],
-  security: RouteConfig["security"],
+  access: Access,
+  write = true,
 ) {
   const path = withoutTrailingSlash(options.path);
   writtenPaths.set(path, options.path);
+  const declared = withAccess(access, {
+    description: options.description,
+    callbacks: options.callbacks,
+    responses: {
+      200: { description: "Success", content: { "application/json": { schema: options.response } } },
+      ...errorResponses(access, { body: options.body !== undefined, write }),
+    },
+  });
   return createRoute({
     method: options.method,
     path,
     operationId: options.operationId,
     tags: options.tags,
     summary: options.summary,
-    description: options.description,
+    description: declared.description,
     deprecated: options.deprecated,
-    ...(options.callbacks ? { callbacks: options.callbacks } : {}),
-    security,
+    ...(declared.callbacks ? { callbacks: declared.callbacks } : {}),
+    security: declared.security,
     // The declared replica retry first: it marks the request before anything can answer not-found.
     middleware: [...declaredRetry(options), ...middleware],
     request: {
@@ -102,9 +314,8 @@ function route<B extends z.ZodType | undefined, Q extends z.ZodObject | undefine
       query: Q extends z.ZodObject ? Q : never;
       body: B extends z.ZodType ? { required: true; content: { "application/json": { schema: B } } } : never;
     },
-    responses: {
-      200: { description: "Success", content: { "application/json": { schema: options.response } } },
-      ...errorResponses,
+    responses: declared.responses as {
+      200: { description: string; content: { "application/json": { schema: R } } };
     },
   });
 }
@@ -119,8 +330,9 @@ export function apiOperation<B extends z.ZodType | undefined, Q extends z.ZodObj
   const access = apiAccess({ write: options.access === "write", delivery: options.delivery });
   const chain = options.method === "get" ? [access] : [access, jsonBody];
   // An operation that only reads (access: "read") reads a session whatever its method.
-  if (options.successor === undefined) return route(options, chain, [{ ApiToken: [] }]);
-  return route({ ...options, deprecated: true }, [deprecation(options.successor), ...chain], [{ ApiToken: [] }]);
+  const write = options.access === "write";
+  if (options.successor === undefined) return route(options, chain, "api token", write);
+  return route({ ...options, deprecated: true }, [deprecation(options.successor), ...chain], "api token", write);
 }
 
 /** Marks every response of a deprecated operation, errors included (docs/api-contract.md, "Deprecated user groups and end users"). */
@@ -137,15 +349,19 @@ export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodO
   options: OperationOptions<B, Q, R>,
 ) {
   sessionOnlyOnGet(options);
-  return route(options, options.method === "get" ? [adminAccess] : [adminAccess, jsonBody], [{ AdminToken: [] }]);
+  return route(options, options.method === "get" ? [adminAccess] : [adminAccess, jsonBody], "admin token");
 }
 
-/** A route without authentication (capability URLs such as download links). */
+/**
+ * A route without an API or admin token: a capability URL (such as a download link), or
+ * public. Unless it says which, a path with a `{token}` is a capability URL.
+ */
 export function publicOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
-  options: OperationOptions<B, Q, R>,
+  options: OperationOptions<B, Q, R> & { access?: "capability token in path" | "public" },
 ) {
   sessionOnlyOnGet(options);
-  return route(options, options.method === "get" ? [] : [jsonBody], []);
+  const access = options.access ?? (options.path.includes("{token}") ? "capability token in path" : "public");
+  return route(options, options.method === "get" ? [] : [jsonBody], access);
 }
 
 /**

@@ -7,8 +7,12 @@
  *
  * Written by hand: the SQL parsers on npm either follow one dialect loosely or build a full
  * syntax tree for a subset of SQL; the read-only check needs the exact token boundaries of
- * both databases and nothing else.
+ * both databases and nothing else. Every construct is read in one forward pass with no
+ * backtracking (no regular expression with nested quantifiers), so checking a query costs
+ * time linear in its length whatever mix of quotes, blanks and comments it holds.
  */
+
+import { placeholderAt } from "./placeholder-syntax";
 
 export type SqlDialect = "sqlite" | "postgres";
 
@@ -49,11 +53,13 @@ export interface Lexed {
   error?: string;
 }
 
-export const PLACEHOLDER_PATTERN = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}/y;
-
-/** Letters, `_`, digits, `$` and every non-ASCII character continue a name in both databases. */
-const isNameStart = (c: string) => /[A-Za-z_]/.test(c) || c.charCodeAt(0) >= 0x80;
-const isNamePart = (c: string) => /[A-Za-z0-9_$]/.test(c) || c.charCodeAt(0) >= 0x80;
+/** Letters, `_` and every non-ASCII character start a name in both databases. */
+function isNameStart(c: string): boolean {
+  const code = c.charCodeAt(0);
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code >= 0x80;
+}
+/** …and digits and `$` continue one. */
+const isNamePart = (c: string) => isNameStart(c) || isDigit(c) || c === "$";
 const isDigit = (c: string) => c >= "0" && c <= "9";
 const isSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v";
 
@@ -137,7 +143,9 @@ class Scanner {
   }
 
   private push(kind: TokenKind, start: number, value?: string): void {
-    this.tokens.push({ kind, text: this.sql.slice(start, this.pos), start, ...(value === undefined ? {} : { value }) });
+    const token: Token = { kind, text: this.sql.slice(start, this.pos), start };
+    if (value !== undefined) token.value = value;
+    this.tokens.push(token);
   }
 
   /** `--` to the end of the line: SQLite ends it at `\n` only, PostgreSQL at `\n` or `\r`. */
@@ -173,12 +181,10 @@ class Scanner {
   }
 
   private placeholder(): boolean {
-    PLACEHOLDER_PATTERN.lastIndex = this.pos;
-    const match = PLACEHOLDER_PATTERN.exec(this.sql);
+    const match = placeholderAt(this.sql, this.pos);
     if (!match) return false;
-    const start = this.pos;
-    this.pos += match[0].length;
-    this.push("placeholder", start, match[1]);
+    this.pos = match.end;
+    this.push("placeholder", match.start, match.path);
     return true;
   }
 
@@ -327,12 +333,26 @@ class Scanner {
 
 /**
  * Where PostgreSQL continues a string that closed at `end`: white space holding a line break
- * (comments allowed), then a quote. Returns that quote's position, or -1. (scan.l:
- * quotecontinue = whitespace_with_newline quote.)
+ * (`--` comments allowed), then a quote. Returns that quote's position, or -1. (scan.l:
+ * quotecontinue = whitespace_with_newline quote.) A plain loop: the regular expression it
+ * replaces nested quantifiers over blanks and backtracked exponentially on long runs of them.
  */
 function stringContinuation(sql: string, end: number): number {
-  const pattern = /(?:[ \t\f\v]|--[^\n\r]*)*[\n\r](?:[ \t\n\r\f\v]+|--[^\n\r]*[\n\r])*'/y;
-  pattern.lastIndex = end;
-  const match = pattern.exec(sql);
-  return match ? end + match[0].length - 1 : -1;
+  let i = end;
+  let lineBreak = false;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === "\n" || c === "\r") {
+      lineBreak = true;
+      i++;
+    } else if (c === " " || c === "\t" || c === "\f" || c === "\v") {
+      i++;
+    } else if (c === "-" && sql[i + 1] === "-") {
+      i += 2;
+      while (i < sql.length && sql[i] !== "\n" && sql[i] !== "\r") i++;
+    } else {
+      break;
+    }
+  }
+  return lineBreak && sql[i] === "'" ? i : -1;
 }

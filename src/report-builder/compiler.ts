@@ -5,7 +5,7 @@ import type { StoredTable } from "../blueprints/schemas";
 import type { ReportFilter } from "../data/filters";
 import { splitPlaceholders, type Dialect, type Param, type PlaceholderContext } from "../data/placeholders";
 import { ApiError } from "../http/errors";
-import { aggregateAllowed, aggregated, aggregateType, bucketed, ordered, ref } from "./expressions";
+import { aggregateAllowed, aggregated, aggregateType, bucketed, instant, isInstant, ordered, ref } from "./expressions";
 import { condition, opFitsColumn, typedFilter } from "./filter-conditions";
 import { DEFAULT_REPORT_LIMIT, type Aggregate, type Bucket, type ColumnType, type ReportQuery, type ResultColumn } from "./query";
 
@@ -17,7 +17,7 @@ import { DEFAULT_REPORT_LIMIT, type Aggregate, type Bucket, type ColumnType, typ
  * quotes a name for the dialect (`"` doubled), every `${value}` becomes a bound parameter
  * (`?` or `$n`, numbered by the dialect). Kysely would do the same but adds a second query
  * library next to drizzle for one statement shape; the statement here is one fixed shape
- * whose dialect differences (buckets, collation, `avg`'s type) are a handful of
+ * whose dialect differences (buckets, instants, collation, `avg`'s type, lists) are a handful of
  * expressions either way.
  *
  * Identifiers only ever come from the blueprint's declarations (a name the query gives
@@ -112,12 +112,18 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
     if (!column) throw new ApiError("unknown_column", `Dataset '${table.dataset_name}' has no column '${name}'.`, field);
     return column;
   };
-  const result: { column: ResultColumn; expression: SQL }[] = [];
+  // `key`: what the column sorts by when it is not its expression — a listed date-time is
+  // shown as stored (the run writes it in UTC) and sorted by its instant.
+  const result: { column: ResultColumn; expression: SQL; key?: SQL }[] = [];
   const groups: SQL[] = [];
   if (query.columns) {
     query.columns.forEach((name, i) => {
       const column = known(name, `columns.${i}`);
-      result.push({ column: { name, display_name: column.display_name, type: column.type }, expression: ref(name) });
+      result.push({
+        column: { name, display_name: column.display_name, type: column.type },
+        expression: ref(name),
+        key: isInstant(column.type) ? instant(ref(name), dialect) : undefined,
+      });
     });
   } else {
     (query.group_by ?? []).forEach((group, i) => {
@@ -131,7 +137,12 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
           `group_by.${i}.bucket`,
         );
       }
-      const expression = group.bucket ? bucketed(ref(group.column), group.bucket, dialect) : ref(group.column);
+      // Date-times group by the instant: two spellings of one instant are one group.
+      const expression = group.bucket
+        ? bucketed(ref(group.column), group.bucket, dialect)
+        : isInstant(column.type)
+          ? instant(ref(group.column), dialect)
+          : ref(group.column);
       groups.push(expression);
       result.push({
         column: group.bucket
@@ -190,7 +201,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   (query.sort ?? []).forEach((entry, i) => {
     const found = byName.get(entry.column);
     if (!found) throw new ApiError("unknown_column", `The result has no column '${entry.column}' to sort by.`, `sort.${i}.column`);
-    order.push(ordered(found.expression, found.column.type, entry.direction ?? "asc", dialect));
+    order.push(ordered(found.key ?? found.expression, found.column.type, entry.direction ?? "asc", dialect));
   });
   if (query.sort === undefined) order.push(...groups.map((expression, i) => ordered(expression, result[i].column.type, "asc", dialect)));
 

@@ -9,6 +9,40 @@ import type { Aggregate, Bucket, ColumnType } from "./query";
  */
 
 const NUMERIC: readonly ColumnType[] = ["INTEGER", "FLOAT"];
+const INSTANTS: readonly ColumnType[] = ["DATETIME", "TIMESTAMP"];
+
+/** DATETIME and TIMESTAMP: values that name an instant, compared, grouped and sorted as one. */
+export function isInstant(type: ColumnType): boolean {
+  return INSTANTS.includes(type);
+}
+
+/**
+ * A DATETIME or TIMESTAMP value as the instant it names, whatever ISO 8601 spelling it is
+ * stored in (`…Z`, `….000Z`, `+00:00`, `+02:00`, `YYYY-MM-DD HH:MM:SS`): compared as text,
+ * two spellings of one instant would land on different sides of a filter. One function per
+ * dialect, so that time-zone-aware buckets can build on it.
+ */
+export function instant(expression: SQL, dialect: Dialect): SQL {
+  return dialect === "sqlite" ? sqliteInstant(expression) : postgresInstant(expression);
+}
+
+/**
+ * SQLite reads any of those spellings (an offset is applied, no offset is UTC) and writes
+ * one: `YYYY-MM-DDTHH:MM:SS.SSSZ`, fixed width, so text order is time order — and it is
+ * exactly JavaScript's `toISOString()`, the spelling filter values are bound in. A value it
+ * cannot read is NULL.
+ */
+export function sqliteInstant(expression: SQL): SQL {
+  return sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${expression})`;
+}
+
+/**
+ * PostgreSQL: a timestamptz, from ISO text, a date, a timestamp (read in the run's time
+ * zone, UTC) or a timestamptz alike.
+ */
+export function postgresInstant(expression: SQL): SQL {
+  return sql`CAST(${expression} AS timestamptz)`;
+}
 
 /** A column of the dataset's subquery (`"dataset"."name"`). */
 export function ref(name: string): SQL {
@@ -30,7 +64,7 @@ export function aggregateType(aggregate: Aggregate, type: ColumnType): ColumnTyp
 export function aggregated(aggregate: Exclude<Aggregate, "count">, column: SQL, type: ColumnType, dialect: Dialect): SQL {
   switch (aggregate) {
     case "count_distinct":
-      return sql`count(DISTINCT ${column})`;
+      return sql`count(DISTINCT ${isInstant(type) ? instant(column, dialect) : column})`;
     case "sum":
       return sql`sum(${column})`;
     // PostgreSQL's avg of integers is numeric (arbitrary precision); both answer a double.
@@ -39,7 +73,9 @@ export function aggregated(aggregate: Exclude<Aggregate, "count">, column: SQL, 
     case "min":
     case "max": {
       const fn = sql.raw(aggregate);
-      return type === "STRING" ? sql`${fn}(${textOrder(column, dialect)})` : sql`${fn}(${column})`;
+      if (type === "STRING") return sql`${fn}(${textOrder(column, dialect)})`;
+      // The earliest and latest instant, not the first and last spelling.
+      return isInstant(type) ? sql`${fn}(${instant(column, dialect)})` : sql`${fn}(${column})`;
     }
   }
 }
@@ -52,19 +88,23 @@ function textOrder(expression: SQL, dialect: Dialect): SQL {
   return dialect === "postgres" ? sql`CAST(${expression} AS text) COLLATE "C"` : expression;
 }
 
-/** NULLs first ascending, last descending — SQLite's default, spelled out for PostgreSQL. */
+/**
+ * NULLs first ascending, last descending — SQLite's default, spelled out for PostgreSQL.
+ * (A date-time comes here as its instant: see the compiler's ordering keys.)
+ */
 export function ordered(expression: SQL, type: ColumnType, direction: "asc" | "desc", dialect: Dialect): SQL {
   const key = type === "STRING" ? textOrder(expression, dialect) : expression;
   return direction === "desc" ? sql`${key} DESC NULLS LAST` : sql`${key} ASC NULLS FIRST`;
 }
 
 /**
- * Buckets as text, the same on both databases. DATETIME and TIMESTAMP values are UTC: on D1
- * ISO 8601 text (SQLite's date functions read it, offsets included); on PostgreSQL any of
- * date, timestamp, timestamptz or ISO text, read as UTC (the run sets the transaction's
- * time zone to UTC). Weeks start on Monday (ISO).
+ * Buckets as text, the same on both databases, of the instant a value names (see `instant`):
+ * DATETIME and TIMESTAMP values are UTC; on D1 ISO 8601 text in any spelling, on PostgreSQL
+ * any of date, timestamp, timestamptz or ISO text (the run sets the transaction's time zone
+ * to UTC). A DATE is its midnight, UTC. Weeks start on Monday (ISO).
  */
-export function bucketed(column: SQL, bucket: Bucket, dialect: Dialect): SQL {
+export function bucketed(value: SQL, bucket: Bucket, dialect: Dialect): SQL {
+  const column = instant(value, dialect);
   if (dialect === "sqlite") {
     switch (bucket) {
       case "day":
@@ -79,7 +119,7 @@ export function bucketed(column: SQL, bucket: Bucket, dialect: Dialect): SQL {
         return sql`strftime('%Y', ${column})`;
     }
   }
-  const utc = sql`CAST(CAST(${column} AS timestamptz) AS timestamp)`;
+  const utc = sql`CAST(${column} AS timestamp)`;
   switch (bucket) {
     case "day":
       return sql`to_char(${utc}, 'YYYY-MM-DD')`;

@@ -3,7 +3,8 @@ import type { StoredTable } from "../blueprints/schemas";
 import type { ReportFilter } from "../data/filters";
 import type { Dialect, Param } from "../data/placeholders";
 import { ApiError } from "../http/errors";
-import { ref } from "./expressions";
+import { jsonList } from "../db/json-list";
+import { instant, isInstant, ref, sqliteInstant } from "./expressions";
 
 /**
  * A report query's filters (and a token's locked filters): each value typed as its column's
@@ -38,7 +39,6 @@ export function typedFilter(filter: ReportFilter, column: Column, dialect: Diale
 }
 
 const ISO_DATE = /^(\d{4})-(\d\d)-(\d\d)$/;
-const ISO_DATETIME = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?)?$/;
 
 function typedValue(value: unknown, column: Column, dialect: Dialect, field: string): Param {
   const refuse = (what: string): never => {
@@ -61,29 +61,51 @@ function typedValue(value: unknown, column: Column, dialect: Dialect, field: str
       return date.toISOString().slice(0, 10) === value ? (value as string) : refuse("a real date (YYYY-MM-DD)");
     }
     case "DATETIME":
-    case "TIMESTAMP": {
-      if (typeof value !== "string" || !ISO_DATETIME.test(value)) return refuse("an ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)");
-      // No offset means UTC. D1 keeps these as ISO text, so the value is compared in the
-      // same spelling (`…T01:30:00.000Z`).
-      const text = value as string;
-      const utc = /Z|[+-]\d\d:?\d\d$/.test(text.slice(10))
-        ? text.replace(" ", "T")
-        : `${text.replace(" ", "T")}${text.length === 10 ? "T00:00:00" : ""}Z`;
-      const date = new Date(utc);
-      return Number.isNaN(date.getTime()) ? refuse("a real date-time") : date.toISOString();
-    }
+    case "TIMESTAMP":
+      return typeof value === "string"
+        ? (utcSpelling(value) ?? refuse("a real ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)"))
+        : refuse("an ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)");
   }
 }
 
+const ISO_DATETIME = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?(Z|([+-])(\d\d):?(\d\d))?)?$/;
+
+/**
+ * A date-time value in UTC, spelled as `toISOString()` spells it (`2026-03-29T01:30:00.000Z`,
+ * the spelling `sqliteInstant` writes), or null when it is not a real ISO 8601 date-time.
+ * No offset means UTC. Digits past the millisecond are kept, so both databases read the value
+ * as precisely as the rows it is compared with.
+ */
+function utcSpelling(text: string): string | null {
+  const m = ISO_DATETIME.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((part) =>
+    part === undefined ? undefined : Number(part),
+  ) as number[];
+  const offsetMinutes = m[9] === undefined ? 0 : (m[9] === "-" ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11]));
+  if (hour > 23 || minute > 59 || second > 59 || Number(m[10] ?? 0) > 23 || Number(m[11] ?? 0) > 59) return null;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  date.setUTCHours(hour, minute - offsetMinutes, second, 0);
+  const whole = date.toISOString();
+  if (!/^\d{4}-/.test(whole)) return null;
+  return `${whole.slice(0, 19)}.${(m[7] ?? "").padEnd(3, "0")}Z`;
+}
+
 export function condition(filter: ReportFilter, column: Column, values: Param[], dialect: Dialect, field: string): SQL {
-  const e = ref(column.name);
   if (TEXT_OPS.has(filter.op) && column.type !== "STRING") {
     throw new ApiError("filter_not_allowed", `'${filter.op}' works on text; column '${column.name}' is ${column.type}.`, `${field}.op`);
   }
   if (ORDERING_OPS.has(filter.op) && column.type === "BOOLEAN") {
     throw new ApiError("filter_not_allowed", `'${filter.op}' cannot compare column '${column.name}' (BOOLEAN).`, `${field}.op`);
   }
-  const [first, second] = values;
+  // Date-times compare as the instants they name, on both sides, not as the text they are
+  // spelled in (a row's `…00Z` equals a value's `….000Z`).
+  const instants = isInstant(column.type);
+  const e = instants ? instant(ref(column.name), dialect) : ref(column.name);
+  const bound = (value: Param): SQL => (instants ? instant(sql`${value}`, dialect) : sql`${value}`);
+  const [first, second] = values.map(bound);
   switch (filter.op) {
     case "eq":
       return sql`${e} = ${first}`;
@@ -100,15 +122,8 @@ export function condition(filter: ReportFilter, column: Column, values: Param[],
     case "between":
       return sql`${e} BETWEEN ${first} AND ${second}`;
     case "in":
-      return sql`${e} IN (${sql.join(
-        values.map((v) => sql`${v}`),
-        sql`, `,
-      )})`;
     case "not_in":
-      return sql`${e} NOT IN (${sql.join(
-        values.map((v) => sql`${v}`),
-        sql`, `,
-      )})`;
+      return inList(e, filter.op === "not_in", values, instants, dialect);
     case "is_null":
       return sql`${e} IS NULL`;
     case "is_not_null":
@@ -116,7 +131,7 @@ export function condition(filter: ReportFilter, column: Column, values: Param[],
     case "contains":
     case "starts_with": {
       // Case-insensitive on both databases; % _ and \ in the value are literal.
-      const escaped = String(first)
+      const escaped = String(values[0])
         .toLowerCase()
         .replace(/[\\%_]/g, (ch) => `\\${ch}`);
       const pattern = filter.op === "contains" ? `%${escaped}%` : `${escaped}%`;
@@ -124,4 +139,32 @@ export function condition(filter: ReportFilter, column: Column, values: Param[],
       return sql`${text} LIKE ${pattern} ESCAPE '\\'`;
     }
   }
+}
+
+/**
+ * `in` / `not_in`: the whole list is ONE bound parameter, whatever its length — D1 allows
+ * 100 bound parameters per statement, and the dataset's own query binds some of them.
+ * D1: a JSON array read by `json_each` (the values are already in the column's terms: 0/1
+ * for booleans; date-times through `sqliteInstant` as on the column's side).
+ * PostgreSQL: an array literal compared with `= ANY` / `<> ALL`, so PostgreSQL types the
+ * array by the column as it types a single value (date-times cast to timestamptz[]).
+ * NULL semantics are those of `IN` / `NOT IN` (a NULL cell matches neither).
+ */
+function inList(e: SQL, negated: boolean, values: Param[], instants: boolean, dialect: Dialect): SQL {
+  if (dialect === "sqlite") {
+    const items = values.filter((v): v is string | number => typeof v === "string" || typeof v === "number");
+    const list = instants
+      ? sql`(SELECT ${sqliteInstant(sql`${sql.identifier("value")}`)} FROM json_each(${JSON.stringify(items)}))`
+      : jsonList(items);
+    return negated ? sql`${e} NOT IN ${list}` : sql`${e} IN ${list}`;
+  }
+  const literal = postgresArray(values);
+  const array = instants ? sql`CAST(${literal} AS timestamptz[])` : sql`${literal}`;
+  return negated ? sql`${e} <> ALL(${array})` : sql`${e} = ANY(${array})`;
+}
+
+/** A PostgreSQL array literal (`{"a","b\\"c"}` for a and b"c): every element quoted, `"` and a backslash escaped. */
+function postgresArray(values: Param[]): string {
+  const element = (value: Param) => `"${String(value).replace(/[\\"]/g, (ch) => `\\${ch}`)}"`;
+  return `{${values.map(element).join(",")}}`;
 }

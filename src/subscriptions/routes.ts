@@ -1,8 +1,8 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import { jsonBody } from "../http/json-body";
-import { ErrorSchema, successSchema } from "../http/openapi";
+import { declaredRoute, ErrorSchema, successSchema } from "../http/openapi";
 import { EmbedIdParams, SubscriptionBody, SubscriptionIdParams, SubscriptionSchema } from "./schemas";
 import * as subscriptions from "./service";
 
@@ -38,9 +38,9 @@ const errors = {
     content: { "application/json": { schema: ErrorSchema } },
   },
 };
-const security = [{ EmbedToken: [] }];
 
-const create = createRoute({
+const create = declaredRoute({
+  access: "embed token",
   method: "post",
   path: "/embed/{embedId}/subscriptions",
   operationId: "subscribe",
@@ -48,7 +48,6 @@ const create = createRoute({
   summary: "Subscribe the token's viewer (user_email) to this dashboard by e-mail",
   description:
     "Creates a schedule (`source: \"embed\"`) for the token's customer with the token's `user_email` as its one recipient. Never another address.",
-  security,
   middleware: [subscriberAccess, jsonBody] as const,
   request: { params: EmbedIdParams, body: { required: true, content: { "application/json": { schema: SubscriptionBody } } } },
   responses: {
@@ -61,13 +60,13 @@ const create = createRoute({
   },
 });
 
-const list = createRoute({
+const list = declaredRoute({
+  access: "embed token",
   method: "get",
   path: "/embed/{embedId}/subscriptions",
   operationId: "listSubscriptions",
   tags,
   summary: "The viewer's own subscriptions to this dashboard, oldest first",
-  security,
   middleware: [subscriberAccess] as const,
   request: { params: EmbedIdParams },
   responses: {
@@ -79,13 +78,13 @@ const list = createRoute({
   },
 });
 
-const cancel = createRoute({
+const cancel = declaredRoute({
+  access: "embed token",
   method: "delete",
   path: "/embed/{embedId}/subscriptions/{id}",
   operationId: "cancelSubscription",
   tags,
   summary: "Cancel one of the viewer's own subscriptions",
-  security,
   middleware: [subscriberAccess] as const,
   request: { params: SubscriptionIdParams },
   responses: { 200: { description: "Success", content: { "application/json": { schema: successSchema({}) } } }, ...errors },
@@ -95,11 +94,6 @@ const cancel = createRoute({
 const linkBase = (c: AppContext) => new URL(c.req.url).origin;
 
 export function registerSubscriptionRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openAPIRegistry.registerComponent("securitySchemes", "EmbedToken", {
-    type: "http",
-    scheme: "bearer",
-    description: "A signed embed token minted with `user_email`.",
-  });
   app.openapi(create, async (c) => {
     const { frequency, hour, timezone } = c.req.valid("json");
     const subscription = await subscriptions.subscribe(c.get("db"), viewer(c), { frequency, hour, timezone }, linkBase(c));

@@ -1,6 +1,7 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { answeringNotFound } from "../http/errors";
+import { declaredRoute } from "../http/openapi";
 import { confirmationPage, donePage, unknownLinkPage } from "./page";
 import * as unsubscribe from "./service";
 import { retryNotFoundOnPrimary } from "../http/replica-retry";
@@ -9,7 +10,8 @@ const tags = ["Unsubscribe"];
 const params = z.object({ token: z.string().openapi({ description: "The capability token of the e-mail's link." }) });
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
-const confirm = createRoute({
+const confirm = declaredRoute({
+  access: "capability token in path",
   method: "get",
   path: "/unsubscribe/{token}",
   operationId: "unsubscribePage",
@@ -20,7 +22,8 @@ const confirm = createRoute({
   responses: { 200: html("The confirmation page."), 404: html("Unknown link, or its schedule or alert is gone.") },
 });
 
-const oneClick = createRoute({
+const oneClick = declaredRoute({
+  access: "capability token in path",
   method: "post",
   path: "/unsubscribe/{token}",
   operationId: "unsubscribe",

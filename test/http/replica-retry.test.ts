@@ -24,6 +24,7 @@ function twoOperations() {
   app.use("*", requestContext);
   app.onError(handleError);
   const declared = publicOperation({
+    access: "public",
     method: "get",
     path: "/probe/declared",
     operationId: "probeDeclared",
@@ -34,6 +35,7 @@ function twoOperations() {
     notFound: "retry on primary",
   });
   const undeclared = publicOperation({
+    access: "public",
     method: "get",
     path: "/probe/undeclared",
     operationId: "probeUndeclared",
@@ -125,6 +127,7 @@ describe("retryNotFoundOnPrimary", () => {
   it("refuses a declared database the pipeline would not honour: a session on a POST, the primary on a GET without a token", () => {
     const declared = (method: "get" | "post", database: "primary" | "session") => () =>
       publicOperation({
+        access: "public",
         method,
         path: "/probe/db",
         operationId: `probe_${method}_${database}`,

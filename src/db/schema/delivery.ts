@@ -83,6 +83,8 @@ export const reportSchedules = sqliteTable(
       .default("api"),
     // The viewer who subscribed from the embed page (source 'embed').
     subscriberEmail: text("subscriber_email"),
+    // The version tag the subscriber's embed token was pinned to (source 'embed'): its e-mails show that version.
+    environment: text("environment"),
     // A saved report delivered instead of a dashboard (dashboard_embed_id is then '').
     reportId: text("report_id"),
     // Alerts only.

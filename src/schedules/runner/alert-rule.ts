@@ -73,10 +73,42 @@ export function headline(title: string, value: number, op: ConditionOp, threshol
 /** A number as a data source answers it: a JS number, or numeric text (PostgreSQL's numeric, bigint). */
 function asNumber(value: unknown): number | null {
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value === "bigint") return Number(value);
-  if (typeof value === "string" && value.trim() !== "" && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value.trim()))
-    return Number(value);
+  if (typeof value === "bigint") return finiteOrNull(Number(value));
+  if (typeof value === "string" && isDecimalText(value.trim())) return finiteOrNull(Number(value));
   return null;
+}
+
+/** A value too large for a double (a 400-digit numeric) is no value, like NaN. */
+const finiteOrNull = (n: number) => (Number.isFinite(n) ? n : null);
+
+const isDigitAt = (text: string, i: number) => text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57;
+
+/**
+ * Decimal text: `[-+]digits[.digits][e[-+]digits]`, digits on at least one side of the point
+ * (`1.`, `.5`). One pass, no regular expression: the pattern it replaces backtracked
+ * quadratically on a long run of digits that did not end as a number.
+ */
+export function isDecimalText(text: string): boolean {
+  let i = 0;
+  if (text[i] === "-" || text[i] === "+") i++;
+  const intStart = i;
+  while (isDigitAt(text, i)) i++;
+  let digits = i - intStart;
+  if (text[i] === ".") {
+    i++;
+    const fractionStart = i;
+    while (isDigitAt(text, i)) i++;
+    digits += i - fractionStart;
+  }
+  if (digits === 0) return false;
+  if (text[i] === "e" || text[i] === "E") {
+    i++;
+    if (text[i] === "-" || text[i] === "+") i++;
+    const exponentStart = i;
+    while (isDigitAt(text, i)) i++;
+    if (i === exponentStart) return false;
+  }
+  return i === text.length;
 }
 
 /** The value an alert compares: `column` of the first row, or its first numeric column. */
