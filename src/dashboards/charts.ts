@@ -4,12 +4,20 @@ import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import type { Row } from "../data/query-runner";
 import type { CartesianPanel } from "./definition";
+import type { ChartLook } from "../themes/style";
 
 echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);
 
 export const PALETTE = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#8b5cf6", "#14b8a6", "#f97316", "#64748b", "#ec4899"];
-const TEXT = "#475569";
-const GRID_LINE = "#e2e8f0";
+
+/** The built-in theme's charts (as they were before themes: a view without a theme draws these). */
+export const BUILTIN_LOOK: ChartLook = {
+  series: PALETTE,
+  text: "#475569",
+  grid: "#e2e8f0",
+  surface: "#ffffff",
+  font: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+};
 
 export function compactNumber(value: number): string {
   return new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(value);
@@ -67,13 +75,13 @@ export function drawnChartCount(): number {
 }
 
 /** Server-side ECharts: the option rendered to an SVG string that scales with its panel. */
-function render(option: echarts.EChartsCoreOption, width: number, height: number): string {
+function render(option: echarts.EChartsCoreOption, width: number, height: number, look: ChartLook): string {
   const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
   try {
     chart.setOption({
       animation: false,
-      color: PALETTE,
-      textStyle: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" },
+      color: look.series,
+      textStyle: { fontFamily: look.font },
       ...option,
     });
     return chart
@@ -93,10 +101,13 @@ export function cartesianChart(
   xColumn: string,
   yColumns: string[],
   size: { width: number; height: number },
+  look: ChartLook = BUILTIN_LOOK,
 ): string {
+  const TEXT = look.text;
+  const GRID_LINE = look.grid;
   const categories = rows.map((row) => String(row[xColumn] ?? ""));
   const values = yColumns.map((column) => rows.map((row) => toNumber(row[column])));
-  const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values]);
+  const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values, look]);
   return drawnOnce(key, () =>
     render(
       {
@@ -130,14 +141,22 @@ export function cartesianChart(
       },
       size.width,
       size.height,
+      look,
     ),
   );
 }
 
-export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, size: { width: number; height: number }): string {
+export function pieChart(
+  rows: Row[],
+  labelColumn: string,
+  valueColumn: string,
+  size: { width: number; height: number },
+  look: ChartLook = BUILTIN_LOOK,
+): string {
+  const TEXT = look.text;
   const legendRight = size.width > size.height * 1.3;
   const slices = rows.map((row) => ({ name: String(row[labelColumn] ?? ""), value: toNumber(row[valueColumn]) ?? 0 }));
-  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices]), () =>
+  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices, look]), () =>
     render(
       {
         legend: legendRight
@@ -149,7 +168,7 @@ export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, 
             radius: ["42%", "70%"],
             center: legendRight ? ["38%", "50%"] : ["50%", "45%"],
             avoidLabelOverlap: true,
-            itemStyle: { borderColor: "#fff", borderWidth: 2 },
+            itemStyle: { borderColor: look.surface, borderWidth: 2 },
             label: {
               position: "inside",
               color: "#fff",
@@ -162,6 +181,7 @@ export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, 
       },
       size.width,
       size.height,
+      look,
     ),
   );
 }

@@ -11,6 +11,8 @@ import { readingOrder } from "./layout";
 import { dashboardNotFound } from "./not-found";
 import { renderDashboard, type Presentation } from "./render";
 import * as repo from "./repository";
+import { type Presentation as ViewPresentation, type PresentationChoice, resolvePresentation, type ThemeRow } from "../themes/presentation";
+import { themesOfCustomerGroup } from "../themes/repository";
 
 // A dashboard as one customer sees it: which version (tags, fallback), the customer's data
 // view (placeholders, mapping, data sources, cache versions), then the page rendered, one
@@ -39,6 +41,8 @@ export interface RenderRequest {
   waitUntil?: (promise: Promise<unknown>) => void;
   /** A last check on the customer found (e.g. a signed token's fingerprint); false = not found. */
   accept?: (customer: CustomerViewRow) => Promise<boolean>;
+  /** The token's or the delivery's own theme, locale, time zone (else the customer's computed ones). */
+  presentation?: PresentationChoice;
 }
 
 /** Everything a render or a CSV needs before any panel runs. */
@@ -51,6 +55,8 @@ export interface LoadedDashboard {
   sources: Awaited<ReturnType<typeof repo.dataSources>>;
   /** The invalidation versions of the customer chain and the dashboard, in every cache key. */
   cacheVersions: string[];
+  /** Theme, locale and time zone of this view, resolved once (src/themes/presentation.ts). */
+  view: ViewPresentation;
 }
 
 /** How a render's queries are counted and cached: the parts of a `RenderRequest` that say so. */
@@ -101,22 +107,27 @@ export function dashboardReads(db: Database, request: Pick<RenderRequest, "custo
     customerChain(db, request.customer),
     repo.chooseVersion(db, request.embedId, request.versions.tags, request.versions.fallBackToNewest),
     repo.dataSources(db),
+    themesOfCustomerGroup(db, request.customer),
   ] as const;
 }
 
 /** The rows `dashboardReads` answers, in its order. */
-export type DashboardReadRows = readonly [CustomerViewRow[], repo.VersionChoice[], LoadedDashboard["sources"]];
+export type DashboardReadRows = readonly [CustomerViewRow[], repo.VersionChoice[], LoadedDashboard["sources"], ThemeRow[]];
 
 /** The dashboard to render from the rows of `dashboardReads`; a customer or version not found is an error. */
-export async function dashboardFromReads(request: RenderRequest, [chain, choice, sources]: DashboardReadRows): Promise<LoadedDashboard> {
+export async function dashboardFromReads(
+  request: RenderRequest,
+  [chain, choice, sources, themes]: DashboardReadRows,
+): Promise<LoadedDashboard> {
   if (chain.length === 0 || (request.accept && !(await request.accept(chain[0])))) {
     throw new ApiError("customer_not_found", "The customer does not exist.");
   }
   const version = versionToRender(choice, request.embedId, request.versions);
-  return definitionForCustomer(version.definition, version.dashboardName, chain, sources, request.variables, [
+  const loaded = definitionForCustomer(version.definition, version.dashboardName, chain, sources, request.variables, [
     ...customerVersions(chain),
     dashboardVersion(version, chain[0].accessGroupId),
   ]);
+  return { ...loaded, view: resolvePresentation(request.presentation ?? {}, chain, themes) };
 }
 
 /**
@@ -135,7 +146,7 @@ export function definitionForCustomer(
 ): LoadedDashboard {
   const defaults = Object.fromEntries(definition.variables.filter((v) => v.default !== undefined).map((v) => [v.name, v.default]));
   const view = customerDataView(chain, sources, { ...defaults, ...variables });
-  return { definition, dashboardName, ...view, cacheVersions: versions };
+  return { definition, dashboardName, ...view, cacheVersions: versions, view: resolvePresentation({}, chain, []) };
 }
 
 /** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */

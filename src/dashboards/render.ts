@@ -1,6 +1,8 @@
 import { frameScriptTag } from "../http/pages";
+import { BUILTIN_PRESENTATION, htmlTag, type Presentation as ViewPresentation } from "../themes/presentation";
+import { BUILTIN_THEME_CSS, type ChartLook, chartLook, logoImg, presentationCss } from "../themes/style";
 import { escapeHtml } from "../lib/html";
-import { cartesianChart, compactNumber, pieChart } from "./charts";
+import { BUILTIN_LOOK, cartesianChart, compactNumber, pieChart } from "./charts";
 import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition, VariableDefinition } from "./definition";
 import {
@@ -49,6 +51,8 @@ export interface RenderInput {
    */
   fitToWindow?: boolean;
   interaction?: Interaction;
+  /** Theme, locale and time zone of the view (the built-in presentation when absent). */
+  view?: ViewPresentation;
 }
 
 /** How a page is shown: its width, and the interactive parts of the embed page. */
@@ -67,13 +71,16 @@ export function renderDashboard(input: RenderInput): string {
     .map((panel) => renderPanel(panel, input, g))
     .join("\n");
   const controls = input.interaction ? renderControls(input.definition.variables, input.context, input.interaction) : "";
+  const view = input.view ?? BUILTIN_PRESENTATION;
+  const logo = logoImg(view);
+  const heading = logo ? `<div class="brand">${logo}<h1>${escapeHtml(title)}</h1></div>` : `<h1>${escapeHtml(title)}</h1>`;
   // A page nobody interacts with (a capture, a share link) is "still": a table there cannot be
   // scrolled sideways, so its cells wrap and every column shows.
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${PANEL_STYLE}</style></head>
+${htmlTag(view)}<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)}</title><style>${PANEL_STYLE}${presentationCss(view)}</style></head>
 <body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${input.fitToWindow ? ` data-fit-window="${WIDEST_LAYOUT_FROM_PX}"` : ""}>
-<header class="dashboard-header"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(input.context.customer.name)}</p></header>
+<header class="dashboard-header">${heading}<p>${escapeHtml(input.context.customer.name)}</p></header>
 ${controls}<div class="grid">
 ${panels}
 </div></main>${frameScriptTag}</body></html>`;
@@ -87,9 +94,10 @@ ${panels}
 export function panelMarkup(
   panel: PanelDefinition,
   result: PanelResult,
-  options: { width?: number; context: PlaceholderContext; isDemo?: boolean },
+  options: { width?: number; context: PlaceholderContext; isDemo?: boolean; view?: ViewPresentation },
 ): string {
   const input: RenderInput = {
+    view: options.view,
     definition: { panels: [panel], variables: [] },
     dashboardName: "",
     context: options.context,
@@ -195,10 +203,15 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry): str
     case "table":
       return table(rows, result.truncated);
     case "pie":
-      return pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel)) + cutNote(result);
+      return pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel), look(input)) + cutNote(result);
     default:
-      return cartesianChart(panel.type, rows, panel.x_column, panel.y_columns, chartSize(g, panel)) + cutNote(result);
+      return cartesianChart(panel.type, rows, panel.x_column, panel.y_columns, chartSize(g, panel), look(input)) + cutNote(result);
   }
+}
+
+/** The chart colors and font of the view's theme. */
+function look(input: RenderInput): ChartLook {
+  return chartLook(input.view ?? BUILTIN_PRESENTATION, BUILTIN_LOOK);
 }
 
 /** A chart over the row limit (QUERY_ROW_LIMIT) says that it shows only the first rows. */
@@ -254,38 +267,39 @@ function table(rows: Row[], truncated: boolean): string {
 }
 
 /** The CSS of dashboard pages (grid, panels, charts, tables), for pages that host `panelMarkup`. */
-export const PANEL_STYLE = `
+export const PANEL_STYLE = `${BUILTIN_THEME_CSS}
 *{box-sizing:border-box}
-html,body{margin:0;background:#f4f6fb;color:#0f172a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+.brand{display:flex;align-items:center;gap:10px;min-width:0}
+html,body{margin:0;background:var(--cd-bg);color:var(--cd-text);font:14px/1.45 var(--cd-font)}
 .dashboard{max-width:${MAX_CONTENT_PX + 32}px;margin:0 auto;padding:24px 16px 32px}
 .dashboard-header{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:4px 16px;margin:0 0 16px}
 .dashboard-header h1{font-size:22px;font-weight:650;margin:0;letter-spacing:-.01em;overflow-wrap:anywhere;min-width:0}
-.dashboard-header p{margin:0;color:#64748b;font-size:14px;overflow-wrap:anywhere}
-.controls{display:flex;flex-wrap:wrap;align-items:flex-end;gap:8px 12px;margin:0 0 16px;padding:10px 12px;background:#fff;border:1px solid #e5e9f2;border-radius:12px}
-.control{display:flex;flex-direction:column;gap:2px;font-size:12px;color:#475569;min-width:0;max-width:100%}
-.control input,.control select{font:inherit;font-size:14px;color:#0f172a;padding:5px 8px;border:1px solid #cbd5e1;border-radius:6px;background:#fff;min-width:0;max-width:100%}
-.controls button{font:inherit;font-size:14px;font-weight:600;padding:6px 14px;border:0;border-radius:6px;background:#4f46e5;color:#fff;cursor:pointer}
+.dashboard-header p{margin:0;color:var(--cd-muted);font-size:14px;overflow-wrap:anywhere}
+.controls{display:flex;flex-wrap:wrap;align-items:flex-end;gap:8px 12px;margin:0 0 16px;padding:10px 12px;background:var(--cd-surface);border:1px solid var(--cd-border);border-radius:var(--cd-radius)}
+.control{display:flex;flex-direction:column;gap:2px;font-size:12px;color:var(--cd-muted);min-width:0;max-width:100%}
+.control input,.control select{font:inherit;font-size:14px;color:var(--cd-text);padding:5px 8px;border:1px solid var(--cd-border);border-radius:6px;background:var(--cd-surface);min-width:0;max-width:100%}
+.controls button{font:inherit;font-size:14px;font-weight:600;padding:6px 14px;border:0;border-radius:6px;background:var(--cd-accent);color:var(--cd-on-accent);cursor:pointer}
 .grid{display:grid;grid-template-columns:repeat(12,minmax(0,1fr));grid-auto-rows:${ROW_PX}px;gap:${GAP_PX}px}
-.panel{position:relative;display:flex;flex-direction:column;min-width:0;background:#fff;border:1px solid #e5e9f2;border-radius:12px;padding:${PANEL_PAD_Y}px ${PANEL_PAD_X}px;box-shadow:0 1px 2px rgba(15,23,42,.04);overflow:hidden;break-inside:avoid;page-break-inside:avoid}
+.panel{position:relative;display:flex;flex-direction:column;min-width:0;background:var(--cd-surface);border:1px solid var(--cd-border);border-radius:var(--cd-radius);padding:${PANEL_PAD_Y}px ${PANEL_PAD_X}px;box-shadow:0 1px 2px rgba(15,23,42,.04);overflow:hidden;break-inside:avoid;page-break-inside:avoid}
 .panel-head{display:flex;flex-wrap:wrap;align-items:flex-start;gap:4px 8px;margin:0 0 8px;min-width:0}
-.panel h2{flex:1 1 9em;margin:0;font-size:13px;line-height:1.45;font-weight:600;color:#475569;overflow-wrap:anywhere;min-width:0}
+.panel h2{flex:1 1 9em;margin:0;font-size:13px;line-height:1.45;font-weight:600;color:var(--cd-muted);overflow-wrap:anywhere;min-width:0}
 .body{flex:1;min-height:0;min-width:0;display:flex;flex-direction:column}
 .chart{display:block;flex:1;min-height:0;width:100%;height:100%}
-.kpi-value{margin-top:auto;margin-bottom:auto;font-size:34px;line-height:1.3;font-weight:700;letter-spacing:-.02em;color:#0f172a;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
-.panel-text .body{color:#334155;font-size:15px;overflow-wrap:anywhere}.panel-text p{margin:0 0 8px}
+.kpi-value{margin-top:auto;margin-bottom:auto;font-size:34px;line-height:1.3;font-weight:700;letter-spacing:-.02em;color:var(--cd-text);font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.panel-text .body{color:var(--cd-text);font-size:15px;overflow-wrap:anywhere}.panel-text p{margin:0 0 8px}
 .table-wrap{flex:1;min-height:0;min-width:0;overflow:auto}
 table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
-th{position:sticky;top:0;background:#f8fafc;color:#475569;font-weight:600;text-align:left;padding:6px 10px;border-bottom:1px solid #e2e8f0;white-space:nowrap}
-td{padding:6px 10px;border-bottom:1px solid #f1f5f9;white-space:nowrap}
+th{position:sticky;top:0;background:color-mix(in srgb,var(--cd-surface) 94%,var(--cd-text));color:var(--cd-muted);font-weight:600;text-align:left;padding:6px 10px;border-bottom:1px solid var(--cd-border);white-space:nowrap}
+td{padding:6px 10px;border-bottom:1px solid color-mix(in srgb,var(--cd-border) 60%,var(--cd-surface));white-space:nowrap}
 .still th,.still td{white-space:normal;overflow-wrap:break-word}
 .num{text-align:right}
-tbody tr:nth-child(even) td{background:#fcfdfe}
-.note{margin:6px 0 0;color:#94a3b8;font-size:12px}
-.message{margin:auto;max-width:90%;text-align:center;color:#64748b;font-size:13px;padding:12px;border:1px dashed #cbd5e1;border-radius:8px;background:#f8fafc;overflow-wrap:anywhere}
+tbody tr:nth-child(even) td{background:color-mix(in srgb,var(--cd-surface) 98%,var(--cd-text))}
+.note{margin:6px 0 0;color:var(--cd-muted);font-size:12px}
+.message{margin:auto;max-width:90%;text-align:center;color:var(--cd-muted);font-size:13px;padding:12px;border:1px dashed var(--cd-border);border-radius:8px;background:var(--cd-surface);overflow-wrap:anywhere}
 .message-failed{color:#b45309;border-color:#fcd34d;background:#fffbeb}
-.demo-mark{flex:none;font-size:10px;font-weight:700;letter-spacing:.12em;color:#94a3b8;border:1px solid #cbd5e1;border-radius:4px;padding:1px 6px;background:#fff}
-.csv{flex:none;font-size:11px;font-weight:600;color:#4f46e5;text-decoration:none;border:1px solid #c7d2fe;border-radius:4px;padding:1px 6px}
-.csv:hover{background:#eef2ff}
+.demo-mark{flex:none;font-size:10px;font-weight:700;letter-spacing:.12em;color:var(--cd-muted);border:1px solid var(--cd-border);border-radius:4px;padding:1px 6px;background:var(--cd-surface)}
+.csv{flex:none;font-size:11px;font-weight:600;color:var(--cd-accent);text-decoration:none;border:1px solid color-mix(in srgb,var(--cd-accent) 35%,var(--cd-surface));border-radius:4px;padding:1px 6px}
+.csv:hover{background:color-mix(in srgb,var(--cd-accent) 10%,var(--cd-surface))}
 .stacked .grid{grid-template-columns:minmax(0,1fr);grid-auto-rows:auto}
 .stacked .panel:not(.panel-text){min-height:${ROW_PX * 2 + GAP_PX}px}
 .stacked .panel-table .body{max-height:var(--panel-h)}
@@ -293,5 +307,5 @@ tbody tr:nth-child(even) td{background:#fcfdfe}
 .grid{grid-template-columns:minmax(0,1fr);grid-auto-rows:auto}
 .panel{grid-column:1 / -1 !important;grid-row:auto !important;min-height:var(--panel-h)}
 }
-@media print{html,body{background:#fff}.panel{box-shadow:none}.controls,.csv{display:none}}
+@media print{.panel{box-shadow:none}.controls,.csv{display:none}}
 `;

@@ -7,6 +7,7 @@ import { verifyEmbedToken } from "../tokens/embed";
 import { fingerprintMatches } from "../tokens/signed";
 import { newest, type VersionPolicy } from "./customer-dashboard";
 import { config } from "../config";
+import type { PresentationChoice } from "../themes/presentation";
 
 // Who views an embed page (or its CSV): a signed embed token or (legacy) a customer token.
 
@@ -23,6 +24,8 @@ export interface Viewer {
   frameAncestors?: string;
   /** A signed token's `user_email`: this viewer may subscribe (the page shows the control). */
   userEmail?: string;
+  /** A signed token's own theme, locale and time zone (else the customer's). */
+  presentation?: PresentationChoice;
 }
 
 export interface Refusal {
@@ -71,6 +74,7 @@ export async function resolveViewer(env: Env, embedId: string, query: Record<str
       locked: Object.keys(locked),
       frameAncestors: claims.origins?.join(" "),
       userEmail: claims.eml,
+      presentation: { theme: claims.thm, locale: claims.loc, timezone: claims.tz },
     };
   }
   if (config(env).EMBED_REQUIRE_SIGNED) {

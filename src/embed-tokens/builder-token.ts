@@ -12,6 +12,8 @@ import * as reportBuilderRepo from "../report-builder/repository";
 import { signBuilderToken } from "../tokens/builder";
 import { customerTokenFingerprint } from "../tokens/signed";
 import { requireMintingPermission } from "./minting-permission";
+import { themeByName } from "../themes/repository";
+import { presentationClaims } from "./presentation-claims";
 
 export interface BuilderTokenRequest {
   provided_id: string;
@@ -21,6 +23,9 @@ export interface BuilderTokenRequest {
   can_save?: boolean;
   expires_in?: number;
   allowed_origins?: string[];
+  theme?: string;
+  locale?: string;
+  timezone?: string;
 }
 
 const DEFAULT_TOKEN_SECONDS = 900;
@@ -42,9 +47,10 @@ export async function mintBuilderToken(
   input: BuilderTokenRequest,
 ): Promise<{ token: string; expires_at: string; embed_url: string }> {
   requireMintingPermission(scope.permission, builderTokenWrites(input));
-  const [customer, blueprint] = await db.batch([
+  const [customer, blueprint, theme] = await db.batch([
     customersRepo.visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
     reportBuilderRepo.blueprintOfProvidedId(db, input.blueprint_id, input.provided_id, scope.accessGroupId),
+    themeByName(db, scope.accessGroupId, input.theme ?? ""),
   ]);
   if (customer.length === 0) throw customerNotFound(input.provided_id);
   if (blueprint.length === 0)
@@ -54,6 +60,7 @@ export async function mintBuilderToken(
   const exp = iat + (input.expires_in ?? DEFAULT_TOKEN_SECONDS);
   const token = await signBuilderToken(env, {
     typ: "builder",
+    ...presentationClaims(input, theme),
     cid: customer[0].id,
     ctv: await customerTokenFingerprint(customer[0].tokenHash),
     bid: blueprint[0].id,

@@ -8,6 +8,8 @@ import type { Principal } from "../http/principal";
 import { signEmbedToken } from "../tokens/embed";
 import { customerTokenFingerprint } from "../tokens/signed";
 import { requireMintingPermission } from "./minting-permission";
+import { themeByName } from "../themes/repository";
+import { presentationClaims } from "./presentation-claims";
 
 export interface EmbedTokenRequest {
   provided_id: string;
@@ -17,6 +19,9 @@ export interface EmbedTokenRequest {
   expires_in?: number;
   allowed_origins?: string[];
   user_email?: string;
+  theme?: string;
+  locale?: string;
+  timezone?: string;
 }
 
 export const DEFAULT_EMBED_TOKEN_SECONDS = 900;
@@ -40,12 +45,14 @@ export async function mintEmbedToken(
   input: EmbedTokenRequest,
 ): Promise<{ token: string; expires_at: string; embed_url: string }> {
   requireMintingPermission(scope.permission, dashboardTokenWrites(input));
-  const [customer, dashboard] = await db.batch([
+  const [customer, dashboard, theme] = await db.batch([
     visibleCustomerTokenHash(db, input.provided_id, scope.accessGroupId),
     dashboardsRepo.dashboardByEmbedId(db, input.dashboard_embed_id),
+    themeByName(db, scope.accessGroupId, input.theme ?? ""),
   ]);
   if (customer.length === 0) throw customerNotFound(input.provided_id);
   if (dashboard.length === 0) throw dashboardNotFound(input.dashboard_embed_id, "dashboard_embed_id");
+  const presentation = presentationClaims(input, theme);
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + (input.expires_in ?? DEFAULT_EMBED_TOKEN_SECONDS);
   const token = await signEmbedToken(env, {
@@ -56,6 +63,7 @@ export async function mintEmbedToken(
     ...(input.variables !== undefined ? { vars: input.variables } : {}),
     ...(input.allowed_origins !== undefined ? { origins: input.allowed_origins } : {}),
     ...(input.user_email !== undefined ? { eml: input.user_email.toLowerCase() } : {}),
+    ...presentation,
     iat,
     exp,
   });

@@ -3,6 +3,7 @@ import { LockedFilter } from "../data/filters";
 import type { AppEnv } from "../http/context";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { apiOperation, successSchema } from "../http/openapi";
+import { presentationFields } from "../themes/presentation";
 import { type BuilderTokenRequest, mintBuilderToken } from "./builder-token";
 import { type EmbedTokenRequest, mintEmbedToken } from "./dashboard-token";
 
@@ -69,6 +70,7 @@ export const EmbedTokenBody = z
       .max(10)
       .optional()
       .openapi({ description: "Origins that may frame the page (`frame-ancestors`); replaces FRAME_ANCESTORS for this token." }),
+    ...presentationFields,
     user_email: Email.optional().openapi({
       description:
         "The viewer's own address: lets them subscribe to this dashboard by e-mail from the embed page (always to this address only). Needs a write token to mint.",

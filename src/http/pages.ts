@@ -11,6 +11,12 @@ import { config } from "../config";
  */
 export const frameScriptTag = `<script>${FRAME_SCRIPT}</script>`;
 
+/**
+ * `<html>` attributes of a page whose view is not known (an error page, a refused token): the
+ * built-in presentation (src/themes/presentation.ts resolves the others; http imports no capability).
+ */
+export const BUILTIN_ROOT_ATTRIBUTES = 'lang="en-US" dir="ltr" data-theme="builtin" data-timezone="UTC"';
+
 /** Kept as values, not promises: a request awaits only promises it made itself. */
 const scriptHashes = new Map<string, string>();
 
@@ -49,7 +55,7 @@ export async function pageSecurityHeaders(
         : `script-src ${await inlineScriptHash(FRAME_SCRIPT)}; form-action 'self'`;
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; ${scripts}; base-uri 'none'; frame-ancestors ${ancestors}`,
+    `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; ${scripts}; base-uri 'none'; frame-ancestors ${ancestors}`,
   );
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Referrer-Policy", "no-referrer");
@@ -63,7 +69,7 @@ export async function pageSecurityHeaders(
  * script, or the page's own `script` that reads it: the report builder's).
  */
 export function errorPage(title: string, text: string, status: number, script = frameScriptTag): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
+  return `<!doctype html><html ${BUILTIN_ROOT_ATTRIBUTES}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>html,body{margin:0;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}body{padding:48px 16px}
 div{max-width:420px;margin:0 auto;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center;overflow-wrap:anywhere}h1{font-size:17px;margin:0 0 6px}p{margin:0}</style>
 </head><body data-status="${status}"><div><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></div>${script}</body></html>`;

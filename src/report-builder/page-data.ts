@@ -3,6 +3,9 @@ import { builderReads, opened, type BuilderRequest } from "./builder-request";
 import { datasetsOf } from "./queries";
 import { reportView } from "./saved-reports";
 import * as repo from "./repository";
+import { byId } from "../customers/repository";
+import { resolvePresentation } from "../themes/presentation";
+import { themesOfCustomerGroup } from "../themes/repository";
 
 /**
  * What the builder page (page-routes.ts) starts with — the blueprint's name, the customer's,
@@ -11,13 +14,19 @@ import * as repo from "./repository";
  */
 export async function builderPageData(request: BuilderRequest) {
   const { db, claims } = request;
-  const [chain, blueprint, sources, saved] = await db.batch([...builderReads(request), repo.blueprintReports(db, claims.bid, claims.cid)]);
+  const [chain, blueprint, sources, saved, themes] = await db.batch([
+    ...builderReads(request),
+    repo.blueprintReports(db, claims.bid, claims.cid),
+    themesOfCustomerGroup(db, byId(claims.cid)),
+  ]);
   const builder = await opened(request, [chain, blueprint, sources]);
   return {
     blueprintName: blueprint[0].name,
     customerName: builder.context.customer.name,
     datasets: datasetsOf(builder.tables),
     reports: saved.map(reportView),
+    // The page and its charts in the token's theme, else the customer's (src/themes/presentation.ts).
+    view: resolvePresentation({ theme: claims.thm, locale: claims.loc, timezone: claims.tz }, chain, themes),
   };
 }
 

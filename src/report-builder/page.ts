@@ -1,4 +1,6 @@
 import { PANEL_STYLE } from "../dashboards/render";
+import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../themes/presentation";
+import { logoImg, presentationCss } from "../themes/style";
 import { errorPage } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 
@@ -18,6 +20,8 @@ export interface BuilderDataset {
 }
 
 export interface BuilderPageInput {
+  /** Theme, locale and time zone of the view (built-in when absent). */
+  view?: Presentation;
   embedId: string;
   blueprintName: string;
   customerName: string;
@@ -48,10 +52,10 @@ export function builderPage(input: BuilderPageInput): string {
     report: input.report ?? null,
   };
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(input.blueprintName)} – report builder</title><style>${PANEL_STYLE}${STYLE}</style></head>
+${htmlTag(input.view ?? BUILTIN_PRESENTATION)}<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(input.blueprintName)} – report builder</title><style>${PANEL_STYLE}${STYLE}${input.view ? presentationCss(input.view) : ""}</style></head>
 <body data-status="200"><main class="rb">
-<header class="rb-head"><h1>${escapeHtml(input.blueprintName)}</h1><p>${escapeHtml(input.customerName)}</p></header>
+<header class="rb-head">${input.view ? logoImg(input.view) : ""}<h1>${escapeHtml(input.blueprintName)}</h1><p>${escapeHtml(input.customerName)}</p></header>
 <div class="rb-layout">
 <form id="rb-controls" class="rb-controls" aria-label="Build the report" novalidate></form>
 <section id="rb-result" class="rb-result" aria-label="Result" aria-busy="true">
@@ -78,50 +82,50 @@ export function builderErrorPage(title: string, text: string, status: number): s
  */
 const STYLE = `
 *{box-sizing:border-box}
-html,body{margin:0;background:#f4f6fb;color:#0f172a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+html,body{margin:0;background:var(--cd-bg);color:var(--cd-text);font:14px/1.45 var(--cd-font)}
 .rb{max-width:1400px;margin:0 auto;padding:16px 12px 24px}
 .rb-head{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:4px 16px;margin:0 0 12px}
 .rb-head h1{font-size:20px;font-weight:650;margin:0;overflow-wrap:anywhere;min-width:0}
-.rb-head p{margin:0;color:#64748b;overflow-wrap:anywhere}
+.rb-head p{margin:0;color:var(--cd-muted);overflow-wrap:anywhere}
 .rb-layout{display:grid;grid-template-columns:minmax(0,1fr);gap:12px}
 @media (min-width:760px){.rb-layout{grid-template-columns:minmax(260px,340px) minmax(0,1fr);align-items:start}.rb{padding:20px 16px 28px}}
-.rb-controls,.rb-result{background:#fff;border:1px solid #e5e9f2;border-radius:12px;min-width:0}
+.rb-controls,.rb-result{background:var(--cd-surface);border:1px solid var(--cd-border);border-radius:var(--cd-radius);min-width:0}
 .rb-controls{padding:4px 12px 12px}
 .rb-result{padding:12px 14px;display:flex;flex-direction:column;gap:10px}
 fieldset{border:0;margin:0;padding:0;min-width:0}
-.group{padding:10px 0;border-bottom:1px solid #eef2f7}
+.group{padding:10px 0;border-bottom:1px solid var(--cd-border)}
 .group:last-child{border-bottom:0}
-legend{font-weight:650;font-size:13px;color:#334155;padding:0;margin:0 0 6px;float:left;width:100%}
+legend{font-weight:650;font-size:13px;color:var(--cd-text);padding:0;margin:0 0 6px;float:left;width:100%}
 legend+*{clear:left}
 .choice{display:flex;align-items:flex-start;gap:8px;padding:3px 0;min-width:0}
 .choice input{margin:3px 0 0;flex:none}
 .choice label{display:flex;flex-direction:column;min-width:0;overflow-wrap:anywhere;cursor:pointer}
 .choice.inline{display:inline-flex;margin-right:14px}
 .choice-name{font-weight:600}
-.choice-desc{color:#64748b;font-size:13px}
+.choice-desc{color:var(--cd-muted);font-size:13px}
 .row{display:flex;flex-wrap:wrap;align-items:flex-end;gap:6px 8px;margin:0 0 8px;min-width:0}
 .pair{display:flex;flex-wrap:wrap;gap:6px 8px;min-width:0}
 .field{display:flex;flex-direction:column;gap:2px;min-width:0;max-width:100%}
 .field.grow{flex:1 1 10em}
-.field label,.values legend{font-size:12px;color:#475569;font-weight:500}
+.field label,.values legend{font-size:12px;color:var(--cd-muted);font-weight:500}
 .values{flex-basis:100%}
-select,input[type=text],input[type=number],input[type=date]{font:inherit;color:#0f172a;padding:5px 8px;border:1px solid #cbd5e1;border-radius:6px;background:#fff;min-width:0;max-width:100%;min-height:32px}
+select,input[type=text],input[type=number],input[type=date]{font:inherit;color:var(--cd-text);padding:5px 8px;border:1px solid var(--cd-border);border-radius:6px;background:var(--cd-surface);min-width:0;max-width:100%;min-height:32px}
 input[type=number],input[type=date]{width:10em}
 button{font:inherit;font-size:13px;font-weight:600;padding:5px 12px;min-height:32px;border:1px solid #c7d2fe;border-radius:6px;background:#eef2ff;color:#3730a3;cursor:pointer;max-width:100%;overflow-wrap:anywhere}
 button:hover{background:#e0e7ff}
-button.primary{background:#4f46e5;border-color:#4f46e5;color:#fff}
+button.primary{background:var(--cd-accent);border-color:var(--cd-accent);color:var(--cd-on-accent)}
 button.primary:hover{background:#4338ca}
-button.quiet{background:#fff;border-color:#cbd5e1;color:#475569}
+button.quiet{background:var(--cd-surface);border-color:var(--cd-border);color:var(--cd-muted)}
 button.danger{background:#dc2626;border-color:#dc2626;color:#fff}
 :focus-visible,input:focus,input:focus-within{outline:3px solid #f59e0b;outline-offset:2px}
-.hint{color:#64748b;font-size:13px;margin:4px 0}
+.hint{color:var(--cd-muted);font-size:13px;margin:4px 0}
 .notice{margin:0 0 8px;padding:6px 8px;background:#f0fdf4;border:1px solid #bbf7d0;border-radius:6px;color:#166534;overflow-wrap:anywhere}
 .columns summary{cursor:pointer;color:#4338ca;font-size:13px;margin-top:6px}
 .columns ul{list-style:none;margin:6px 0 0;padding:0}
-.columns li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:2px 8px;padding:3px 0;border-bottom:1px dashed #eef2f7;overflow-wrap:anywhere}
-.type{color:#64748b;font-size:12px}
+.columns li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:2px 8px;padding:3px 0;border-bottom:1px dashed var(--cd-border);overflow-wrap:anywhere}
+.type{color:var(--cd-muted);font-size:12px}
 .reports{list-style:none;margin:0 0 8px;padding:0}
-.reports li{padding:6px 0;border-bottom:1px solid #f1f5f9;display:flex;flex-direction:column;gap:4px}
+.reports li{padding:6px 0;border-bottom:1px solid var(--cd-border);display:flex;flex-direction:column;gap:4px}
 .report-name{display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px;font-weight:600;overflow-wrap:anywhere;min-width:0}
 .badge{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.04em;padding:0 6px;border-radius:4px;background:#e0e7ff;color:#3730a3}
 .badge.broken{background:#fee2e2;color:#991b1b}
@@ -130,7 +134,7 @@ button.danger{background:#dc2626;border-color:#dc2626;color:#fff}
 .confirm{display:flex;flex-wrap:wrap;align-items:center;gap:6px;padding:6px 8px;background:#fef2f2;border:1px solid #fecaca;border-radius:6px;overflow-wrap:anywhere}
 .save{margin-top:8px}
 .rb-bar{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:6px 12px}
-.rb-status{margin:0;font-weight:600;color:#334155}
+.rb-status{margin:0;font-weight:600;color:var(--cd-text)}
 .rb-downloads{display:flex;flex-wrap:wrap;align-items:center;gap:6px}
 .rb-downloads[hidden]{display:none}
 .rb-message{padding:12px;border:1px solid #fcd34d;background:#fffbeb;color:#92400e;border-radius:8px;overflow-wrap:anywhere}
@@ -140,14 +144,14 @@ button.danger{background:#dc2626;border-color:#dc2626;color:#fff}
 .chart-holder .panel{box-shadow:none}
 .chart-holder svg{overflow:visible}
 .rb-table-area{min-width:0}
-.table-wrap{overflow:auto;max-height:480px;border:1px solid #eef2f7;border-radius:8px}
+.table-wrap{overflow:auto;max-height:480px;border:1px solid var(--cd-border);border-radius:8px}
 table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
-th{position:sticky;top:0;background:#f8fafc;text-align:left;border-bottom:1px solid #e2e8f0;padding:0}
+th{position:sticky;top:0;background:var(--cd-surface);text-align:left;border-bottom:1px solid var(--cd-border);padding:0}
 th.num{text-align:right}
-th .sort{all:unset;box-sizing:border-box;display:block;width:100%;padding:6px 10px;font-weight:600;color:#334155;cursor:pointer;white-space:nowrap}
+th .sort{all:unset;box-sizing:border-box;display:block;width:100%;padding:6px 10px;font-weight:600;color:var(--cd-text);cursor:pointer;white-space:nowrap}
 th .sort:focus-visible{outline:3px solid #f59e0b;outline-offset:-3px}
-td{padding:5px 10px;border-bottom:1px solid #f1f5f9;white-space:nowrap}
+td{padding:5px 10px;border-bottom:1px solid var(--cd-border);white-space:nowrap}
 td.num{text-align:right}
-.empty{color:#64748b;margin:8px 0}
+.empty{color:var(--cd-muted);margin:8px 0}
 [hidden]{display:none !important}
 `;

@@ -49,7 +49,8 @@ export interface ChartLook {
   font: string;
 }
 
-export function chartLook(presentation: Presentation | ThemeDocument): ChartLook {
+export function chartLook(presentation: Presentation | ThemeDocument, builtin?: ChartLook): ChartLook {
+  if (builtin && "locale" in presentation && presentation.theme === null) return builtin;
   const doc = "colors" in presentation ? presentation : documentOf(presentation);
   return {
     series: doc.colors.series,

@@ -1,3 +1,4 @@
+import { BUILTIN_ROOT_ATTRIBUTES } from "../http/pages";
 import { escapeHtml } from "../lib/html";
 import type { UnsubscribeLink } from "./service";
 
@@ -7,7 +8,7 @@ import type { UnsubscribeLink } from "./service";
  * mail client's one-click unsubscribe does (RFC 8058).
  */
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
+  return `<!doctype html><html ${BUILTIN_ROOT_ATTRIBUTES}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>html,body{margin:0;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}body{padding:48px 16px}
 main{max-width:440px;margin:0 auto;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center;overflow-wrap:anywhere}
 h1{font-size:17px;margin:0 0 8px}p{margin:0 0 16px}button{font:inherit;font-weight:600;padding:10px 18px;border:0;border-radius:8px;background:#4338ca;color:#fff;cursor:pointer}</style>

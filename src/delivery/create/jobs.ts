@@ -78,7 +78,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
   };
   // A job someone waits for is born claimed by its first attempt, which this call runs.
   const born = scope.background !== undefined;
-  const [chain, choice, sources, secret, inserted, [row]] = await db.batch([
+  const [chain, choice, sources, themes, secret, inserted, [row]] = await db.batch([
     ...dashboardReads(db, render),
     webhooks.secretExists(db, accessGroupId),
     repo.insertJobWhen(
@@ -106,7 +106,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
     id,
     page,
     customerTokenHash: chain[0].tokenHash,
-    firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources] } } : undefined,
+    firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources, themes] } } : undefined,
   };
 }
 
