@@ -158,7 +158,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         // Per data source (`<id>=<trips>`) and the PostgreSQL connections opened.
         c.header("X-Data-Round-Trips-By-Source", dataRoundTrips.describe());
         c.header("X-Data-Connections", String(dataRoundTrips.connections));
-        c.header("X-Query-Cache", cacheReport.status);
+        for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
       }
       if (!subscriber) return c.html(page, 200);
       const control = subscribeControl(embedId, subscriber.token, subscriber.email);
@@ -193,7 +193,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     }
     if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
-      c.header("X-Query-Cache", cacheReport.status);
+      for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
     }
     c.header("Content-Type", "text/csv; charset=utf-8");
     c.header("Content-Disposition", `attachment; filename="${panelId}.csv"`);

@@ -26,12 +26,21 @@ export type QueryCacheStatus = "hit" | "miss" | "stale" | "off";
 /** Worse is higher: a page reports its worst panel. */
 const RANK: Record<QueryCacheStatus, number> = { off: 0, hit: 1, stale: 2, miss: 3 };
 
-/** The worst status of one request's queries (`miss` > `stale` > `hit` > `off`): its `X-Query-Cache`. */
+/**
+ * The worst status of one request's queries (`miss` > `stale` > `hit` > `off`): its
+ * `X-Query-Cache`; and how many Cache API reads it made: its `X-Cache-Reads`.
+ */
 export class QueryCacheReport {
   status: QueryCacheStatus = "off";
+  reads = 0;
 
   note(status: QueryCacheStatus): void {
     if (RANK[status] > RANK[this.status]) this.status = status;
+  }
+
+  /** The development headers of a response whose queries went through the cache (X-Cache-Reads only when it was read). */
+  headers(): Record<string, string> {
+    return this.reads > 0 ? { "X-Query-Cache": this.status, "X-Cache-Reads": String(this.reads) } : { "X-Query-Cache": this.status };
   }
 }
 
@@ -104,7 +113,8 @@ export async function cacheKey(source: CachedSource, query: PanelQuery, versions
   return new Request(KEY_ORIGIN + digest);
 }
 
-async function read(key: Request): Promise<Entry | null> {
+async function read(key: Request, report: QueryCacheReport | undefined): Promise<Entry | null> {
+  if (report) report.reads++;
   const response = await store().match(key);
   if (!response) return null;
   const storedAt = Number(response.headers.get(STORED_AT));
@@ -151,6 +161,11 @@ async function keep(keys: Map<string, Request>, results: Map<string, PanelResult
   );
 }
 
+/** Seconds a policy keeps results fresh (0: off). */
+function ttlOf(policy: QueryCachePolicy | undefined): number {
+  return Math.min(policy?.ttlSeconds ?? 0, MAX_CACHE_TTL_SECONDS);
+}
+
 /**
  * One data source's queries, from the cache where it can and through `run` (one call) for
  * the rest. Without a TTL it is `run` itself, and every query is `off`.
@@ -161,10 +176,28 @@ export async function runCached(
   policy: QueryCachePolicy | undefined,
   run: QueryRunner,
 ): Promise<Map<string, PanelResult>> {
-  const ttlSeconds = Math.min(policy?.ttlSeconds ?? 0, MAX_CACHE_TTL_SECONDS);
+  const timed = await runCachedTimed(source, queries, policy, run);
+  return new Map([...timed].map(([id, { result }]) => [id, result]));
+}
+
+/** A query's result and when it was fetched (a fresh run: now; a cache entry: when it was stored). */
+interface TimedResult {
+  result: PanelResult;
+  storedAt: number;
+  /** Served past its TTL (its refresh runs in the background). */
+  stale?: boolean;
+}
+
+async function runCachedTimed(
+  source: CachedSource,
+  queries: PanelQuery[],
+  policy: QueryCachePolicy | undefined,
+  run: QueryRunner,
+): Promise<Map<string, TimedResult>> {
+  const ttlSeconds = ttlOf(policy);
   if (!policy || ttlSeconds <= 0 || queries.length === 0) {
     for (const _ of queries) policy?.report?.note("off");
-    return run(queries, false);
+    return timedNow(await run(queries, false));
   }
   const ttlMs = ttlSeconds * 1000;
   const keys = new Map<string, Request>();
@@ -173,7 +206,7 @@ export async function runCached(
       const key = await cacheKey(source, query, policy.versions);
       keys.set(query.panelId, key);
       try {
-        return { query, entry: await read(key) };
+        return { query, entry: await read(key, policy.report) };
       } catch (error) {
         log("warn", "query cache not readable", { error: errorDetail(error) });
         return { query, entry: null };
@@ -181,15 +214,20 @@ export async function runCached(
     }),
   );
 
-  const results = new Map<string, PanelResult>();
+  const results = new Map<string, TimedResult>();
   const missing: PanelQuery[] = [];
   const stale: { query: PanelQuery; entry: Entry }[] = [];
+  const now = Date.now();
   for (const { query, entry } of found) {
     if (entry && entry.ageMs >= 0 && entry.ageMs < ttlMs) {
-      results.set(query.panelId, { status: "ok", rows: entry.rows, truncated: entry.truncated });
+      results.set(query.panelId, { result: { status: "ok", rows: entry.rows, truncated: entry.truncated }, storedAt: now - entry.ageMs });
       policy.report?.note("hit");
     } else if (entry && policy.waitUntil && !entry.staleServed && entry.ageMs >= 0 && entry.ageMs < 2 * ttlMs) {
-      results.set(query.panelId, { status: "ok", rows: entry.rows, truncated: entry.truncated });
+      results.set(query.panelId, {
+        result: { status: "ok", rows: entry.rows, truncated: entry.truncated },
+        storedAt: now - entry.ageMs,
+        stale: true,
+      });
       stale.push({ query, entry });
       policy.report?.note("stale");
     } else {
@@ -202,11 +240,16 @@ export async function runCached(
   if (missing.length === 0) return results;
 
   const fresh = await run(missing, false);
-  for (const [id, result] of fresh) results.set(id, result);
+  for (const [id, result] of timedNow(fresh)) results.set(id, result);
   const storing = keep(keys, fresh, ttlSeconds);
   if (policy.waitUntil) policy.waitUntil(storing);
   else await storing;
   return results;
+}
+
+function timedNow(results: Map<string, PanelResult>): Map<string, TimedResult> {
+  const now = Date.now();
+  return new Map([...results].map(([id, result]) => [id, { result, storedAt: now }]));
 }
 
 /**
@@ -238,5 +281,145 @@ async function refresh(
     );
   } catch (error) {
     log("warn", "stale query results not refreshed", { error: errorDetail(error) });
+  }
+}
+
+/** One data source's share of a page: its queries and the runner of those that must run. */
+export interface PagePart {
+  source: CachedSource;
+  queries: PanelQuery[];
+  run: QueryRunner;
+}
+
+/** A page's entry: every panel's result, under one key made of every panel's key. */
+async function pageKey(parts: PagePart[], versions: string[]): Promise<Request> {
+  const panels = parts.map(({ source, queries }) => [
+    source.id,
+    source.binding,
+    source.rowLimit,
+    queries.map((query) => [query.panelId, query.sql, query.params]),
+  ]);
+  return new Request(`${KEY_ORIGIN}page/${await sha256Hex(JSON.stringify(["page", panels, versions]))}`);
+}
+
+interface PageEntry {
+  results: Record<string, { rows: Row[]; truncated: boolean }>;
+  ageMs: number;
+  staleServed: boolean;
+}
+
+async function readPage(key: Request, report: QueryCacheReport | undefined): Promise<PageEntry | null> {
+  if (report) report.reads++;
+  const response = await store().match(key);
+  if (!response) return null;
+  const storedAt = Number(response.headers.get(STORED_AT));
+  try {
+    const { results } = (await response.json()) as { results: PageEntry["results"] };
+    if (typeof results !== "object" || results === null || !Number.isFinite(storedAt)) return null;
+    return { results, ageMs: Date.now() - storedAt, staleServed: response.headers.get(STALE_SERVED) === "1" };
+  } catch {
+    return null;
+  }
+}
+
+async function writePage(
+  key: Request,
+  results: PageEntry["results"],
+  storedAt: number,
+  keepSeconds: number,
+  staleServed = false,
+): Promise<void> {
+  if (keepSeconds <= 0) return;
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    "Cache-Control": `max-age=${Math.max(1, Math.ceil(keepSeconds))}`,
+    [STORED_AT]: String(storedAt),
+  };
+  if (staleServed) headers[STALE_SERVED] = "1";
+  await store().put(key, new Response(JSON.stringify({ results }), { headers }));
+}
+
+/** The page's entry, when every panel has rows (a failed panel is never kept); as old as its oldest part. */
+async function keepPage(key: Request, timed: Map<string, TimedResult>, ttlSeconds: number): Promise<void> {
+  const results: PageEntry["results"] = {};
+  let oldest = Date.now();
+  for (const [id, { result, storedAt, stale }] of timed) {
+    if (result.status !== "ok" || stale) return;
+    results[id] = { rows: result.rows, truncated: result.truncated };
+    oldest = Math.min(oldest, storedAt);
+  }
+  try {
+    await writePage(key, results, oldest, 2 * ttlSeconds - (Date.now() - oldest) / 1000);
+  } catch (error) {
+    log("warn", "page results not cached", { error: errorDetail(error) });
+  }
+}
+
+/**
+ * Every data source's queries of one page (embed, share, capture): with a TTL and more than
+ * one query, one Cache API read of the page's entry first, so a page whose panels all hit
+ * reads the cache once (not once per panel). A fresh entry answers every panel (`hit`); one
+ * past its TTL is served once more (`stale`) while the page runs again in the background.
+ * Without one, each data source's queries go through runCached — the panels it has from
+ * their own entries, only the others run — and the page's entry is kept for the next view.
+ * The panels' own entries stay: a panel's CSV and a page sharing some of its panels read them.
+ */
+export async function runPageCached(parts: PagePart[], policy: QueryCachePolicy | undefined): Promise<Map<string, PanelResult>> {
+  const ttlSeconds = ttlOf(policy);
+  const count = parts.reduce((sum, part) => sum + part.queries.length, 0);
+  if (!policy || ttlSeconds <= 0 || count < 2) {
+    const each = await Promise.all(parts.map((part) => runCached(part.source, part.queries, policy, part.run)));
+    return new Map(each.flatMap((results) => [...results]));
+  }
+  const ttlMs = ttlSeconds * 1000;
+  const key = await pageKey(parts, policy.versions);
+  let entry: PageEntry | null = null;
+  try {
+    entry = await readPage(key, policy.report);
+  } catch (error) {
+    log("warn", "query cache not readable", { error: errorDetail(error) });
+  }
+  const complete = entry !== null && parts.every((part) => part.queries.every((query) => entry.results[query.panelId] !== undefined));
+  if (entry && complete && entry.ageMs >= 0) {
+    const fresh = entry.ageMs < ttlMs;
+    if (fresh || (policy.waitUntil && !entry.staleServed && entry.ageMs < 2 * ttlMs)) {
+      const results = new Map<string, PanelResult>();
+      for (const [id, { rows, truncated }] of Object.entries(entry.results)) results.set(id, { status: "ok", rows, truncated });
+      for (let i = 0; i < count; i++) policy.report?.note(fresh ? "hit" : "stale");
+      if (!fresh) policy.waitUntil?.(refreshPage(key, entry, parts, policy, ttlSeconds));
+      return results;
+    }
+  }
+  const timed = new Map<string, TimedResult>();
+  const each = await Promise.all(parts.map((part) => runCachedTimed(part.source, part.queries, policy, part.run)));
+  for (const results of each) for (const [id, result] of results) timed.set(id, result);
+  const storing = keepPage(key, timed, ttlSeconds);
+  if (policy.waitUntil) policy.waitUntil(storing);
+  else await storing;
+  return new Map([...timed].map(([id, { result }]) => [id, result]));
+}
+
+/**
+ * A stale page: its entry marked as served (so it is not served stale twice), then every
+ * panel run again — their own entries and the page's kept fresh. A refresh that fails
+ * leaves the marked entry, which the next view treats as missing.
+ */
+async function refreshPage(key: Request, entry: PageEntry, parts: PagePart[], policy: QueryCachePolicy, ttlSeconds: number): Promise<void> {
+  try {
+    const now = Date.now();
+    await writePage(key, entry.results, now - entry.ageMs, 2 * ttlSeconds - entry.ageMs / 1000, true);
+    const timed = new Map<string, TimedResult>();
+    await Promise.all(
+      parts.map(async (part) => {
+        const fresh = await part.run(part.queries, true);
+        const keys = new Map<string, Request>();
+        for (const query of part.queries) keys.set(query.panelId, await cacheKey(part.source, query, policy.versions));
+        await keep(keys, fresh, ttlSeconds);
+        for (const [id, result] of timedNow(fresh)) timed.set(id, result);
+      }),
+    );
+    await keepPage(key, timed, ttlSeconds);
+  } catch (error) {
+    log("warn", "stale page results not refreshed", { error: errorDetail(error) });
   }
 }

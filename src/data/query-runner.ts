@@ -1,7 +1,7 @@
 import { RoundTripCounter } from "../db/client";
 import { config } from "../config";
 import { log } from "../lib/log";
-import { runCached, type QueryCachePolicy } from "./query-cache";
+import { runCached, runPageCached, type PagePart, type QueryCachePolicy } from "./query-cache";
 import { describeD1, runD1 } from "./sources/d1";
 import { describePostgres, runPostgres } from "./sources/postgres";
 import { bindingOfKind, dialectOf, type DataSourceKind } from "./sources/kinds";
@@ -91,20 +91,29 @@ export async function runSourceQueries(
   queries: PanelQuery[],
   run: QueryRun = {},
 ): Promise<Map<string, PanelResult>> {
+  const part = sourcePart(env, source, queries, run);
+  return runCached(part.source, part.queries, run.cache, part.run);
+}
+
+/** One data source's queries as the query cache sees them: what its key says of the source, and its runner. */
+function sourcePart(env: object, source: DataSource, queries: PanelQuery[], run: QueryRun): PagePart {
   const kind = source.kind ?? "d1";
   const limits = { ...runLimits(env), ...run.limits };
   const binding = (env as Record<string, never>)[source.binding];
-  const cached = { id: source.id, binding: source.binding, rowLimit: limits.rowLimit };
-  return runCached(cached, queries, run.cache, async (missing, background) => {
-    const trips: SourceTrips = { kind, trips: 0, connections: 0 };
-    try {
-      return await runners[kind](binding, missing, limits, trips);
-    } finally {
-      const roundTrips = background ? undefined : run.roundTrips;
-      if (roundTrips) roundTrips.count += trips.trips;
-      if (roundTrips instanceof DataRoundTrips) roundTrips.bySource.set(source.id, trips);
-    }
-  });
+  return {
+    source: { id: source.id, binding: source.binding, rowLimit: limits.rowLimit },
+    queries,
+    run: async (missing, background) => {
+      const trips: SourceTrips = { kind, trips: 0, connections: 0 };
+      try {
+        return await runners[kind](binding, missing, limits, trips);
+      } finally {
+        const roundTrips = background ? undefined : run.roundTrips;
+        if (roundTrips) roundTrips.count += trips.trips;
+        if (roundTrips instanceof DataRoundTrips) roundTrips.bySource.set(source.id, trips);
+      }
+    },
+  };
 }
 
 /**
@@ -189,7 +198,7 @@ export async function describePanels(
  * to the panel's schema: each data source gets its panels in one go (D1: one batch;
  * PostgreSQL: one connection, one read-only transaction), all sources in parallel. Panels
  * whose results are cached (`run.cache`) are not run; a page whose panels all hit calls no
- * data source.
+ * data source and reads the cache once (runPageCached).
  */
 export async function runPanels(
   env: object,
@@ -200,10 +209,7 @@ export async function runPanels(
   run: QueryRun = {},
 ): Promise<Map<string, PanelResult>> {
   const { results, groups } = routePanels(env, definition, mapping, sources, context);
-  await Promise.all(
-    [...groups.entries()].map(async ([source, queries]) => {
-      for (const [panelId, result] of await runSourceQueries(env, source, queries, run)) results.set(panelId, result);
-    }),
-  );
+  const parts = [...groups.entries()].map(([source, queries]) => sourcePart(env, source, queries, run));
+  for (const [panelId, result] of await runPageCached(parts, run.cache)) results.set(panelId, result);
   return results;
 }

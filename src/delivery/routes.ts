@@ -226,7 +226,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
         cacheReport,
         waitUntil: backgroundOf(c),
       });
-      if (config(c.env).DIAGNOSTICS) c.header("X-Query-Cache", cacheReport.status);
+      if (config(c.env).DIAGNOSTICS) for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
       return c.html(page, 200);
     } catch (error) {
       if (isGoneError(error)) {

@@ -3,9 +3,9 @@ import { config } from "../config";
 import type { Env } from "../env";
 import type { Principal } from "./context";
 
-/** Which per-minute limits a call counts against. */
-export type LimitBucket = "api" | "delivery";
-export const limitBuckets: readonly LimitBucket[] = ["api", "delivery"];
+/** Which per-minute limits a call counts against: an API token's calls and deliveries, a customer's report-builder requests. */
+export type LimitBucket = "api" | "delivery" | "builder";
+export const limitBuckets: readonly LimitBucket[] = ["api", "delivery", "builder"];
 
 export type Units = Partial<Record<LimitBucket, number>>;
 
@@ -28,11 +28,16 @@ export interface BucketGrant {
   available: number;
 }
 
-export type LeaseAnswer =
+/** Who a guard answers for: an API token's principal, or a customer (whose builder token the request itself checked). */
+export interface CustomerHolder {
+  customerId: number;
+}
+
+export type LeaseAnswer<H = Principal> =
   | { valid: false }
   | {
       valid: true;
-      principal: Principal;
+      principal: H;
       windowStart: number;
       /** Milliseconds until the window ends, from the guard's clock. */
       windowEndsInMs: number;
@@ -52,11 +57,21 @@ export const LEASE_MS = 5_000;
 const SLICE_DIVISOR = 4;
 const PRINCIPAL_TTL_MS = 5 * 60_000;
 
+/** The guard of a customer's report-builder requests (API tokens' guards are named by the token's SHA-256, hex). */
+export function customerGuardName(customerId: number): string {
+  return `customer:${customerId}`;
+}
+
 /**
  * The source of truth for one API token (named by the token's SHA-256): is it valid, with
  * which permission, and how many calls of this minute are still free. Isolates do not ask
  * it per call; they lease a slice of the remaining budget with the principal for a few
  * seconds, spend it in memory and renew before it runs out (see token-lease.ts).
+ *
+ * The same guard, named by customerGuardName, keeps a customer's report-builder budget
+ * (BUILDER_REQUESTS_PER_MINUTE, bucket `builder`): there is no token to resolve — the builder
+ * request checked its signed token against the customer before asking — so only the
+ * counting is shared.
  *
  * Exactness: the guard never grants more than `limit` units per window in total. Only
  * grants and releases write storage (the `windows` row holds the units handed out), so
@@ -80,7 +95,18 @@ export class ApiTokenGuard extends DurableObject<Env> {
   async lease(tokenHash: string, request: LeaseRequest): Promise<LeaseAnswer> {
     const principal = await this.resolve(tokenHash);
     if (!principal) return { valid: false };
+    return this.grant(principal, request);
+  }
 
+  /**
+   * A customer's report-builder budget: a slice of the `builder` bucket, whose limit is the
+   * caller's BUILDER_REQUESTS_PER_MINUTE (every isolate of a deployment reads the same).
+   */
+  async leaseForCustomer(customerId: number, limit: number, request: LeaseRequest): Promise<LeaseAnswer<CustomerHolder>> {
+    return this.grant({ customerId }, request, { builder: limit });
+  }
+
+  private grant<H>(principal: H, request: LeaseRequest, limits: Units = {}): LeaseAnswer<H> {
     const now = Date.now();
     const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
     const window = this.currentWindow(windowStart);
@@ -98,7 +124,7 @@ export class ApiTokenGuard extends DurableObject<Env> {
 
     const buckets = {} as Record<LimitBucket, BucketGrant>;
     for (const bucket of limitBuckets) {
-      const limit = this.limitOf(bucket);
+      const limit = limits[bucket] ?? this.limitOf(bucket);
       const free = Math.max(0, limit - window.committed[bucket]);
       const need = Math.max(0, Math.floor(request.need[bucket] ?? 0));
       const slice = request.prefetch === false ? need : Math.max(need, Math.ceil(free / SLICE_DIVISOR));
@@ -141,7 +167,7 @@ export class ApiTokenGuard extends DurableObject<Env> {
 
   private currentWindow(windowStart: number) {
     if (this.window?.start === windowStart) return this.window;
-    const committed: Record<LimitBucket, number> = { api: 0, delivery: 0 };
+    const committed: Record<LimitBucket, number> = { api: 0, delivery: 0, builder: 0 };
     const rows = this.ctx.storage.sql
       .exec<{ bucket: LimitBucket; window_start: number; count: number }>("SELECT bucket, window_start, count FROM windows")
       .toArray();
@@ -151,7 +177,9 @@ export class ApiTokenGuard extends DurableObject<Env> {
   }
 
   private limitOf(bucket: LimitBucket): number {
-    return bucket === "api" ? config(this.env).RATE_LIMIT_PER_MINUTE : config(this.env).DELIVERY_LIMIT_PER_MINUTE;
+    const settings = config(this.env);
+    if (bucket === "builder") return settings.BUILDER_REQUESTS_PER_MINUTE;
+    return bucket === "api" ? settings.RATE_LIMIT_PER_MINUTE : settings.DELIVERY_LIMIT_PER_MINUTE;
   }
 
   private async resolve(tokenHash: string): Promise<Principal | null> {

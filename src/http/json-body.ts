@@ -38,7 +38,7 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
       throw new ApiError("invalid_json", "The request body must be a JSON object.");
     }
-    const tooLarge = nonFiniteNumberPath(parsed);
+    const tooLarge = mayHoldNonFiniteNumber(text) ? nonFiniteNumberPath(parsed) : null;
     if (tooLarge !== null) {
       throw new ApiError("validation_error", `${tooLarge}: must be a number a double can hold (at most about 1.8e308).`, tooLarge);
     }
@@ -49,6 +49,16 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
   await next();
 };
+
+/**
+ * Whether the body's text could hold a number beyond a double (about 1.8e308): only with an
+ * exponent of three digits or more, or some 210 digits before the point (JSON allows no
+ * leading zeros). A cheap scan, so that the walk below runs only on such bodies — it costs
+ * more than the parse.
+ */
+function mayHoldNonFiniteNumber(text: string): boolean {
+  return /[eE][+-]?\d{3}|(?<!\d)\d{200}/.test(text);
+}
 
 /**
  * The dotted path (`definition.variables.0.default`) of the first number in the body that

@@ -23,6 +23,7 @@ export class RequestState {
   #notFound = false;
   #retryDeclared = false;
   #auth: { tokenHash: string; principal: Principal; headers: Record<string, string> } | undefined;
+  readonly #counted = new Set<string>();
   #body: Uint8Array | undefined;
 
   constructor(env: Env) {
@@ -83,6 +84,13 @@ export class RequestState {
   /** The admission of this token by the first attempt, when this is its retry. */
   admittedBefore(tokenHash: string): { principal: Principal; headers: Record<string, string> } | undefined {
     return this.#auth?.tokenHash === tokenHash ? this.#auth : undefined;
+  }
+
+  /** Whether this is the first time the request counts against `limit`: its retry on the primary is not counted again. */
+  countOnce(limit: string): boolean {
+    if (this.#counted.has(limit)) return false;
+    this.#counted.add(limit);
+    return true;
   }
 
   /** A Durable Object call on the critical path. */

@@ -1,6 +1,14 @@
 import { newerBookmark } from "../db/client";
 import { log } from "../lib/log";
-import { LEASE_MS, limitBuckets, type LeaseAnswer, type LeaseRequest, type LimitBucket, type Units } from "./api-token-guard";
+import {
+  type CustomerHolder,
+  LEASE_MS,
+  limitBuckets,
+  type LeaseAnswer,
+  type LeaseRequest,
+  type LimitBucket,
+  type Units,
+} from "./api-token-guard";
 import type { Principal } from "./context";
 
 export interface RateState {
@@ -10,20 +18,26 @@ export interface RateState {
   reset: number;
 }
 
-export type Verdict =
+/** A lease is held for an API token's principal (with its permission) or a customer (none: it never writes). */
+export interface Holder {
+  permission?: "read" | "write";
+}
+
+export type Verdict<H extends object = Principal> =
   | { outcome: "invalid_token" }
-  | { outcome: "read_only"; principal: Principal; rate: RateState }
-  | { outcome: "rate_limited"; principal: Principal; rate: RateState; retryAfter: number }
-  | { outcome: "allowed"; principal: Principal; rate: RateState };
+  | { outcome: "read_only"; principal: H; rate: RateState }
+  | { outcome: "rate_limited"; principal: H; rate: RateState; retryAfter: number }
+  | { outcome: "allowed"; principal: H; rate: RateState };
 
 export interface AdmitRequest {
   needsWrite: boolean;
+  /** The first one is the limit the verdict's rate reports. */
   buckets: LimitBucket[];
 }
 
-/** How the lease cache reaches the token's guard; one object per request. */
-export interface GuardLink {
-  lease(request: LeaseRequest): Promise<LeaseAnswer>;
+/** How the lease cache reaches the guard (of a token or a customer); one object per request. */
+export interface GuardLink<H extends object = Principal> {
+  lease(request: LeaseRequest): Promise<LeaseAnswer<H>>;
   /** Keeps a background renewal alive after the response (ctx.waitUntil). */
   background(work: Promise<unknown>): void;
   /** Counts a guard call on the request's critical path. */
@@ -40,8 +54,8 @@ interface Slice {
   lastGrant: number;
 }
 
-interface Lease {
-  principal: Principal;
+interface Lease<H> {
+  principal: H;
   windowStart: number;
   /** Local clock; measured from when the request left, so never later than the guard's. */
   windowEndsAt: number;
@@ -53,19 +67,20 @@ interface Lease {
 }
 
 /**
- * The isolate's side of the token leases. A call spends a unit of the lease in memory
+ * The isolate's side of the leases, keyed by guard name: API tokens' (tokenLeases) and
+ * customers' report-builder budgets (customerLeases). A call spends a unit of the lease in memory
  * (no await between the check and the spend, so concurrent calls never overspend); the
  * guard is called on the critical path only without a usable lease or when the slice is
  * empty, and in the background when it runs low or is about to expire.
  */
-export class TokenLeases {
-  private readonly leases = new Map<string, Lease>();
+export class TokenLeases<H extends object = Principal> {
+  private readonly leases = new Map<string, Lease<H>>();
   private readonly revoked = new Set<string>();
   private readonly written = new Map<string, string>();
   /** Calls waiting for the guard, per token: only the first takes a slice, the others exactly their unit. */
   private readonly waiting = new Map<string, number>();
 
-  async admit(tokenHash: string, request: AdmitRequest, guard: GuardLink): Promise<Verdict> {
+  async admit(tokenHash: string, request: AdmitRequest, guard: GuardLink<H>): Promise<Verdict<H>> {
     const now = Date.now();
     const lease = this.leases.get(tokenHash);
     if (lease && now < lease.expiresAt) {
@@ -112,24 +127,26 @@ export class TokenLeases {
 
   /** Spends one unit of every bucket, or says why not; null when only a renewal can tell. */
   /** A final spend always decides; an early one answers null when the lease must be renewed first. */
-  private spend(lease: Lease, request: AdmitRequest, now: number, final: true): Verdict;
-  private spend(lease: Lease, request: AdmitRequest, now: number, final: boolean): Verdict | null;
-  private spend(lease: Lease, request: AdmitRequest, now: number, final: boolean): Verdict | null {
+  private spend(lease: Lease<H>, request: AdmitRequest, now: number, final: true): Verdict<H>;
+  private spend(lease: Lease<H>, request: AdmitRequest, now: number, final: boolean): Verdict<H> | null;
+  private spend(lease: Lease<H>, request: AdmitRequest, now: number, final: boolean): Verdict<H> | null {
     const { principal } = lease;
-    if (request.needsWrite && principal.permission !== "write") return { outcome: "read_only", principal, rate: rateOf(lease, now) };
+    const rated = request.buckets[0];
+    if (request.needsWrite && (principal as Holder).permission !== "write")
+      return { outcome: "read_only", principal, rate: rateOf(lease, rated, now) };
     const lacking = request.buckets.filter((bucket) => lease.buckets[bucket].allowance - lease.buckets[bucket].spent < 1);
     if (lacking.length === 0) {
       for (const bucket of request.buckets) lease.buckets[bucket].spent++;
-      return { outcome: "allowed", principal, rate: rateOf(lease, now) };
+      return { outcome: "allowed", principal, rate: rateOf(lease, rated, now) };
     }
     if (final || lacking.some((bucket) => lease.buckets[bucket].available === 0)) {
-      const rate = rateOf(lease, now);
+      const rate = rateOf(lease, rated, now);
       return { outcome: "rate_limited", principal, rate, retryAfter: rate.reset };
     }
     return null;
   }
 
-  private topUp(tokenHash: string, lease: Lease, request: AdmitRequest, now: number, guard: GuardLink): void {
+  private topUp(tokenHash: string, lease: Lease<H>, request: AdmitRequest, now: number, guard: GuardLink<H>): void {
     if (lease.renewing) return;
     const need: Units = {};
     for (const bucket of request.buckets) {
@@ -152,8 +169,8 @@ export class TokenLeases {
     tokenHash: string,
     need: Units,
     prefetch: boolean,
-    guard: GuardLink,
-    then: (lease: Lease | null) => T,
+    guard: GuardLink<H>,
+    then: (lease: Lease<H> | null) => T,
   ): Promise<T> {
     const sentAt = Date.now();
     const old = this.leases.get(tokenHash);
@@ -217,14 +234,16 @@ export class TokenLeases {
   }
 }
 
-function rateOf(lease: Lease, now: number): RateState {
-  const api = lease.buckets.api;
+function rateOf<H>(lease: Lease<H>, bucket: LimitBucket, now: number): RateState {
+  const slice = lease.buckets[bucket];
   return {
-    limit: api.limit,
-    remaining: Math.max(0, api.available + api.allowance - api.spent),
+    limit: slice.limit,
+    remaining: Math.max(0, slice.available + slice.allowance - slice.spent),
     reset: Math.max(1, Math.ceil((lease.windowEndsAt - now) / 1000)),
   };
 }
 
-/** The leases of this isolate (module scope lives as long as the isolate). */
-export const tokenLeases = new TokenLeases();
+/** The leases of this isolate (module scope lives as long as the isolate): API tokens'… */
+export const tokenLeases = new TokenLeases<Principal>();
+/** …and customers' report-builder budgets (guards named by customerGuardName). */
+export const customerLeases = new TokenLeases<CustomerHolder>();

@@ -3,10 +3,10 @@ import { customerDataView } from "../data/customer-view";
 import type { QueryCacheReport } from "../data/query-cache";
 import { customerTokenFingerprint } from "../tokens/signed";
 import type { Database, RoundTripCounter } from "../db/client";
-import { config } from "../config";
 import type { Env } from "../env";
+import { countCustomerRequest } from "../http/customer-limit";
+import { markNotFound } from "../http/request-state";
 import { ApiError } from "../http/errors";
-import { currentRequest } from "../http/request-state";
 import { constantTimeEqual } from "../lib/crypto";
 import type { BuilderClaims } from "../tokens/builder";
 import type { CustomerViewRow } from "../customers/repository";
@@ -19,7 +19,7 @@ import * as repo from "./repository";
  * One builder request: who (the token's customer, still holding the token it was minted
  * for), which blueprint, within the customer's requests per minute. Every operation of the
  * builder opens its request here, in one D1 batch that the operation may extend with its own
- * reads (saved-reports.ts, page-data.ts).
+ * reads (saved-reports.ts, page-data.ts); the count is not in it (see `opened`).
  */
 
 export interface BuilderRequest {
@@ -44,29 +44,13 @@ export interface OpenedBuilder {
   cacheVersions: string[];
 }
 
-const WINDOW_MS = 60_000;
-
-function builderLimit(env: Env): number {
-  return config(env).BUILDER_REQUESTS_PER_MINUTE;
-}
-
-/**
- * What every builder request reads, plus its count against BUILDER_REQUESTS_PER_MINUTE —
- * statements for one batch that the operation extends with its own.
- */
+/** What every builder request reads — statements for one batch that the operation extends with its own. */
 export function builderReads(request: BuilderRequest) {
   const { db, claims } = request;
-  const windowStart = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
   return [
     customersRepo.customerChain(db, customersRepo.byId(claims.cid)),
     repo.blueprintOfCustomer(db, claims.bid, claims.cid),
     dashboardsRepo.dataSources(db),
-    // A "not found" answered from a replica is served again from the primary (http/request-state):
-    // that second attempt was counted by the first.
-    currentRequest()?.isRetryOnPrimary
-      ? repo.requestCount(db, claims.cid, windowStart)
-      : repo.countRequest(db, claims.cid, windowStart, builderLimit(request.env)),
-    repo.forgetOldWindows(db, claims.cid, windowStart),
   ] as const;
 }
 
@@ -74,30 +58,28 @@ export function builderReads(request: BuilderRequest) {
  * The checks of every builder request, in the contract's order: the token's customer still
  * there with the token it was minted for (401), the blueprint still there (404), the token's
  * locked filters still naming the blueprint's datasets and columns (401, locks.ts), the
- * customer's requests this minute (429).
+ * customer's requests this minute (429). The count comes last and is not a D1 write: a call
+ * refused for its token costs the customer nothing, and a warm request reaches neither the
+ * D1 primary nor a Durable Object (http/customer-limit.ts).
  */
 export async function opened(
   request: BuilderRequest,
-  [chain, blueprint, sources, counted]: readonly [
-    CustomerViewRow[],
-    { tables: StoredTable[] }[],
-    OpenedBuilder["sources"],
-    { count: number }[],
-    unknown,
-  ],
+  [chain, blueprint, sources]: readonly [CustomerViewRow[], { tables: StoredTable[] }[], OpenedBuilder["sources"], ...unknown[]],
 ): Promise<OpenedBuilder> {
   if (chain.length === 0 || !constantTimeEqual(request.claims.ctv, await customerTokenFingerprint(chain[0].tokenHash))) {
+    // A replica may not have the customer, or its refreshed token, yet: read on the primary once more (declared routes).
+    markNotFound();
     throw new ApiError("invalid_embed_token", "This report builder link is no longer valid.");
   }
   if (blueprint.length === 0) throw new ApiError("blueprint_not_found", "This blueprint does not exist any more.");
   // A lock renamed away by update_blueprint refuses the token rather than running without it.
   if (!lockedFiltersFit(blueprint[0].tables, request.claims.flt ?? [])) throw staleLockError();
-  if (counted.length === 0) {
-    const retryAfter = Math.max(1, Math.ceil((WINDOW_MS - (Date.now() % WINDOW_MS)) / 1000));
-    throw new ApiError("rate_limited", `Too many report builder requests for this customer; retry in ${retryAfter} s.`, undefined, {
-      "Retry-After": String(retryAfter),
-    });
-  }
+  await countCustomerRequest(
+    request.env,
+    request.claims.cid,
+    request.waitUntil,
+    (retryAfter) => `Too many report builder requests for this customer; retry in ${retryAfter} s.`,
+  );
   const { context, mapping, sources: usable, cacheVersions } = customerDataView(chain, sources);
   return { claims: request.claims, tables: blueprint[0].tables, context, mapping, sources: usable, cacheVersions };
 }

@@ -11,11 +11,8 @@ import * as repo from "./repository";
  */
 export async function builderPageData(request: BuilderRequest) {
   const { db, claims } = request;
-  const [chain, blueprint, sources, counted, forgot, saved] = await db.batch([
-    ...builderReads(request),
-    repo.blueprintReports(db, claims.bid, claims.cid),
-  ]);
-  const builder = await opened(request, [chain, blueprint, sources, counted, forgot]);
+  const [chain, blueprint, sources, saved] = await db.batch([...builderReads(request), repo.blueprintReports(db, claims.bid, claims.cid)]);
+  const builder = await opened(request, [chain, blueprint, sources]);
   return {
     blueprintName: blueprint[0].name,
     customerName: builder.context.customer.name,

@@ -1,5 +1,6 @@
 import BUILDER_SCRIPT from "#browser/report-builder.js";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { backgroundOf } from "../http/background";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { declaredRoute } from "../http/openapi";
@@ -70,7 +71,8 @@ const ViewBody = z
 
 const viewRoute = builderRoute({
   method: "post",
-  database: "primary",
+  database: "session",
+  notFound: "retry on primary",
   path: "/report-builder/{embedId}/view",
   operationId: "builderView",
   summary: "Run a report query and draw its chart (what the builder page shows)",
@@ -121,7 +123,7 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
     const result = await runQuery(builderRequest(c, trips, cacheReport), body.query);
     if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(trips.count));
-      c.header("X-Query-Cache", cacheReport.status);
+      for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
     }
     const width = body.width ?? 960;
     const chartHtml =
@@ -151,7 +153,7 @@ async function openPage(c: AppContext, embedId: string, token: string): Promise<
       : { status: 404, title: "Not found", text: "There is no report builder here." };
   }
   try {
-    const data = await builderPageData({ db: c.get("db"), env: c.env, claims });
+    const data = await builderPageData({ db: c.get("db"), env: c.env, claims, waitUntil: backgroundOf(c) });
     return {
       page: { ...data, canSave: claims.save, lockedFilters: claims.flt ?? [] },
       frameAncestors: claims.origins?.join(" "),

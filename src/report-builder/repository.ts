@@ -1,9 +1,7 @@
-import { and, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { visibleByProvidedId } from "../customers/repository";
-import { z } from "zod";
 import type { Database } from "../db/client";
-import { parsedRows } from "../db/rows";
-import { blueprints, builderRequestCounts, customers, savedReports } from "../db/schema";
+import { blueprints, customers, savedReports } from "../db/schema";
 import { sqlNow } from "../db/time";
 
 // Unexecuted queries of the report builder: services put them in one batch per request.
@@ -30,40 +28,6 @@ export function blueprintOfProvidedId(db: Database, blueprintId: number, provide
     .from(blueprints)
     .innerJoin(customers, eq(customers.id, blueprints.customerId))
     .where(and(eq(blueprints.id, blueprintId), visibleByProvidedId(providedId, accessGroupId)));
-}
-
-/** A window's count of builder requests, as the raw statements below answer it. */
-const RequestCount = z.object({ count: z.number() });
-
-/**
- * Counts one builder request in the customer's current window, unless the window is full:
- * answers the new count, or no row when the limit is reached (a refused request does not count).
- */
-export function countRequest(db: Database, customerId: number, windowStart: number, limit: number) {
-  return parsedRows(
-    db,
-    sql`
-    INSERT INTO builder_request_counts (customer_id, window_start, count) VALUES (${customerId}, ${windowStart}, 1)
-    ON CONFLICT (customer_id, window_start) DO UPDATE SET count = count + 1 WHERE count < ${limit}
-    RETURNING count`,
-    RequestCount,
-  );
-}
-
-/** The count already taken in this window (the retry of a request on the primary counts once). */
-export function requestCount(db: Database, customerId: number, windowStart: number) {
-  return parsedRows(
-    db,
-    sql`SELECT count FROM builder_request_counts WHERE customer_id = ${customerId} AND window_start = ${windowStart}`,
-    RequestCount,
-  );
-}
-
-/** The customer's windows before this one (no longer needed). */
-export function forgetOldWindows(db: Database, customerId: number, windowStart: number) {
-  return db
-    .delete(builderRequestCounts)
-    .where(and(eq(builderRequestCounts.customerId, customerId), lt(builderRequestCounts.windowStart, windowStart)));
 }
 
 const ofBlueprint = (blueprintId: number, customerId: number) =>

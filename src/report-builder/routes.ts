@@ -8,7 +8,7 @@ import { QueryCacheReport } from "../data/query-cache";
 import { ApiError } from "../http/errors";
 import { plainText } from "../http/fields";
 import { jsonBody } from "../http/json-body";
-import { apiOperation, declaredRoute, ErrorSchema, sessionOnlyOnGet, successSchema } from "../http/openapi";
+import { apiOperation, declaredRoute, ErrorSchema, successSchema } from "../http/openapi";
 import { verifyBuilderToken, type BuilderClaims } from "../tokens/builder";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import type { BuilderRequest } from "./builder-request";
@@ -74,9 +74,11 @@ const bearer = /^Bearer\s+([\x21-\x7e]{1,8192})$/;
  * Verifies the builder token before anything else (body rules and validation come after):
  * signed by us, unexpired, a builder token (a dashboard's token is not), for this
  * blueprint. Whether its customer still holds the token it was minted for is checked with
- * the request's reads. Operations that change saved reports need `can_save`.
+ * the request's reads. Operations that change saved reports need `can_save`. Then the
+ * request reads the D1 handle its operation declared (as apiAccess does for API tokens):
+ * operations that only read — the query and export POSTs too — a session a replica may serve.
  */
-function builderAccess(options: { save?: boolean } = {}): MiddlewareHandler<AppEnv> {
+function builderAccess(options: { save?: boolean; database: "primary" | "session" }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const match = bearer.exec(c.req.header("Authorization")?.trim() ?? "");
     if (!match) throw new ApiError("invalid_embed_token", "Send the report builder token as 'Authorization: Bearer <token>'.");
@@ -86,6 +88,7 @@ function builderAccess(options: { save?: boolean } = {}): MiddlewareHandler<AppE
       throw new ApiError("invalid_embed_token", "This report builder token was issued for another blueprint.");
     if (options.save && !claims.save) throw new ApiError("saving_not_allowed", "This report builder link may not save or change reports.");
     claimsOf.set(c.req.raw, claims);
+    c.var.request.readFrom(options.database);
     await next();
   };
 }
@@ -111,7 +114,7 @@ interface BuilderRouteOptions<B extends z.ZodType | undefined, R extends z.ZodTy
   withReport?: W;
   response: R;
   file?: boolean;
-  /** The D1 handle: builder GETs read a session (a replica may answer), its POSTs and DELETEs the primary. */
+  /** The D1 handle: operations that only read (GETs, the query, the export) a session a replica may answer; those that write the primary. */
   database: "primary" | "session";
   /** See http/replica-retry.ts: only for `database: "session"`. */
   notFound?: "answer" | "retry on primary";
@@ -126,8 +129,7 @@ interface BuilderRouteOptions<B extends z.ZodType | undefined, R extends z.ZodTy
 export function builderRoute<B extends z.ZodType | undefined = undefined, R extends z.ZodType = z.ZodType, W extends boolean = false>(
   options: BuilderRouteOptions<B, R, W>,
 ) {
-  sessionOnlyOnGet(options);
-  const access = builderAccess({ save: options.save });
+  const access = builderAccess({ save: options.save, database: options.database });
   const retry = declaredRetry(options);
   return declaredRoute({
     access: "builder token",
@@ -173,7 +175,8 @@ const datasetsRoute = builderRoute({
 
 const queryRoute = builderRoute({
   method: "post",
-  database: "primary",
+  database: "session",
+  notFound: "retry on primary",
   path: "/report-builder/{embedId}/query",
   operationId: "builderQuery",
   summary: "Run a report query on this customer's data",
@@ -198,7 +201,8 @@ const ExportBody = z
 
 const exportRoute = builderRoute({
   method: "post",
-  database: "primary",
+  database: "session",
+  notFound: "retry on primary",
   path: "/report-builder/{embedId}/export",
   operationId: "builderExport",
   summary: "A query's result as a CSV or XLSX file",
@@ -295,7 +299,7 @@ const deleteCustomerReportRoute = apiOperation({
 function reportTrips(c: AppContext, trips: DataRoundTrips, cacheReport: QueryCacheReport): void {
   if (!config(c.env).DIAGNOSTICS) return;
   c.header("X-Data-Round-Trips", String(trips.count));
-  c.header("X-Query-Cache", cacheReport.status);
+  for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
 }
 
 export function registerReportRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -69,11 +69,11 @@ function checkSavable(tables: StoredTable[], query: ReportQuery, chart: Chart): 
 
 export async function listReports(request: BuilderRequest): Promise<Report[]> {
   const { db, claims } = request;
-  const [chain, blueprint, sources, counted, forgot, reports] = await db.batch([
+  const [chain, blueprint, sources, reports] = await db.batch([
     ...builderReads(request),
     repo.blueprintReports(db, claims.bid, claims.cid),
   ]);
-  await opened(request, [chain, blueprint, sources, counted, forgot]);
+  await opened(request, [chain, blueprint, sources]);
   return reports.map(reportView);
 }
 
@@ -98,11 +98,11 @@ export async function updateReport(
   input: { name?: string; query?: ReportQuery; chart?: Chart },
 ): Promise<Report> {
   const { db, claims } = request;
-  const [chain, blueprint, sources, counted, forgot, existing] = await db.batch([
+  const [chain, blueprint, sources, existing] = await db.batch([
     ...builderReads(request),
     repo.reportOfBlueprint(db, id, claims.bid, claims.cid),
   ]);
-  const builder = await opened(request, [chain, blueprint, sources, counted, forgot]);
+  const builder = await opened(request, [chain, blueprint, sources]);
   if (existing.length === 0) throw reportNotFound(id);
   const current = reportView(existing[0]);
   if (input.query !== undefined || input.chart !== undefined)

@@ -20,6 +20,19 @@ describe("a non-finite number anywhere in a request body", () => {
     expect(nonFiniteNumberPath(deep)?.split(".").length).toBe(40_000);
   });
 
+  it("refuses a number written out in 310 digits (1e309) with no exponent, and passes long digit runs that fit", async () => {
+    const { write } = await workspace();
+    const providedId = unique("digits");
+    const body = (number: string) => `{"provided_id":"${providedId}","properties":{"big":${number}}}`;
+    const refused = await call("POST", "/api/create_customer/", { token: write, headers: json, rawBody: body(`1${"0".repeat(309)}`) });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: "validation_error", field: "properties.big" });
+    expect((await call("POST", "/api/get_customer/", { token: write, body: { provided_id: providedId } })).status).toBe(404);
+    // Control: 1e308 written out (309 digits) fits a double.
+    const stored = await call("POST", "/api/create_customer/", { token: write, headers: json, rawBody: body(`1${"0".repeat(308)}`) });
+    expect(stored.status).toBe(200);
+  });
+
   it("refuses a dashboard variable's default (400 on definition.variables.0.default) and saves no version", async () => {
     const { schema } = await sources();
     const definition = { variables: [{ name: "limit", default: "NUMBER" }], panels: [kpi("a", schema, "SELECT 1 AS value")] };

@@ -225,6 +225,68 @@ describe("cache_ttl_seconds on a dashboard definition", () => {
     expect(full.trips).toBe("0");
   });
 
+  it("reads the Cache API once for a page whose panels all hit (X-Cache-Reads: 1), once per panel more only when the page's entry is missing", async () => {
+    const viewer = await customer(70);
+    const panels = [
+      kpi("revenue", 0, REVENUE),
+      kpi("count", 0, "SELECT count(*) AS value FROM cache_orders WHERE customer_id = {{customer.provided_id}}", 3),
+      kpi("biggest", 0, "SELECT max(amount) AS value FROM cache_orders WHERE customer_id = {{customer.provided_id}}", 6),
+    ];
+    const embedId = await cachedDashboard(600, panels);
+    const first = await view(embedId, viewer.token);
+    expect(first.cache).toBe("miss");
+    // The page's entry (1) and each panel's (3), all missing.
+    expect(first.res.headers.get("X-Cache-Reads")).toBe("4");
+    await addOrder(viewer.provided_id, 5);
+    for (let i = 0; i < 3; i++) {
+      const hit = await view(embedId, viewer.token);
+      expect(hit.cache).toBe("hit");
+      expect(hit.res.headers.get("X-Cache-Reads")).toBe("1");
+      expect(hit.trips).toBe("0");
+      expect(panelText(hit.body, "revenue")).toBe("revenue 70");
+      expect(panelText(hit.body, "count")).toBe("count 1");
+    }
+    // Control: without a TTL nothing is read from the cache, and no X-Cache-Reads is sent.
+    const off = await view(await cachedDashboard(undefined, panels), viewer.token);
+    expect(off.cache).toBe("off");
+    expect(off.res.headers.get("X-Cache-Reads")).toBeNull();
+  });
+
+  it("a partial hit runs only the missing panels: the panels it has keep their cached rows, the page's next view is one read", async () => {
+    const viewer = await customer(20);
+    const embedId = unique("partial-reads");
+    await admin("POST", "/admin/dashboards/", { embed_id: embedId, name: "Partial reads" });
+    const save = (panels: unknown[]) =>
+      admin("POST", "/admin/dashboard_versions/", {
+        embed_id: embedId,
+        definition: { cache_ttl_seconds: 600, panels: panels.map((p) => ({ ...(p as object), schema_id: ctx.schema })) },
+      });
+    const revenue = kpi("revenue", 0, REVENUE);
+    const count = kpi("count", 0, "SELECT count(*) AS value FROM cache_orders WHERE customer_id = {{customer.provided_id}}", 3);
+    await save([revenue, count]);
+    expect((await view(embedId, viewer.token)).cache).toBe("miss");
+    // The data changes; a new version keeps both panels (same entries) and adds one.
+    await addOrder(viewer.provided_id, 1);
+    await save([
+      revenue,
+      count,
+      kpi("biggest", 0, "SELECT max(amount) AS value FROM cache_orders WHERE customer_id = {{customer.provided_id}}", 6),
+    ]);
+    const partial = await view(embedId, viewer.token);
+    expect(partial.cache).toBe("miss");
+    expect(partial.res.headers.get("X-Cache-Reads")).toBe("4");
+    // One data trip, for `biggest` alone: the kept panels show the rows they were stored with.
+    expect(partial.trips).toBe("1");
+    expect(panelText(partial.body, "revenue")).toBe("revenue 20");
+    expect(panelText(partial.body, "count")).toBe("count 1");
+    expect(panelText(partial.body, "biggest")).toBe("biggest 20");
+    const full = await view(embedId, viewer.token);
+    expect(full.cache).toBe("hit");
+    expect(full.trips).toBe("0");
+    expect(full.res.headers.get("X-Cache-Reads")).toBe("1");
+    expect(panelText(full.body, "biggest")).toBe("biggest 20");
+  });
+
   it("never keeps a failing query: once the query works, the next view runs it and shows its rows", async () => {
     const viewer = await customer(0);
     const table = `cache_late_${unique("t").replace(/[^a-z0-9]/gi, "_")}`;
