@@ -212,7 +212,7 @@ async function renderJobPage(
       {
         embedId: target.embedId,
         customer: byId(customerId),
-        versions: { tags: request.versionTags, fallBackToNewest: true },
+        versions: { tags: request.versionTags, fallBackToNewest: request.fallBackToNewest ?? true },
         variables: request.variables,
         cacheReport,
       },
@@ -246,7 +246,7 @@ async function jobFile(
     const tables = await panelTables(db, env, {
       embedId: target.embedId,
       customer: byId(customerId),
-      versions: { tags: request.versionTags, fallBackToNewest: true },
+      versions: { tags: request.versionTags, fallBackToNewest: request.fallBackToNewest ?? true },
       variables: request.variables,
       cacheReport,
     });
