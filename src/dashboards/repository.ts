@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../db/client";
 import { jsonOf, parsedRows, sqliteFlag } from "../db/rows";
@@ -143,6 +143,16 @@ export function anyVersion(db: Database, embedId: string) {
     .from(dashboardVersions)
     .innerJoin(dashboards, eq(dashboards.id, dashboardVersions.dashboardId))
     .where(eq(dashboards.embedId, embedId))
+    .limit(1);
+}
+
+/** A version of the dashboard carrying one of `tags` (a condition inside `exists`, for a policy without fallback). */
+export function taggedVersion(db: Database, embedId: string, tags: string[]) {
+  return db
+    .select({ id: dashboardTags.versionId })
+    .from(dashboardTags)
+    .innerJoin(dashboards, eq(dashboards.id, dashboardTags.dashboardId))
+    .where(and(eq(dashboards.embedId, embedId), inArray(dashboardTags.tag, tags)))
     .limit(1);
 }
 

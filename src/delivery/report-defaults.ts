@@ -6,5 +6,13 @@ import type { VersionPolicy } from "../dashboards/customer-dashboard";
  */
 export const REPORT_VERSIONS: VersionPolicy = { tags: ["email", "production"], fallBackToNewest: true };
 
+/**
+ * The version a delivery pinned to an environment shows: that tag and no other, as the embed
+ * page of a token pinned to it (a viewer's subscription shows what the viewer could see).
+ */
+export function pinnedVersions(environment: string): VersionPolicy {
+  return { tags: [environment], fallBackToNewest: false };
+}
+
 /** The report e-mail's image width in CSS pixels (its layout's max-width). */
 export const REPORT_WIDTH = 720;

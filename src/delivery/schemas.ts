@@ -106,6 +106,8 @@ export const JobRequestSchema = z.object({
   scale: z.number().optional(),
   linkUrl: z.string().nullable(),
   versionTags: z.array(z.string()),
+  /** false: only `versionTags` (a delivery pinned to an environment); absent means true (else the newest version). */
+  fallBackToNewest: z.boolean().optional(),
   /** Webhook target, and the download link it reports (kept only when a webhook asks for it). */
   callbackUrl: z.string().nullable().optional(),
   downloadUrl: z.string().nullable().optional(),
@@ -124,4 +126,7 @@ declare module "../db/schema/columns" {
 }
 
 /** What a schedule or alert adds to a delivery it starts (nothing a caller of the API can set). */
-export type JobExtras = Pick<JobRequest, "unsubscribe" | "headline">;
+export type JobExtras = Pick<JobRequest, "unsubscribe" | "headline"> & {
+  /** The version tag the delivery is pinned to (a viewer's subscription): that version only. */
+  environment?: string;
+};

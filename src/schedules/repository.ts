@@ -87,7 +87,16 @@ export type ScheduleValues = { target: DeliveryTarget } & Pick<
   Partial<
     Pick<
       ScheduleRow,
-      "kind" | "source" | "subscriberEmail" | "panelId" | "alertColumn" | "conditionOp" | "conditionValue" | "notify" | "callbackUrl"
+      | "kind"
+      | "source"
+      | "subscriberEmail"
+      | "environment"
+      | "panelId"
+      | "alertColumn"
+      | "conditionOp"
+      | "conditionValue"
+      | "notify"
+      | "callbackUrl"
     >
   >;
 

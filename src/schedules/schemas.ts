@@ -133,6 +133,10 @@ export const ScheduleSchema = z
     source: z
       .enum(["api", "embed"])
       .openapi({ description: "`api`: made through this API; `embed`: a viewer's own subscription from the embed page." }),
+    environment: z.string().nullable().openapi({
+      description:
+        "A viewer's subscription: the version tag its embed token was pinned to, which its e-mails show (no version with that tag: the run fails). `null` when none (always for `api`).",
+    }),
     created_at: z.string(),
   })
   .openapi("ReportSchedule");

@@ -46,6 +46,7 @@ export function view(row: repo.ScheduleRow): Schedule {
     paused: row.paused,
     next_run_at: row.nextRunAt,
     source: row.source,
+    environment: row.environment ?? null,
     created_at: row.createdAt,
   };
 }

@@ -1,4 +1,4 @@
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq, notExists, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { customers, reportSchedules } from "../db/schema";
 import { allOf } from "../db/conditions";
@@ -27,6 +27,22 @@ export function dropIfOverLimit(db: Database, id: string, customerId: number, em
   return db
     .delete(reportSchedules)
     .where(and(eq(reportSchedules.id, id), sql`(${owned}) > ${max}`))
+    .returning({ id: reportSchedules.id });
+}
+
+/**
+ * Takes back a subscription just inserted (same batch) when its customer no longer holds the
+ * customer token its embed token was checked against: a refresh between the check and the
+ * insert must not leave a subscription of the old token behind.
+ */
+export function dropIfCustomerTokenChanged(db: Database, id: string, customerId: number, customerTokenHash: string) {
+  const holder = db
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.id, customerId), eq(customers.tokenHash, customerTokenHash)));
+  return db
+    .delete(reportSchedules)
+    .where(and(eq(reportSchedules.id, id), notExists(holder)))
     .returning({ id: reportSchedules.id });
 }
 

@@ -24,6 +24,10 @@ export interface Subscriber {
   embedId: string;
   email: string;
   variables: Record<string, unknown> | null;
+  /** The version tag the token was pinned to: the subscription's e-mails show that version. */
+  environment: string | null;
+  /** The customer token's hash the embed token was checked against: a subscription made under it dies with it. */
+  customerTokenHash: string;
 }
 
 const invalid = (message: string) => new ApiError("invalid_embed_token", message);
@@ -45,7 +49,15 @@ export async function subscriber(db: Database, env: Env, embedId: string, author
   if (!claims.eml) {
     throw new ApiError("subscriptions_not_allowed", "This embed token was minted without user_email: its viewer cannot subscribe.");
   }
-  return { customerId: customer.id, accessGroupId: customer.accessGroupId, embedId, email: claims.eml, variables: claims.vars ?? null };
+  return {
+    customerId: customer.id,
+    accessGroupId: customer.accessGroupId,
+    embedId,
+    email: claims.eml,
+    variables: claims.vars ?? null,
+    environment: claims.env ?? null,
+    customerTokenHash: customer.tokenHash,
+  };
 }
 
 /**
@@ -71,7 +83,7 @@ export async function subscribe(
   const [dashboard] = await dashboardsRepo.dashboardByEmbedId(db, who.embedId);
   if (!dashboard) throw dashboardNotFound(who.embedId, "dashboard_embed_id");
   const id = `sch_${randomAlphanumeric(20)}`;
-  const [, dropped, [row]] = await db.batch([
+  const [, revoked, dropped, [row]] = await db.batch([
     schedulesRepo.insertSchedule(db, id, who.accessGroupId, {
       target: { kind: "dashboard", embedId: who.embedId },
       customerId: who.customerId,
@@ -87,11 +99,16 @@ export async function subscribe(
       linkBase,
       source: "embed",
       subscriberEmail: who.email,
+      environment: who.environment,
     }),
+    // Tied to the customer token the embed token was checked against: refreshed in the meantime
+    // (refresh_customer_token deletes the customer's subscriptions), this one goes too.
+    repo.dropIfCustomerTokenChanged(db, id, who.customerId, who.customerTokenHash),
     // The limit is checked after the insert, in the same transaction: racing calls cannot both pass it.
     repo.dropIfOverLimit(db, id, who.customerId, who.embedId, who.email, MAX_SUBSCRIPTIONS_PER_VIEWER),
     schedulesRepo.scheduleById(db, id),
   ]);
+  if (revoked.length > 0) throw invalid("This link is no longer valid.");
   if (dropped.length > 0 || !row) {
     throw new ApiError(
       "subscription_limit_reached",

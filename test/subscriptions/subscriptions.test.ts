@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
-import { sentMails, waitForJob } from "../delivery/helpers";
+import { fetchDownload, sentMails, waitForJob } from "../delivery/helpers";
 import { parseMime } from "../delivery/mime";
 
 const DB = (env as unknown as { DB: D1Database }).DB;
@@ -201,4 +201,118 @@ describe("self-service subscriptions from the embed page", () => {
     expect(parseMime(raw).to.toLowerCase()).toContain(email.toLowerCase());
     expect(raw).toMatch(/^List-Unsubscribe: </m);
   }, 120_000);
+
+  it("a subscription renders the version its token was pinned to (environment), not the fuller one; null when unpinned", async () => {
+    const { schema } = await sources();
+    const panels = [kpi("revenue", schema, "SELECT 7 AS value")];
+    const limited = await dashboard({ title: "Limited", panels }, ["limited"]);
+    // A newer, fuller version tagged production: what the unpinned policy (email, production, newest) shows.
+    const full = await call("POST", "/admin/dashboard_versions/", {
+      headers: { Authorization: "Bearer test-admin-token" },
+      body: { embed_id: limited, definition: { title: "Full", panels: [...panels, kpi("secret_panel", schema, "SELECT 99 AS value")] } },
+    });
+    expect(full.status).toBe(200);
+    await call("POST", "/admin/dashboard_tags/", {
+      headers: { Authorization: "Bearer test-admin-token" },
+      body: { embed_id: limited, tag: "production", version_number: full.body.version.version_number },
+    });
+    const mintFor = async (extra: Record<string, unknown>) =>
+      (
+        await call("POST", "/api/generate_embed_token/", {
+          token: ws.write,
+          body: { provided_id: providedId, dashboard_embed_id: limited, user_email: `${unique("env")}@alpha.example`, ...extra },
+        })
+      ).body.token as string;
+    const pinned = await mintFor({ environment: "limited" });
+    const plain = await mintFor({});
+    const subscribeTo = (token: string) => subscribe(token, { frequency: "daily", hour: 6, timezone: "UTC" }, limited);
+    const a = (await subscribeTo(pinned)).body.subscription;
+    const b = (await subscribeTo(plain)).body.subscription;
+    expect([a.environment, b.environment]).toEqual(["limited", null]);
+    const vendor = await call("POST", "/api/get_report_schedule/", { token: ws.read, body: { id: a.id } });
+    expect(vendor.body.schedule.environment).toBe("limited");
+
+    const sharePage = async (id: string) => {
+      const run = await call("POST", "/api/run_report_schedule/", { token: ws.write, body: { id } });
+      const jobId = run.body.run.job_ids[0];
+      expect((await waitForJob(ws.read, jobId, (st) => st === "done" || st === "failed", 90_000)).status).toBe("done");
+      const [raw] = await sentMails(jobId);
+      const link = /http:\/\/api\.test\/share\/[0-9a-f]{64}/.exec(raw.replace(/=\r?\n/g, ""))?.[0];
+      expect(link).toBeDefined();
+      return new TextDecoder().decode((await fetchDownload(link!)).bytes);
+    };
+    const [pinnedPage, plainPage] = await Promise.all([sharePage(a.id), sharePage(b.id)]);
+    // The review's case: the pinned viewer's e-mail never shows the fuller version's panel.
+    expect(pinnedPage).toContain('data-panel-id="revenue"');
+    expect(pinnedPage).not.toContain("secret_panel");
+    // Control: the unpinned subscription shows the production version, secret panel included.
+    expect(plainPage).toContain('data-panel-id="secret_panel"');
+  }, 180_000);
+
+  it("refresh_customer_token deletes the customer's embed subscriptions (the old token's viewers stop), API schedules stay", async () => {
+    const { schema, demo } = await sources();
+    const customer = await createCustomer(ws.write, { provided_id: unique("leaver"), mapping: { [schema]: demo } });
+    const token = (
+      await call("POST", "/api/generate_embed_token/", {
+        token: ws.write,
+        body: { provided_id: customer.provided_id, dashboard_embed_id: embedId, user_email: `${unique("leaver")}@alpha.example` },
+      })
+    ).body.token as string;
+    const sub = (await subscribe(token, { frequency: "daily", hour: 6, timezone: "UTC" })).body.subscription;
+    const api = await call("POST", "/api/create_report_schedule/", {
+      token: ws.write,
+      body: {
+        dashboard_embed_id: embedId,
+        provided_id: customer.provided_id,
+        cron: "0 6 * * *",
+        timezone: "UTC",
+        recipients: ["vendor@alpha.example"],
+      },
+    });
+    expect(api.status, JSON.stringify(api.body)).toBe(200);
+    const exists = async (id: string) => (await call("POST", "/api/get_report_schedule/", { token: ws.read, body: { id } })).status;
+    expect(await exists(sub.id)).toBe(200);
+    // A refresh refused (wrong current token) changes nothing.
+    expect((await call("POST", "/api/refresh_customer_token/", { token: ws.write, body: { current_token: "f".repeat(64) } })).status).toBe(
+      404,
+    );
+    expect(await exists(sub.id)).toBe(200);
+    const refreshed = await call("POST", "/api/refresh_customer_token/", { token: ws.write, body: { current_token: customer.token } });
+    expect(refreshed.status).toBe(200);
+    expect(await exists(sub.id)).toBe(404);
+    expect(await exists(api.body.schedule.id)).toBe(200);
+    // The old embed token subscribes no more.
+    expect((await subscribe(token, { frequency: "daily", hour: 7, timezone: "UTC" })).status).toBe(401);
+    // Control: a token minted under the new customer token subscribes again.
+    const fresh = (
+      await call("POST", "/api/generate_embed_token/", {
+        token: ws.write,
+        body: { provided_id: customer.provided_id, dashboard_embed_id: embedId, user_email: `${unique("back")}@alpha.example` },
+      })
+    ).body.token as string;
+    expect((await subscribe(fresh, { frequency: "daily", hour: 7, timezone: "UTC" })).status).toBe(200);
+  });
+
+  it("deleting the customer deletes its embed subscriptions; a refused delete (children) keeps them", async () => {
+    const parent = await createCustomer(ws.write, { provided_id: unique("gone") });
+    const child = await createCustomer(ws.write, {
+      provided_id: unique("kid"),
+      parent_provided_id: parent.provided_id,
+      hierarchy_level_name: "User",
+    });
+    const token = (
+      await call("POST", "/api/generate_embed_token/", {
+        token: ws.write,
+        body: { provided_id: parent.provided_id, dashboard_embed_id: embedId, user_email: `${unique("gone")}@alpha.example` },
+      })
+    ).body.token as string;
+    const sub = (await subscribe(token, { frequency: "daily", hour: 6, timezone: "UTC" })).body.subscription;
+    const rows = async () =>
+      (await DB.prepare("SELECT count(*) AS n FROM report_schedules WHERE id = ?").bind(sub.id).first<{ n: number }>())!.n;
+    expect((await call("DELETE", "/api/delete_customer/", { token: ws.write, body: { current_token: parent.token } })).status).toBe(409);
+    expect(await rows()).toBe(1);
+    expect((await call("DELETE", "/api/delete_customer/", { token: ws.write, body: { current_token: child.token } })).status).toBe(200);
+    expect((await call("DELETE", "/api/delete_customer/", { token: ws.write, body: { current_token: parent.token } })).status).toBe(200);
+    expect(await rows()).toBe(0);
+  });
 });

@@ -9,7 +9,7 @@ import * as webhooks from "../../webhooks/repository";
 import { checkCallbackUrl, webhookSecretMissing } from "../../webhooks/service";
 import { storeDownloadLink } from "../links/download";
 import { storeShareLink } from "../links/share";
-import { REPORT_VERSIONS, REPORT_WIDTH } from "../report-defaults";
+import { pinnedVersions, REPORT_VERSIONS, REPORT_WIDTH } from "../report-defaults";
 import * as repo from "../repository";
 import type { JobPage } from "../run/message";
 import { failUnstarted, startJob, type NewJob, type StartScope } from "../run/start";
@@ -57,8 +57,9 @@ interface InsertedJob extends NewJob {
  * token, the dashboard exists and has a version to render, and a callback_url has a
  * webhook secret to sign with. The insert's own condition repeats the checks, so a refused
  * request inserts nothing; the errors come in the contract's order (400 callback scheme,
- * 404 customer, 404 dashboard, 422 no version, 422 no secret). Both delivery policies fall
- * back to the newest version, so "a version to render" is "any version". The same batch
+ * 404 customer, 404 dashboard, 422 no version, 422 no secret). A policy that falls back to
+ * the newest version renders "any version"; one pinned to an environment needs a version
+ * with that tag (else 404 dashboard_version_not_found, nothing inserted). The same batch
  * reads what the render needs (dashboards' `dashboardReads`). Answers what the job renders
  * and, when the scope runs the first attempt, that attempt: the job is then born claimed.
  */
@@ -66,7 +67,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
   if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
   const { db, accessGroupId } = scope;
   const renderable = allOf(
-    exists(dashboards.anyVersion(db, job.embedId)),
+    exists(versions.fallBackToNewest ? dashboards.anyVersion(db, job.embedId) : dashboards.taggedVersion(db, job.embedId, versions.tags)),
     job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
   );
   const render: RenderRequest = {
@@ -132,6 +133,8 @@ export async function requestScreenshot(
   input: ScreenshotInput,
   extras: JobExtras = {},
 ): Promise<{ job_id: string; url?: string }> {
+  const { environment, ...jobExtras } = extras;
+  const versions = environment === undefined ? newest : pinnedVersions(environment);
   const fileName = downloadFileName(input.download_file_name, input.export_type);
   const request: JobRequest = {
     email: input.email ?? null,
@@ -141,9 +144,10 @@ export async function requestScreenshot(
     variables: input.variables ?? {},
     width: input.width,
     linkUrl: null,
-    versionTags: [],
+    versionTags: versions.tags,
+    ...(versions.fallBackToNewest ? {} : { fallBackToNewest: false }),
     callbackUrl: input.callback_url ?? null,
-    ...extras,
+    ...jobExtras,
   };
   const jobId = newJobId();
   // Without e-mail, the answer is a download link (its token in KV, hashed).
@@ -156,7 +160,7 @@ export async function requestScreenshot(
   const inserted =
     target.kind === "saved_report"
       ? await insertReportJob(scope, jobId, { ...common, reportId: target.reportId })
-      : await insertCheckedJob(scope, jobId, { ...common, embedId: target.embedId }, newest);
+      : await insertCheckedJob(scope, jobId, { ...common, embedId: target.embedId }, versions);
   // The link is stored while the job starts: nobody has it before this call answers.
   await Promise.all([startJob(scope, inserted), token && storeDownloadLink(scope.env, token, jobId)]);
   return { job_id: jobId, ...(url ? { url } : {}) };
@@ -164,6 +168,8 @@ export async function requestScreenshot(
 
 /** Creates and starts a report job (plain objects in and out, like requestScreenshot). */
 export async function requestReport(scope: DeliveryScope, input: ReportInput, extras: JobExtras = {}): Promise<{ job_id: string }> {
+  const { environment, ...jobExtras } = extras;
+  const versions = environment === undefined ? REPORT_VERSIONS : pinnedVersions(environment);
   // Without custom_url, the e-mail links to a share link (its token in KV, hashed).
   const shareToken = input.custom_url ? undefined : randomHex(32);
   const request: JobRequest = {
@@ -176,9 +182,10 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
     width: REPORT_WIDTH,
     scale: 2,
     linkUrl: input.custom_url ?? `${scope.baseUrl}/share/${shareToken}`,
-    versionTags: REPORT_VERSIONS.tags,
+    versionTags: versions.tags,
+    ...(versions.fallBackToNewest ? {} : { fallBackToNewest: false }),
     callbackUrl: input.callback_url ?? null,
-    ...extras,
+    ...jobExtras,
   };
   const jobId = newJobId();
   const common = { kind: "report", providedId: input.provided_id, callbackUrl: input.callback_url, request } as const;
@@ -186,11 +193,11 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
   const inserted =
     target.kind === "saved_report"
       ? await insertReportJob(scope, jobId, { ...common, reportId: target.reportId })
-      : await insertCheckedJob(scope, jobId, { ...common, embedId: target.embedId }, REPORT_VERSIONS);
+      : await insertCheckedJob(scope, jobId, { ...common, embedId: target.embedId }, versions);
   // The share link exists before the job may send the e-mail that carries it; a job whose
   // link could not be stored fails at once, never sending later.
   if (shareToken) {
-    const link = { customerId: inserted.page.customerId, target, variables: request.variables };
+    const link = { customerId: inserted.page.customerId, target, variables: request.variables, ...(environment ? { environment } : {}) };
     await storeShareLink(scope.env, shareToken, link, inserted.customerTokenHash).catch(async (error) => {
       await failUnstarted(scope.db, jobId);
       throw error;

@@ -9,7 +9,7 @@ import type { Env } from "../../env";
 import { ApiError } from "../../http/errors";
 import { HEX_TOKEN } from "../../http/fields";
 import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
-import { REPORT_VERSIONS } from "../report-defaults";
+import { pinnedVersions, REPORT_VERSIONS } from "../report-defaults";
 import * as repo from "../repository";
 import { savedReportHtml } from "../../report-builder/delivered";
 import { DEFAULT_PAGE_WIDTH } from "../../dashboards/layout";
@@ -25,6 +25,8 @@ const StoredShareLink = z.object({
   embedId: z.string(),
   reportId: z.string().optional(),
   variables: z.record(z.string(), z.unknown()),
+  /** The version tag the report was pinned to (a viewer's subscription): the link shows that version only. */
+  environment: z.string().optional(),
   /**
    * Fingerprint of the customer token the link was made under (as in signed embed tokens):
    * refresh_customer_token revokes the link. A link stored without one is not honoured.
@@ -38,6 +40,7 @@ export interface ShareLink {
   customerId: number;
   target: DeliveryTarget;
   variables: Record<string, unknown>;
+  environment?: string;
 }
 
 const shareKey = async (token: string) => `share:${await sha256Hex(token)}`;
@@ -50,6 +53,7 @@ export async function storeShareLink(env: Env, token: string, link: ShareLink, c
     embedId: dashboardEmbedId,
     ...(reportId !== null ? { reportId } : {}),
     variables: link.variables,
+    ...(link.environment !== undefined ? { environment: link.environment } : {}),
     ctv: await customerTokenFingerprint(customerTokenHash),
   };
   await env.LINKS.put(await shareKey(token), JSON.stringify(share), { expirationTtl: config(env).SHARE_TTL_SECONDS });
@@ -83,7 +87,7 @@ export async function renderShare(db: Database, env: Env, token: string, present
   const request = {
     embedId: target.embedId,
     customer: byId(share.customerId),
-    versions: REPORT_VERSIONS,
+    versions: share.environment === undefined ? REPORT_VERSIONS : pinnedVersions(share.environment),
     variables: share.variables,
     accept: async (customer: { tokenHash: string }) =>
       made !== undefined && constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash)),

@@ -22,6 +22,8 @@ export interface Delivery {
   variables: Record<string, unknown> | null;
   /** An alert's reason, the e-mail's first line. */
   headline?: string;
+  /** A viewer's subscription: the version tag its embed token was pinned to. */
+  environment?: string | null;
 }
 
 export async function startDelivery(db: Database, env: Env, d: Delivery): Promise<string> {
@@ -33,7 +35,11 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
     ...(d.subject !== null ? { subject: d.subject } : {}),
     ...(d.variables !== null ? { variables: d.variables } : {}),
   };
-  const extras = { unsubscribe: { scheduleId: d.scheduleId, base: d.linkBase }, ...(d.headline ? { headline: d.headline } : {}) };
+  const extras = {
+    unsubscribe: { scheduleId: d.scheduleId, base: d.linkBase },
+    ...(d.headline ? { headline: d.headline } : {}),
+    ...(d.environment ? { environment: d.environment } : {}),
+  };
   if (d.format === "report") return (await requestReport(scope, common, extras)).job_id;
   return (await requestScreenshot(scope, { ...common, export_type: d.format, width: 1280 }, extras)).job_id;
 }

@@ -171,6 +171,7 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
             subject: schedule.subject ?? (verdict ? verdict.headline : null),
             variables,
             ...(verdict ? { headline: verdict.headline } : {}),
+            environment: schedule.environment,
           },
         });
       }
