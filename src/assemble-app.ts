@@ -14,6 +14,7 @@ import { registerReportBuilderPageRoutes } from "./report-builder/page-routes";
 import { registerReportRoutes } from "./report-builder/routes";
 import { registerScheduleRoutes } from "./schedules/routes";
 import { registerSubscriptionRoutes } from "./subscriptions/routes";
+import { registerThemeRoutes } from "./themes/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/request-pipeline";
@@ -78,6 +79,7 @@ export function createApp() {
   registerReportRoutes(app);
   registerReportBuilderPageRoutes(app);
   registerWebhookRoutes(app);
+  registerThemeRoutes(app);
 
   registerDevRoutes(app);
 

@@ -40,6 +40,12 @@ const CustomerViewRow = z.object({
   groupTags: jsonText(z.array(z.string())),
   depth: z.number(),
   inPage: z.number().optional(),
+  // Presentation: the own values; the theme's name and the access group's default theme by name.
+  themeId: z.number().nullable(),
+  themeName: z.string().nullable(),
+  locale: z.string().nullable(),
+  timezone: z.string().nullable(),
+  defaultTheme: z.string().nullable(),
 });
 export type CustomerViewRow = z.infer<typeof CustomerViewRow>;
 
@@ -52,6 +58,8 @@ const viewColumns = (shown: string) =>
   sql.raw(`c.id, c.provided_id AS providedId, c.name, c.is_demo AS isDemo, c.emails, c.properties, c.mapping,
   c.token_nonce AS tokenNonce, c.token_hash AS tokenHash, c.cache_version AS cacheVersion, c.access_group_id AS accessGroupId, c.parent_id AS parentId,
   c.hierarchy_level_id AS hierarchyLevelId, l.name AS hierarchyLevel, l.position AS levelPosition, g.name AS accessGroup,
+  c.theme_id AS themeId, (SELECT th.name FROM themes th WHERE th.id = c.theme_id) AS themeName, c.locale, c.timezone,
+  (SELECT th.name FROM themes th WHERE th.access_group_id = c.access_group_id AND th.is_default = 1) AS defaultTheme,
   CASE WHEN ${shown} THEN (SELECT json_group_array(name) FROM (SELECT t.name FROM customer_group_tags ct JOIN group_tags t ON t.id = ct.group_tag_id
      WHERE ct.customer_id = c.id ORDER BY ct.position)) ELSE '[]' END AS groupTags`);
 
@@ -206,7 +214,18 @@ export function paidCustomerCount(db: Database) {
 
 export type NewCustomer = Pick<
   CustomerRow,
-  "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping" | "tokenNonce" | "tokenHash"
+  | "providedId"
+  | "name"
+  | "hierarchyLevelId"
+  | "parentId"
+  | "isDemo"
+  | "properties"
+  | "mapping"
+  | "tokenNonce"
+  | "tokenHash"
+  | "themeId"
+  | "locale"
+  | "timezone"
 > & {
   accessGroupId: number;
   emails: string[];
@@ -221,9 +240,10 @@ export function insertCustomer(db: Database, c: NewCustomer, paidLimit: number) 
   // Raw: an INSERT … SELECT … WHERE, and drizzle's insert-select must list every column of the table, defaults included.
   return db.run(sql`
     INSERT INTO customers (provided_id, name, access_group_id, hierarchy_level_id, parent_id, is_demo, emails,
-                           properties, mapping, token_nonce, token_hash)
+                           properties, mapping, token_nonce, token_hash, theme_id, locale, timezone)
     SELECT ${c.providedId}, ${c.name}, ${c.accessGroupId}, ${c.hierarchyLevelId}, ${c.parentId}, ${c.isDemo ? 1 : 0},
-           ${sql.param(c.emails, customers.emails)}, ${sql.param(c.properties, customers.properties)}, ${sql.param(c.mapping, customers.mapping)}, ${c.tokenNonce}, ${c.tokenHash}
+           ${sql.param(c.emails, customers.emails)}, ${sql.param(c.properties, customers.properties)}, ${sql.param(c.mapping, customers.mapping)}, ${c.tokenNonce}, ${c.tokenHash},
+           ${c.themeId}, ${c.locale}, ${c.timezone}
      WHERE ${c.isDemo ? 1 : 0} = 1 OR ${paidLimit} = 0
         OR (SELECT count(*) FROM customers WHERE is_demo = 0) < ${paidLimit}
     ON CONFLICT (provided_id) DO NOTHING`);
@@ -248,7 +268,10 @@ export function replaceCustomerTags(db: Database, customerId: number, tagIds: nu
 }
 
 export type CustomerChanges = Partial<
-  Pick<CustomerRow, "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping">
+  Pick<
+    CustomerRow,
+    "providedId" | "name" | "hierarchyLevelId" | "parentId" | "isDemo" | "properties" | "mapping" | "themeId" | "locale" | "timezone"
+  >
 > & {
   emails?: string[];
 };

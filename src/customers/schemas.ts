@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { Email, jsonObject64KiB, plainText } from "../http/fields";
+import { Locale, ThemeReference, TimeZone } from "../themes/presentation";
 
 export const ProvidedId = plainText(1, 256).openapi({
   description: "The vendor's own identifier of the customer (1–256 characters, case-sensitive).",
@@ -44,6 +45,9 @@ export const CreateCustomerBody = z
     hierarchy_level_name: LevelName.optional().openapi({ description: "An existing level; the root level when omitted." }),
     parent_provided_id: ProvidedId.optional(),
     properties: Properties.nullable().optional(),
+    theme: ThemeReference.nullable().optional().openapi({ description: "A theme of the access group; inherited by sub-customers." }),
+    locale: Locale.nullable().optional(),
+    timezone: TimeZone.nullable().optional(),
   })
   .openapi("CreateCustomerRequest");
 
@@ -59,6 +63,9 @@ export const UpdateCustomerBody = z
     hierarchy_level_name: LevelName.optional(),
     parent_provided_id: ProvidedId.nullable().optional().openapi({ description: "null removes the parent." }),
     properties: Properties.nullable().optional().openapi({ description: "Replaces the properties; null clears them." }),
+    theme: ThemeReference.nullable().optional().openapi({ description: "A theme of the access group; null clears it (inherit)." }),
+    locale: Locale.nullable().optional().openapi({ description: "null clears it (inherit)." }),
+    timezone: TimeZone.nullable().optional().openapi({ description: "null clears it (inherit)." }),
   })
   .openapi("UpdateCustomerRequest");
 
@@ -81,6 +88,15 @@ export const CustomerSchema = z
     computed_properties: z.record(z.string(), z.unknown()),
     parent_schema_datasource_mapping: z.record(z.string(), z.string()).nullable(),
     computed_parent_schema_datasource_mapping: z.record(z.string(), z.string()),
+    theme: z.string().nullable().openapi({ description: "The customer's own theme (null: inherited)." }),
+    locale: z.string().nullable(),
+    timezone: z.string().nullable(),
+    computed_theme: z
+      .string()
+      .nullable()
+      .openapi({ description: "Own, else the nearest ancestor's, else the access group's default theme; null is the built-in theme." }),
+    computed_locale: z.string().openapi({ description: "Own, else the nearest ancestor's, else en-US." }),
+    computed_timezone: z.string().openapi({ description: "Own, else the nearest ancestor's, else UTC." }),
   })
   .openapi("Customer");
 

@@ -10,6 +10,8 @@ import type { CustomerViewRow } from "./repository";
 import type { CreateCustomerInput, Customer, CustomerMapping, UpdateCustomerInput } from "./schemas";
 import { customerToken, hashCustomerToken, newCustomerToken } from "./tokens";
 import { chainOf, normaliseEmails, toCustomer } from "./view";
+import { themeByName } from "../themes/repository";
+import { knownTheme } from "../themes/service";
 
 /** What every customer operation needs: the caller's access group and the workspace settings. */
 export interface CustomerScope {
@@ -78,13 +80,19 @@ function pageToCustomers(scope: CustomerScope, rows: CustomerViewRow[]): Promise
 
 interface ReferenceLookups {
   tags: { id: number; nameKey: string }[];
+  themes: { id: number; name: string }[];
   schemas: { id: number }[];
   dataSources: { id: number; providedId: string | null; accessGroupIds: number[] | null }[];
 }
 
-function referenceQueries(db: Database, input: { group_tags?: string[]; mapping?: CustomerMapping | null }) {
+function referenceQueries(
+  db: Database,
+  accessGroupId: number,
+  input: { group_tags?: string[]; mapping?: CustomerMapping | null; theme?: string | null },
+) {
   const mapping = input.mapping ?? {};
   return [
+    themeByName(db, accessGroupId, input.theme ?? ""),
     repo.groupTagsByKey(
       db,
       (input.group_tags ?? []).map((name) => name.toLowerCase()),
@@ -151,14 +159,14 @@ export async function createCustomer(
     repo.customerOwner(db, input.provided_id),
     repo.hierarchyLevel(db, input.hierarchy_level_name),
     repo.parentCandidate(db, parentProvidedId ?? ""),
-    ...referenceQueries(db, input),
+    ...referenceQueries(db, scope.accessGroupId, input),
   ]);
 
   // An existing customer is returned unchanged; the other fields are not checked.
   if (existing.length > 0) return { new_customer: false, customer: await view(scope, existing), id: existing[0].id };
   if (owner.length > 0) throw providedIdTaken(input.provided_id);
 
-  const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
+  const lookups: ReferenceLookups = { themes: references[0], tags: references[1], schemas: references[2], dataSources: references[3] };
   if (parentProvidedId !== undefined && parent.length === 0) {
     throw parentNotFound(parentProvidedId);
   }
@@ -168,6 +176,7 @@ export async function createCustomer(
     checkNewParent(parent[0], scope.accessGroupId, level[0], input.hierarchy_level_name === undefined);
   }
   const mapping = input.mapping ? resolveMapping(input.mapping, lookups, scope.accessGroupId) : null;
+  const themeId = input.theme ? knownTheme(lookups.themes, input.theme).id : null;
 
   const token = await newCustomerToken(scope.tokenKey);
   const isDemo = input.is_demo_group ?? false;
@@ -188,6 +197,9 @@ export async function createCustomer(
           mapping,
           tokenNonce: token.nonce,
           tokenHash: token.hash,
+          themeId,
+          locale: input.locale ?? null,
+          timezone: input.timezone ?? null,
         },
         scope.paidCustomerLimit,
       ),
@@ -243,9 +255,9 @@ async function loadForUpdate(scope: CustomerScope, input: UpdateCustomerInput) {
     repo.hierarchyLevel(db, input.hierarchy_level_name ?? ""),
     repo.parentCandidate(db, input.parent_provided_id ?? ""),
     repo.paidCustomerCount(db),
-    ...referenceQueries(db, input),
+    ...referenceQueries(db, scope.accessGroupId, input),
   ]);
-  const lookups: ReferenceLookups = { tags: references[0], schemas: references[1], dataSources: references[2] };
+  const lookups: ReferenceLookups = { themes: references[0], tags: references[1], schemas: references[2], dataSources: references[3] };
   return {
     chain,
     topChildPosition: children[0]?.topChildPosition,
@@ -287,6 +299,8 @@ function checkUpdate(scope: CustomerScope, input: UpdateCustomerInput, loaded: A
   }
   checkChildren(loaded.topChildPosition, resultLevel);
   const mapping = input.mapping ? resolveMapping(input.mapping, lookups, scope.accessGroupId) : input.mapping;
+  // undefined keeps the theme, null clears it (the customer inherits again).
+  const themeId = typeof input.theme === "string" ? knownTheme(lookups.themes, input.theme).id : input.theme;
 
   const becomesPaid = input.is_demo_group === false && current.isDemo === 1;
   if (becomesPaid && scope.paidCustomerLimit > 0 && loaded.paidCount >= scope.paidCustomerLimit) {
@@ -305,6 +319,9 @@ function checkUpdate(scope: CustomerScope, input: UpdateCustomerInput, loaded: A
       emails: input.emails === undefined ? undefined : normaliseEmails(input.emails),
       properties: input.properties,
       mapping,
+      themeId,
+      locale: input.locale,
+      timezone: input.timezone,
     },
   };
 }

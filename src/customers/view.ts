@@ -1,4 +1,5 @@
 import { inheritedFields } from "../data/inherited-fields";
+import { DEFAULT_LOCALE, DEFAULT_TIMEZONE } from "../themes/presentation";
 import type { Customer } from "./schemas";
 import type { CustomerViewRow } from "./repository";
 
@@ -22,6 +23,24 @@ export function toCustomer(chain: CustomerViewRow[], token: string): Customer {
     computed_properties: computedProperties,
     parent_schema_datasource_mapping: self.mapping,
     computed_parent_schema_datasource_mapping: computedMapping,
+    theme: self.themeName,
+    locale: self.locale,
+    timezone: self.timezone,
+    ...computedPresentationFields(chain),
+  };
+}
+
+/**
+ * The presentation a customer's views get unless a token or a delivery names another: the
+ * own value, else the nearest ancestor's, else the access group's default theme (`null`: the
+ * built-in one), `en-US`, `UTC`.
+ */
+function computedPresentationFields(chain: CustomerViewRow[]) {
+  const themed = chain.find((link) => link.themeId !== null);
+  return {
+    computed_theme: themed ? themed.themeName : chain[0].defaultTheme,
+    computed_locale: chain.find((link) => link.locale !== null)?.locale ?? DEFAULT_LOCALE,
+    computed_timezone: chain.find((link) => link.timezone !== null)?.timezone ?? DEFAULT_TIMEZONE,
   };
 }
 

@@ -34,6 +34,7 @@ export const errorStatus = {
   api_token_not_found: 404,
   data_source_not_found: 404,
   route_not_found: 404,
+  theme_not_found: 404,
   method_not_allowed: 405,
   provided_id_taken: 409,
   access_group_exists: 409,
@@ -43,6 +44,9 @@ export const errorStatus = {
   group_tag_in_use_elsewhere: 409,
   customer_has_children: 409,
   data_source_exists: 409,
+  theme_exists: 409,
+  // A customer, schedule, alert or subscription names the theme.
+  theme_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unknown_group_tag: 422,
@@ -65,6 +69,12 @@ export const errorStatus = {
   dataset_data_unavailable: 422,
   // A viewer's self-service subscriptions to one dashboard are capped (src/subscriptions/).
   subscription_limit_reached: 422,
+  // Themes (src/themes/): a name that is not a theme of the access group, a file that is not
+  // what it claims, colors a reader could not read.
+  unknown_theme: 422,
+  invalid_font: 422,
+  invalid_image: 422,
+  theme_contrast_too_low: 422,
   rate_limited: 429,
   internal_error: 500,
   render_failed: 500,

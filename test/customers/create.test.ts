@@ -34,6 +34,12 @@ describe("POST /api/create_customer/ (get or create)", () => {
       computed_properties: { plan: "gold", nested: { a: 1 } },
       parent_schema_datasource_mapping: { [String(schemaId)]: String(dataSourceId) },
       computed_parent_schema_datasource_mapping: { [String(schemaId)]: String(dataSourceId) },
+      theme: null,
+      locale: null,
+      timezone: null,
+      computed_theme: null,
+      computed_locale: "en-US",
+      computed_timezone: "UTC",
     });
     expect(Object.keys(customer)).toEqual([
       "token",
@@ -48,6 +54,12 @@ describe("POST /api/create_customer/ (get or create)", () => {
       "computed_properties",
       "parent_schema_datasource_mapping",
       "computed_parent_schema_datasource_mapping",
+      "theme",
+      "locale",
+      "timezone",
+      "computed_theme",
+      "computed_locale",
+      "computed_timezone",
     ]);
   });
 

@@ -214,6 +214,12 @@ describe("OpenAPI and docs", () => {
       "computed_properties",
       "parent_schema_datasource_mapping",
       "computed_parent_schema_datasource_mapping",
+      "theme",
+      "locale",
+      "timezone",
+      "computed_theme",
+      "computed_locale",
+      "computed_timezone",
     ]);
   });
 

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, json, timestamp } from "./columns";
 import { JOB_KINDS, JOB_STATUSES } from "../job-vocabulary";
-import { customers, blueprints, groupTags, accessGroups } from "./workspace";
+import { customers, blueprints, groupTags, accessGroups, themes } from "./workspace";
 
 // Deliveries (jobs), schedules and alerts with their runs, unsubscribes, saved reports.
 /** Screenshot and report deliveries: one row per request, moved along by the queue consumer. */
@@ -94,6 +94,9 @@ export const reportSchedules = sqliteTable(
     conditionValue: real("condition_value"),
     notify: text("notify", { enum: ["on_change", "always"] }),
     callbackUrl: text("callback_url"),
+    // The theme and locale its deliveries are drawn in (NULL = the customer's computed ones).
+    themeId: integer("theme_id").references(() => themes.id),
+    locale: text("locale"),
   },
   (t) => [
     index("report_schedules_subscriber").on(t.customerId, t.subscriberEmail),
@@ -101,6 +104,7 @@ export const reportSchedules = sqliteTable(
     index("report_schedules_due").on(t.nextRunAt),
     index("report_schedules_customer").on(t.customerId),
     index("report_schedules_group_tag").on(t.groupTagId),
+    index("report_schedules_theme").on(t.themeId),
   ],
 );
 

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, json, timestamp } from "./columns";
 
@@ -66,6 +67,31 @@ export const dataSources = sqliteTable(
   (t) => [uniqueIndex("data_sources_provided_id").on(t.providedId)],
 );
 
+/**
+ * An access group's themes (src/themes/): names unique per group case-insensitively, at most
+ * one default per group (the partial unique index). `document` is the theme as resolved —
+ * every color filled in, fonts and logo by their SHA-256 in R2 (FILES, `theme-assets/`).
+ */
+export const themes = sqliteTable(
+  "themes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accessGroupId: integer("access_group_id")
+      .notNull()
+      .references(() => accessGroups.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    nameKey: text("name_key").notNull(),
+    isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+    document: json("themes.document").notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [
+    uniqueIndex("themes_group_name_key").on(t.accessGroupId, t.nameKey),
+    uniqueIndex("themes_group_default").on(t.accessGroupId).where(sql`"is_default" = 1`),
+  ],
+);
+
 export const customers = sqliteTable(
   "customers",
   {
@@ -88,6 +114,10 @@ export const customers = sqliteTable(
     tokenHash: text("token_hash").notNull(),
     // Bumped by POST /api/invalidate_cache/: part of every cached query result's key for this customer.
     cacheVersion: integer("cache_version").notNull().default(0),
+    // Presentation (src/themes/presentation.ts): own values, NULL = inherited from the parent.
+    themeId: integer("theme_id").references(() => themes.id),
+    locale: text("locale"),
+    timezone: text("timezone"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
   },
@@ -97,6 +127,7 @@ export const customers = sqliteTable(
     index("customers_access_group").on(t.accessGroupId, t.id),
     index("customers_parent").on(t.parentId),
     index("customers_level").on(t.hierarchyLevelId),
+    index("customers_theme").on(t.themeId),
   ],
 );
 

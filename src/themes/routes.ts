@@ -1,0 +1,108 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppContext, AppEnv } from "../http/context";
+import { apiOperation, publicOperation, successSchema } from "../http/openapi";
+import { assetKey, ASSET_PREFIX } from "./asset-path";
+import { CreateThemeBody, DeleteThemeBody, ThemeSchema, UpdateThemeBody } from "./schemas";
+import * as themes from "./service";
+
+const tags = ["Themes"];
+
+const create = apiOperation({
+  method: "post",
+  path: "/api/create_theme/",
+  operationId: "createTheme",
+  tags,
+  summary: "Create a theme (colors, font, corner radius, fonts, logo)",
+  description:
+    "Names are unique in the access group case-insensitively (409 `theme_exists`). Colors left out come from the `mode`'s built-in palette. " +
+    "Refused when text would be hard to read: WCAG 2.2 contrast of `text` on `background` and on `surface` at least 4.5, of `muted_text` on `surface` at least 3 " +
+    "(422 `theme_contrast_too_low`, the ratio in the message). Fonts must be WOFF2 (422 `invalid_font`), the logo a PNG, JPEG or WebP (422 `invalid_image`); " +
+    "both are stored once by content and served from this service. `is_default` makes it the access group's default (taken from any other).",
+  access: "write",
+  database: "primary",
+  body: CreateThemeBody,
+  response: successSchema({ theme: ThemeSchema }),
+});
+
+const update = apiOperation({
+  method: "post",
+  path: "/api/update_theme/",
+  operationId: "updateTheme",
+  tags,
+  summary: "Rename a theme, replace it, or make it the default",
+  description: "`theme` replaces the whole theme (same rules as create). Customers, schedules and alerts naming it follow a rename.",
+  access: "write",
+  database: "primary",
+  body: UpdateThemeBody,
+  response: successSchema({ theme: ThemeSchema }),
+});
+
+const remove = apiOperation({
+  method: "post",
+  path: "/api/delete_theme/",
+  operationId: "deleteTheme",
+  tags,
+  summary: "Delete a theme",
+  description: "Refused (409 `theme_in_use`) while a customer, schedule, alert or subscription names it.",
+  access: "write",
+  database: "primary",
+  body: DeleteThemeBody,
+  response: successSchema({}),
+});
+
+const list = apiOperation({
+  method: "get",
+  path: "/api/themes/",
+  operationId: "listThemes",
+  tags,
+  summary: "The access group's themes, by name",
+  access: "read",
+  database: "session",
+  response: successSchema({ themes: z.array(ThemeSchema) }),
+});
+
+const asset = publicOperation({
+  method: "get",
+  path: `${ASSET_PREFIX}{sha256}`,
+  operationId: "themeAsset",
+  tags,
+  summary: "A theme's font or logo (immutable: its URL is its content's SHA-256)",
+  database: "session",
+  params: z.object({ sha256: z.string().openapi({ description: "The SHA-256 of the file, 64 hex characters." }) }),
+  response: z.string().openapi({ format: "binary" }),
+});
+
+export function registerThemeRoutes(app: OpenAPIHono<AppEnv>): void {
+  const scope = (c: AppContext) => ({
+    db: c.get("db"),
+    files: c.env.FILES,
+    accessGroupId: c.get("principal").accessGroupId,
+    baseUrl: new URL(c.req.url).origin,
+  });
+  app.openapi(create, async (c) => {
+    const theme = await themes.createTheme(scope(c), c.req.valid("json"));
+    return c.json({ success: 1 as const, theme }, 200);
+  });
+  app.openapi(update, async (c) => {
+    const theme = await themes.updateTheme(scope(c), c.req.valid("json"));
+    return c.json({ success: 1 as const, theme }, 200);
+  });
+  app.openapi(remove, async (c) => {
+    await themes.deleteTheme(scope(c), c.req.valid("json").name);
+    return c.json({ success: 1 as const }, 200);
+  });
+  app.openapi(list, async (c) => {
+    return c.json({ success: 1 as const, themes: await themes.listThemes(scope(c)) }, 200);
+  });
+  // Served from R2 as stored; the key is the content's hash, so it can be cached for good.
+  app.openapi(asset, async (c) => {
+    const sha256 = c.req.param("sha256") ?? "";
+    const object = /^[0-9a-f]{64}$/.test(sha256) ? await c.env.FILES.get(assetKey(sha256)) : null;
+    if (!object) return c.json({ success: 0, error: { code: "route_not_found", message: "No such theme file." } }, 404) as never;
+    c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
+    c.header("Cache-Control", "public, max-age=31536000, immutable");
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Access-Control-Allow-Origin", "*");
+    return c.body(object.body, 200) as never;
+  });
+}

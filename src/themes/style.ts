@@ -1,0 +1,68 @@
+import { contrastRatio } from "./contrast";
+import { assetPath } from "./asset-path";
+import { BUILTIN_DOCUMENT, documentOf, type Presentation, type ThemeDocument } from "./presentation";
+
+// A theme as CSS and as chart colors: every surface draws from these, so the live page, the
+// PNG, the PDF and the e-mail's image wear the same colors. Pages name colors only through
+// the custom properties below (`var(--cd-…)`); a page's stylesheet starts with the built-in
+// values (BUILTIN_THEME_CSS) and a themed view lays its own over them.
+
+/** Black or white text on the accent, whichever reads better (buttons, the subscribe control). */
+export function onAccent(accent: string): string {
+  return contrastRatio(accent, "#ffffff") >= contrastRatio(accent, "#0f172a") ? "#ffffff" : "#0f172a";
+}
+
+/** A font family as CSS writes it in `@font-face` (quoted, quotes inside removed). */
+function quotedFamily(family: string): string {
+  return `"${family.replace(/["'\\]/g, "")}"`;
+}
+
+/**
+ * `@font-face` rules for the theme's fonts and the custom properties of its colors, radius and
+ * font. `base` prefixes the font URLs ("" on our own pages: same origin, CSP `'self'`).
+ */
+export function themeCss(doc: ThemeDocument, base = ""): string {
+  const faces = doc.fonts
+    .map(
+      (font) =>
+        `@font-face{font-family:${quotedFamily(font.family)};src:url(${base}${assetPath(font.sha256)}) format("woff2");font-weight:${font.weight};font-style:${font.style};font-display:block}`,
+    )
+    .join("");
+  const c = doc.colors;
+  return `${faces}:root{--cd-bg:${c.background};--cd-surface:${c.surface};--cd-text:${c.text};--cd-muted:${c.muted_text};--cd-border:${c.border};--cd-accent:${c.accent};--cd-on-accent:${onAccent(c.accent)};--cd-radius:${doc.radius}px;--cd-font:${doc.font_family};color-scheme:${doc.mode}}`;
+}
+
+/** The custom properties of the built-in light theme: every page's stylesheet starts with them. */
+export const BUILTIN_THEME_CSS = themeCss(BUILTIN_DOCUMENT);
+
+/** The CSS of a view's theme, to follow a page's stylesheet ("" for the built-in theme: already there). */
+export function presentationCss(presentation: Presentation): string {
+  return presentation.theme ? themeCss(presentation.theme.document) : "";
+}
+
+/** What a chart is drawn with: series in order, text and grid colors, the font. */
+export interface ChartLook {
+  series: string[];
+  text: string;
+  grid: string;
+  surface: string;
+  font: string;
+}
+
+export function chartLook(presentation: Presentation | ThemeDocument): ChartLook {
+  const doc = "colors" in presentation ? presentation : documentOf(presentation);
+  return {
+    series: doc.colors.series,
+    text: doc.colors.muted_text,
+    grid: doc.colors.border,
+    surface: doc.colors.surface,
+    font: doc.font_family,
+  };
+}
+
+/** The logo's `<img>` left of a page title ("" without a logo). `base` as for themeCss. */
+export function logoImg(presentation: Presentation, base = "", height = 28): string {
+  const logo = presentation.theme?.document.logo;
+  if (!logo) return "";
+  return `<img class="cd-logo" src="${base}${assetPath(logo.sha256)}" alt="" height="${height}" style="height:${height}px;width:auto">`;
+}
