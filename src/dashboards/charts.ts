@@ -3,6 +3,7 @@ import { GridComponent, LegendComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import type { Row } from "../data/query-runner";
+import { type ColumnFormat, formatValue, numberFormat, type ViewClock } from "../lib/i18n/format";
 import type { CartesianPanel } from "./definition";
 
 echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);
@@ -11,9 +12,17 @@ export const PALETTE = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "
 const TEXT = "#475569";
 const GRID_LINE = "#e2e8f0";
 
-export function compactNumber(value: number): string {
-  return new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(value);
+export function compactNumber(value: number, locale = "en-US"): string {
+  return numberFormat(locale, { notation: "compact", maximumFractionDigits: 1 }).format(value);
 }
+
+/** How a chart writes its labels: the view's locale and zone, and the panel's column formats. */
+export interface ChartWords {
+  clock: ViewClock;
+  formats: Record<string, ColumnFormat>;
+}
+
+const EN_US: ChartWords = { clock: { locale: "en-US", timezone: "UTC" }, formats: {} };
 
 function toNumber(value: unknown): number | null {
   if (value === null || value === undefined || value === "") return null;
@@ -93,10 +102,13 @@ export function cartesianChart(
   xColumn: string,
   yColumns: string[],
   size: { width: number; height: number },
+  words: ChartWords = EN_US,
 ): string {
-  const categories = rows.map((row) => String(row[xColumn] ?? ""));
+  const { clock, formats } = words;
+  // Category labels are the x values as the viewer reads them (dates, months, numbers).
+  const categories = rows.map((row) => formatValue(row[xColumn] ?? "", clock, formats[xColumn]));
   const values = yColumns.map((column) => rows.map((row) => toNumber(row[column])));
-  const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values]);
+  const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values, clock.locale]);
   return drawnOnce(key, () =>
     render(
       {
@@ -114,7 +126,7 @@ export function cartesianChart(
         yAxis: {
           type: "value",
           splitLine: { lineStyle: { color: GRID_LINE } },
-          axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value) },
+          axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value, clock.locale) },
         },
         series: yColumns.map((column, i) => ({
           name: column,
@@ -134,10 +146,21 @@ export function cartesianChart(
   );
 }
 
-export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, size: { width: number; height: number }): string {
+export function pieChart(
+  rows: Row[],
+  labelColumn: string,
+  valueColumn: string,
+  size: { width: number; height: number },
+  words: ChartWords = EN_US,
+): string {
+  const { clock, formats } = words;
   const legendRight = size.width > size.height * 1.3;
-  const slices = rows.map((row) => ({ name: String(row[labelColumn] ?? ""), value: toNumber(row[valueColumn]) ?? 0 }));
-  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices]), () =>
+  const slices = rows.map((row) => ({
+    name: formatValue(row[labelColumn] ?? "", clock, formats[labelColumn]),
+    value: toNumber(row[valueColumn]) ?? 0,
+  }));
+  const percent = numberFormat(clock.locale, { style: "percent", maximumFractionDigits: 0 });
+  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices, clock.locale]), () =>
     render(
       {
         legend: legendRight
@@ -154,7 +177,7 @@ export function pieChart(rows: Row[], labelColumn: string, valueColumn: string, 
               position: "inside",
               color: "#fff",
               fontWeight: 600,
-              formatter: (p: { percent?: number }) => ((p.percent ?? 0) >= 4 ? `${Math.round(p.percent ?? 0)}%` : ""),
+              formatter: (p: { percent?: number }) => ((p.percent ?? 0) >= 4 ? percent.format(Math.round(p.percent ?? 0) / 100) : ""),
             },
             data: slices,
           },
