@@ -3,6 +3,7 @@ import { GridComponent, LegendComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import type { Row } from "../data/query-runner";
+import { type ColumnFormat, formatValue, numberFormat, type ViewClock } from "../lib/i18n/format";
 import type { CartesianPanel } from "./definition";
 import type { ChartLook } from "../themes/style";
 
@@ -19,9 +20,17 @@ export const BUILTIN_LOOK: ChartLook = {
   font: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
 };
 
-export function compactNumber(value: number): string {
-  return new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(value);
+export function compactNumber(value: number, locale = "en-US"): string {
+  return numberFormat(locale, { notation: "compact", maximumFractionDigits: 1 }).format(value);
 }
+
+/** How a chart writes its labels: the view's locale and zone, and the panel's column formats. */
+export interface ChartWords {
+  clock: ViewClock;
+  formats: Record<string, ColumnFormat>;
+}
+
+const EN_US: ChartWords = { clock: { locale: "en-US", timezone: "UTC" }, formats: {} };
 
 function toNumber(value: unknown): number | null {
   if (value === null || value === undefined || value === "") return null;
@@ -101,13 +110,16 @@ export function cartesianChart(
   xColumn: string,
   yColumns: string[],
   size: { width: number; height: number },
+  words: ChartWords = EN_US,
   look: ChartLook = BUILTIN_LOOK,
 ): string {
+  const { clock, formats } = words;
   const TEXT = look.text;
   const GRID_LINE = look.grid;
-  const categories = rows.map((row) => String(row[xColumn] ?? ""));
+  // Category labels are the x values as the viewer reads them (dates, months, numbers).
+  const categories = rows.map((row) => formatValue(row[xColumn] ?? "", clock, formats[xColumn]));
   const values = yColumns.map((column) => rows.map((row) => toNumber(row[column])));
-  const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values, look]);
+  const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values, clock.locale, look]);
   return drawnOnce(key, () =>
     render(
       {
@@ -125,7 +137,7 @@ export function cartesianChart(
         yAxis: {
           type: "value",
           splitLine: { lineStyle: { color: GRID_LINE } },
-          axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value) },
+          axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value, clock.locale) },
         },
         series: yColumns.map((column, i) => ({
           name: column,
@@ -151,12 +163,18 @@ export function pieChart(
   labelColumn: string,
   valueColumn: string,
   size: { width: number; height: number },
+  words: ChartWords = EN_US,
   look: ChartLook = BUILTIN_LOOK,
 ): string {
+  const { clock, formats } = words;
   const TEXT = look.text;
   const legendRight = size.width > size.height * 1.3;
-  const slices = rows.map((row) => ({ name: String(row[labelColumn] ?? ""), value: toNumber(row[valueColumn]) ?? 0 }));
-  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices, look]), () =>
+  const slices = rows.map((row) => ({
+    name: formatValue(row[labelColumn] ?? "", clock, formats[labelColumn]),
+    value: toNumber(row[valueColumn]) ?? 0,
+  }));
+  const percent = numberFormat(clock.locale, { style: "percent", maximumFractionDigits: 0 });
+  return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices, clock.locale, look]), () =>
     render(
       {
         legend: legendRight
@@ -173,7 +191,7 @@ export function pieChart(
               position: "inside",
               color: "#fff",
               fontWeight: 600,
-              formatter: (p: { percent?: number }) => ((p.percent ?? 0) >= 4 ? `${Math.round(p.percent ?? 0)}%` : ""),
+              formatter: (p: { percent?: number }) => ((p.percent ?? 0) >= 4 ? percent.format(Math.round(p.percent ?? 0) / 100) : ""),
             },
             data: slices,
           },

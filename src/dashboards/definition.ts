@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 import { placeholderProblem } from "../data/placeholders";
+import { COLUMN_STYLES } from "../lib/i18n/format";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
 
 /**
@@ -58,6 +59,22 @@ const Format = z
     suffix: z.string().max(20).optional(),
   })
   .openapi("PanelFormat")
+  .optional();
+
+/** How result columns are shown, by column name (otherwise each value's kind decides). */
+const ColumnFormats = z
+  .record(
+    z.string().min(1).max(200),
+    z.object({
+      style: z
+        .enum(COLUMN_STYLES)
+        .meta({ description: "text, number, currency, percent, date, datetime (in the view's time zone) or month." }),
+      currency: z.string().max(100).optional().meta({ description: "currency: an ISO 4217 code, or a placeholder giving one." }),
+      decimals: z.number().int().min(0).max(6).optional(),
+    }),
+  )
+  .openapi("PanelColumnFormats")
+  .meta({ description: "Formatting of result columns in the view's locale (tables, chart axes); CSV keeps raw values." })
   .optional();
 
 /** A filter control shown above the panels (a `var_<name>` field of a GET form). */
@@ -129,6 +146,7 @@ const PanelFields = z.looseObject({
   label_column: LabelColumn.optional(),
   value_column: ValueColumn.optional(),
   format: Format,
+  column_formats: ColumnFormats,
 });
 
 /**

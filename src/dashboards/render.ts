@@ -2,6 +2,8 @@ import { frameScriptTag } from "../http/pages";
 import { BUILTIN_PRESENTATION, htmlTag, type Presentation as ViewPresentation } from "../themes/presentation";
 import { BUILTIN_THEME_CSS, type ChartLook, chartLook, logoImg, presentationCss } from "../themes/style";
 import { escapeHtml } from "../lib/html";
+import { type ColumnFormat, formatNumber, formatValue, type ViewClock } from "../lib/i18n/format";
+import { directionOf, type Translator, translator } from "../lib/i18n/messages";
 import { BUILTIN_LOOK, cartesianChart, compactNumber, pieChart } from "./charts";
 import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition, VariableDefinition } from "./definition";
@@ -53,6 +55,10 @@ export interface RenderInput {
   interaction?: Interaction;
   /** Theme, locale and time zone of the view (the built-in presentation when absent). */
   view?: ViewPresentation;
+  /** The view's locale (BCP 47; default en-US): our words, numbers and dates. */
+  locale?: string;
+  /** The view's IANA time zone (default UTC): date-times are shown in it. */
+  timezone?: string;
 }
 
 /** How a page is shown: its width, and the interactive parts of the embed page. */
@@ -64,14 +70,27 @@ export type Presentation = Pick<RenderInput, "width" | "fitToWindow" | "interact
  * allowed by its CSP hash); `data-render-complete="true"` on <body> since everything is
  * done on the server. The embed page and the screenshots use this same output.
  */
+/**
+ * The view's presentation with the render's own `locale`/`timezone` laid over it (a caller
+ * that knows them without a resolved view, e.g. a preview).
+ */
+function viewOf(input: RenderInput): ViewPresentation {
+  const view = input.view ?? BUILTIN_PRESENTATION;
+  const locale = input.locale ?? view.locale;
+  return { ...view, locale, dir: directionOf(locale), timezone: input.timezone ?? view.timezone };
+}
+
 export function renderDashboard(input: RenderInput): string {
+  const locale = viewOf(input).locale;
   const g = geometry(input.width ?? DEFAULT_PAGE_WIDTH);
   const title = input.definition.title ? interpolateText(input.definition.title, input.context) : input.dashboardName;
   const panels = readingOrder(input.definition.panels)
     .map((panel) => renderPanel(panel, input, g))
     .join("\n");
-  const controls = input.interaction ? renderControls(input.definition.variables, input.context, input.interaction) : "";
-  const view = input.view ?? BUILTIN_PRESENTATION;
+  const controls = input.interaction
+    ? renderControls(input.definition.variables, input.context, input.interaction, translator(locale))
+    : "";
+  const view = viewOf(input);
   const logo = logoImg(view);
   const heading = logo ? `<div class="brand">${logo}<h1>${escapeHtml(title)}</h1></div>` : `<h1>${escapeHtml(title)}</h1>`;
   // A page nobody interacts with (a capture, a share link) is "still": a table there cannot be
@@ -94,7 +113,7 @@ ${panels}
 export function panelMarkup(
   panel: PanelDefinition,
   result: PanelResult,
-  options: { width?: number; context: PlaceholderContext; isDemo?: boolean; view?: ViewPresentation },
+  options: { width?: number; context: PlaceholderContext; isDemo?: boolean; locale?: string; timezone?: string; view?: ViewPresentation },
 ): string {
   const input: RenderInput = {
     view: options.view,
@@ -103,6 +122,8 @@ export function panelMarkup(
     context: options.context,
     isDemo: options.isDemo ?? false,
     results: new Map([[panel.id, result]]),
+    locale: options.locale,
+    timezone: options.timezone,
   };
   return renderPanel(panel, input, geometry(options.width ?? DEFAULT_PAGE_WIDTH));
 }
@@ -122,7 +143,7 @@ function queryString(params: Record<string, string>): string {
  * page's other parameters (credential, environment, width, other variables) ride along
  * as hidden fields; locked variables get no field at all.
  */
-function renderControls(variables: VariableDefinition[], context: PlaceholderContext, interaction: Interaction): string {
+function renderControls(variables: VariableDefinition[], context: PlaceholderContext, interaction: Interaction, t: Translator): string {
   const controlled = variables.filter(
     (v): v is VariableDefinition & { control: NonNullable<VariableDefinition["control"]> } =>
       v.control !== undefined && !interaction.locked.includes(v.name),
@@ -153,36 +174,50 @@ function renderControls(variables: VariableDefinition[], context: PlaceholderCon
       return `<label class="control" for="${name}"><span>${label}</span>${input}</label>`;
     })
     .join("");
-  return `<form class="controls" method="get" action="${escapeHtml(interaction.path)}">${hidden}${fields}<button type="submit">Apply</button></form>\n`;
+  return `<form class="controls" method="get" action="${escapeHtml(interaction.path)}">${hidden}${fields}<button type="submit">${escapeHtml(t("filter.apply"))}</button></form>\n`;
+}
+
+/** What a panel is drawn in: the view's clock and our words in its language. */
+interface Words {
+  clock: ViewClock;
+  t: Translator;
+}
+
+function wordsOf(input: RenderInput): Words {
+  const { locale, timezone } = viewOf(input);
+  const clock = { locale, timezone };
+  return { clock, t: translator(clock.locale) };
 }
 
 function renderPanel(panel: PanelDefinition, input: RenderInput, g: Geometry): string {
+  const words = wordsOf(input);
   const { x, y, w, h } = panel.layout;
   const place = g.stacked ? "grid-column:1 / -1" : `grid-column:${x + 1} / span ${w};grid-row:${y + 1} / span ${h}`;
   const style = `${place};--panel-h:${panelHeight(panel)}px`;
   const isData = panel.type !== "text";
   const title = panel.title ? `<h2>${escapeHtml(interpolateText(panel.title, input.context))}</h2>` : "";
   const watermark = isData && input.isDemo ? '<span class="demo-mark" aria-hidden="true">DEMO</span>' : "";
-  const csv = isData && input.interaction ? csvLink(panel, input.interaction) : "";
+  const csv = isData && input.interaction ? csvLink(panel, input.interaction, words.t) : "";
   const head = title || watermark || csv ? `<div class="panel-head">${title}${watermark}${csv}</div>` : "";
   // Stacked panels have no grid row to fill: a chart's body gets the height it was drawn for.
   const isChart = panel.type === "bar" || panel.type === "line" || panel.type === "area" || panel.type === "pie";
   const body = g.stacked && isChart ? ` style="height:${chartSize(g, panel).height}px;flex:none"` : "";
-  return `<section class="panel panel-${panel.type}" style="${style}" data-panel-id="${escapeHtml(panel.id)}">${head}<div class="body"${body}>${panelBody(panel, input, g)}</div></section>`;
+  return `<section class="panel panel-${panel.type}" style="${style}" data-panel-id="${escapeHtml(panel.id)}">${head}<div class="body"${body}>${panelBody(panel, input, g, words)}</div></section>`;
 }
 
 /** Each data panel links to its rows as CSV, with the page's credential and variables. */
-function csvLink(panel: PanelDefinition, interaction: Interaction): string {
+function csvLink(panel: PanelDefinition, interaction: Interaction, t: Translator): string {
   const { width: _width, ...query } = keptQuery(interaction);
   const href = `${interaction.path}/panels/${encodeURIComponent(panel.id)}.csv?${queryString(query)}`;
-  return `<a class="csv" data-embed-link href="${escapeHtml(href)}" download>CSV</a>`;
+  return `<a class="csv" data-embed-link href="${escapeHtml(href)}" download>${escapeHtml(t("panel.csv"))}</a>`;
 }
 
 function message(text: string, kind: string): string {
   return `<div class="message message-${kind}">${escapeHtml(text)}</div>`;
 }
 
-function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry): string {
+function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, words: Words): string {
+  const { clock, t } = words;
   if (panel.type === "text") {
     const text = interpolateText(panel.text, input.context);
     return text
@@ -191,22 +226,38 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry): str
       .join("");
   }
   const result = input.results.get(panel.id) ?? { status: "failed" as const };
-  if (result.status === "no_mapping")
-    return message(`No data source is set up for this customer (schema ${result.schemaId}).`, "no-mapping");
-  if (result.status === "failed") return message(result.message ?? "This panel's data could not be loaded.", "failed");
-  if (result.rows.length === 0) return message("No data for this selection.", "empty");
+  if (result.status === "no_mapping") return message(t("panel.no_mapping", { schema: result.schemaId }), "no-mapping");
+  if (result.status === "failed") return message(result.message ?? t("panel.failed"), "failed");
+  if (result.rows.length === 0) return message(t("panel.empty"), "empty");
+  const formats = columnFormats(panel, input.context);
 
   const rows = result.rows;
   switch (panel.type) {
     case "kpi":
-      return kpi(panel, rows[0], input.context, panelWidth(g, panel) - 2 * PANEL_PAD_X - 2);
+      return kpi(panel, rows[0], input.context, panelWidth(g, panel) - 2 * PANEL_PAD_X - 2, clock);
     case "table":
-      return table(rows, result.truncated);
+      return table(rows, result.truncated, { clock, t, formats });
     case "pie":
-      return pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel), look(input)) + cutNote(result);
+      return (
+        pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel), { clock, formats }, look(input)) +
+        cutNote(result, words)
+      );
     default:
-      return cartesianChart(panel.type, rows, panel.x_column, panel.y_columns, chartSize(g, panel), look(input)) + cutNote(result);
+      return (
+        cartesianChart(panel.type, rows, panel.x_column, panel.y_columns, chartSize(g, panel), { clock, formats }, look(input)) +
+        cutNote(result, words)
+      );
   }
+}
+
+/** A panel's `column_formats`, a currency placeholder resolved for the viewing customer. */
+function columnFormats(panel: PanelDefinition, context: PlaceholderContext): Record<string, ColumnFormat> {
+  const formats: Record<string, ColumnFormat> = {};
+  for (const [column, format] of Object.entries(panel.column_formats ?? {})) {
+    const currency = format.currency ? interpolateText(format.currency, context).trim().toUpperCase() : undefined;
+    formats[column] = { ...format, currency };
+  }
+  return formats;
 }
 
 /** The chart colors and font of the view's theme. */
@@ -215,12 +266,14 @@ function look(input: RenderInput): ChartLook {
 }
 
 /** A chart over the row limit (QUERY_ROW_LIMIT) says that it shows only the first rows. */
-function cutNote(result: { rows: Row[]; truncated: boolean }): string {
-  return result.truncated ? `<p class="note">Cut at the first ${result.rows.length.toLocaleString("en-US")} rows.</p>` : "";
+function cutNote(result: { rows: Row[]; truncated: boolean }, words: Words): string {
+  return result.truncated
+    ? `<p class="note">${escapeHtml(words.t("panel.cut", { count: formatNumber(result.rows.length, words.clock.locale) }))}</p>`
+    : "";
 }
 
 /** KPI values shrink to fit their panel (34 px down to 16 px) and wrap as a last resort. */
-function kpi(panel: PanelDefinition, row: Row, context: PlaceholderContext, innerWidth: number): string {
+function kpi(panel: PanelDefinition, row: Row, context: PlaceholderContext, innerWidth: number, clock: ViewClock): string {
   const raw = "value" in row ? row.value : Object.values(row)[0];
   const value = typeof raw === "number" ? raw : Number(raw);
   const format = panel.format ?? {};
@@ -230,39 +283,47 @@ function kpi(panel: PanelDefinition, row: Row, context: PlaceholderContext, inne
   } else {
     const currency = format.currency ? interpolateText(format.currency, context).trim().toUpperCase() : "";
     const decimals = format.decimals ?? (Number.isInteger(value) ? 0 : 2);
-    const options: Intl.NumberFormatOptions = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
-    if (format.style === "percent") options.style = "percent";
-    else if ((format.style === "currency" || currency) && /^[A-Z]{3}$/.test(currency))
-      Object.assign(options, { style: "currency", currency });
-    text = new Intl.NumberFormat("en-US", options).format(value);
+    const style =
+      format.style === "percent"
+        ? "percent"
+        : (format.style === "currency" || currency) && /^[A-Z]{3}$/.test(currency)
+          ? "currency"
+          : "number";
+    text = formatNumber(value, clock.locale, { style, currency, decimals });
   }
   const prefix = format.prefix ? escapeHtml(format.prefix) : "";
   const suffix = format.suffix ? escapeHtml(format.suffix) : "";
   const characters = (format.prefix ?? "").length + text.length + (format.suffix ?? "").length;
   const size = Math.max(16, Math.min(34, Math.floor(innerWidth / (Math.max(1, characters) * 0.64))));
-  return `<div class="kpi-value" style="font-size:${size}px">${prefix}${escapeHtml(text)}${suffix}</div>`;
+  // A number reads left to right on a right-to-left page too.
+  return `<div class="kpi-value" style="font-size:${size}px"><bdi dir="ltr">${prefix}${escapeHtml(text)}${suffix}</bdi></div>`;
 }
 
 function isNumeric(value: unknown): boolean {
   return typeof value === "number";
 }
 
-function cell(value: unknown): string {
+function cell(value: unknown, clock: ViewClock, format: ColumnFormat | undefined): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number")
-    return escapeHtml(Math.abs(value) >= 1e15 ? compactNumber(value) : value.toLocaleString("en-US", { maximumFractionDigits: 2 }));
-  return escapeHtml(String(value));
+  if (typeof value === "number" && format === undefined && Math.abs(value) >= 1e15) return escapeHtml(compactNumber(value, clock.locale));
+  return escapeHtml(formatValue(value, clock, format));
 }
 
-function table(rows: Row[], truncated: boolean): string {
+function table(rows: Row[], truncated: boolean, view: { clock: ViewClock; t: Translator; formats: Record<string, ColumnFormat> }): string {
   const columns = Object.keys(rows[0]);
   const numeric = columns.map((column) => rows.some((row) => isNumeric(row[column])));
   const head = columns.map((column, i) => `<th${numeric[i] ? ' class="num"' : ""}>${escapeHtml(column)}</th>`).join("");
   const body = rows
     .slice(0, TABLE_ROWS)
-    .map((row) => `<tr>${columns.map((column, i) => `<td${numeric[i] ? ' class="num"' : ""}>${cell(row[column])}</td>`).join("")}</tr>`)
+    .map(
+      (row) =>
+        `<tr>${columns.map((column, i) => `<td${numeric[i] ? ' class="num"' : ""}>${cell(row[column], view.clock, view.formats[column])}</td>`).join("")}</tr>`,
+    )
     .join("");
-  const more = rows.length > TABLE_ROWS || truncated ? `<p class="note">Showing the first ${TABLE_ROWS} rows.</p>` : "";
+  const more =
+    rows.length > TABLE_ROWS || truncated
+      ? `<p class="note">${escapeHtml(view.t("panel.table_first", { count: formatNumber(TABLE_ROWS, view.clock.locale) }))}</p>`
+      : "";
   return `<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
 }
 
@@ -289,10 +350,11 @@ html,body{margin:0;background:var(--cd-bg);color:var(--cd-text);font:14px/1.45 v
 .panel-text .body{color:var(--cd-text);font-size:15px;overflow-wrap:anywhere}.panel-text p{margin:0 0 8px}
 .table-wrap{flex:1;min-height:0;min-width:0;overflow:auto}
 table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
-th{position:sticky;top:0;background:color-mix(in srgb,var(--cd-surface) 94%,var(--cd-text));color:var(--cd-muted);font-weight:600;text-align:left;padding:6px 10px;border-bottom:1px solid var(--cd-border);white-space:nowrap}
+th{position:sticky;top:0;background:color-mix(in srgb,var(--cd-surface) 94%,var(--cd-text));color:var(--cd-muted);font-weight:600;text-align:start;padding:6px 10px;border-bottom:1px solid var(--cd-border);white-space:nowrap}
 td{padding:6px 10px;border-bottom:1px solid color-mix(in srgb,var(--cd-border) 60%,var(--cd-surface));white-space:nowrap}
 .still th,.still td{white-space:normal;overflow-wrap:break-word}
-.num{text-align:right}
+.num{text-align:end}
+[dir=rtl] .chart,[dir=rtl] td.num{direction:ltr}
 tbody tr:nth-child(even) td{background:color-mix(in srgb,var(--cd-surface) 98%,var(--cd-text))}
 .note{margin:6px 0 0;color:var(--cd-muted);font-size:12px}
 .message{margin:auto;max-width:90%;text-align:center;color:var(--cd-muted);font-size:13px;padding:12px;border:1px dashed var(--cd-border);border-radius:8px;background:var(--cd-surface);overflow-wrap:anywhere}

@@ -215,6 +215,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     c.header("Content-Type", state.contentType);
     c.header("Content-Disposition", `attachment; filename="${state.fileName}"`);
     if (config(c.env).DIAGNOSTICS && state.queryCache) c.header("X-Query-Cache", state.queryCache);
+    if (config(c.env).DIAGNOSTICS && state.cacheReads) c.header("X-Cache-Reads", state.cacheReads);
     return c.body(state.body, 200);
   });
 

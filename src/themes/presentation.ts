@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { escapeHtml } from "../lib/html";
+import { directionOf } from "../lib/i18n/messages";
 import { BUILTIN_FONT_FAMILY, BUILTIN_RADIUS, PALETTES, type ThemeColors, type ThemeMode } from "./palette";
 
 // The presentation of one view — theme, locale, time zone — resolved once and carried to
@@ -134,13 +135,6 @@ export const presentationFields = {
 export function computedPresentation(chain: readonly PresentationLink[]): PresentationLink {
   const nearest = <K extends keyof PresentationLink>(key: K) => chain.find((link) => link[key] !== null)?.[key] ?? null;
   return { themeId: nearest("themeId"), locale: nearest("locale"), timezone: nearest("timezone") };
-}
-
-/** Scripts written right to left: their pages are `dir="rtl"`. */
-const RTL_LANGUAGES = new Set(["ar", "arc", "ckb", "dv", "fa", "he", "iw", "ks", "ps", "sd", "ug", "ur", "yi"]);
-
-export function directionOf(locale: string): "ltr" | "rtl" {
-  return RTL_LANGUAGES.has(locale.split("-")[0].toLowerCase()) ? "rtl" : "ltr";
 }
 
 /**

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { downloadFileName } from "../../src/delivery/create/jobs";
+import { watchedJobCount } from "../../src/delivery/run/job-endings";
 import { roundTrips } from "../helpers/api";
 import {
   bindings,
@@ -123,12 +124,35 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     const file = await waiting;
     expect(file.status).toBe(200);
     expect(isPng(file.bytes)).toBe(true);
-    // Learnt from the job row and read from R2, as any download: nothing passed between the
-    // attempt and this request.
-    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=1 queue=0");
+    // The attempt ran in this isolate: it handed the file over with its ending (no R2 read; the
+    // download looked at the job row only until the attempt started here).
+    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
     expect(file.headers.get("Content-Type")).toBe("image/png");
     expect(file.headers.get("Content-Disposition")).toBe('attachment; filename="manual.png"');
     expect(file.headers.get("Cache-Control")).toBe("no-store");
+    expect(watchedJobCount()).toBe(0);
+  });
+
+  it("learns of an end recorded in another isolate from the job row, and reads the file from R2", async () => {
+    const { jobId, url } = await linkToUnqueuedJob();
+    let answered = false;
+    const waiting = fetchDownload(`${url}?wait=20`).finally(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(answered).toBe(false);
+    // Another isolate's attempt: the file stored and the job done, nothing noted on this isolate's board.
+    const bytes = new TextEncoder().encode("elsewhere");
+    await bindings.FILES.put(`jobs/${jobId}/manual.png`, bytes, { httpMetadata: { contentType: "image/png" } });
+    await bindings.DB.prepare("UPDATE jobs SET status = 'done', file_key = ?, content_type = 'image/png' WHERE id = ?")
+      .bind(`jobs/${jobId}/manual.png`, jobId)
+      .run();
+    const ended = Date.now();
+    const file = await waiting;
+    // Past 1.5 s of waiting the row is looked at every 50 ms: the answer follows the end closely.
+    expect(Date.now() - ended).toBeLessThan(1000);
+    expect(file.status).toBe(200);
+    expect(new TextDecoder().decode(file.bytes)).toBe("elsewhere");
+    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=1 queue=0");
+    expect(watchedJobCount()).toBe(0);
   });
 
   it("answers 202 with Retry-After when the wait ends before the job", async () => {

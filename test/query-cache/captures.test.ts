@@ -23,7 +23,10 @@ async function cachedCustomerDashboard(amount: number) {
   const customer = await createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: ctx.demo } });
   const embedId = await dashboard({
     cache_ttl_seconds: 600,
-    panels: [kpi("revenue", ctx.schema, "SELECT SUM(amount) AS value FROM capture_orders WHERE customer_id = {{customer.provided_id}}")],
+    panels: [
+      kpi("revenue", ctx.schema, "SELECT SUM(amount) AS value FROM capture_orders WHERE customer_id = {{customer.provided_id}}"),
+      kpi("orders", ctx.schema, "SELECT count(*) AS value FROM capture_orders WHERE customer_id = {{customer.provided_id}}", 3),
+    ],
   });
   return { customer, embedId };
 }
@@ -47,8 +50,11 @@ describe("X-Query-Cache on captures", () => {
 
     const page = await callWithEnv({}, "GET", `/embed/${embedId}?customer_token=${customer.token}`);
     expect(page.headers.get("X-Query-Cache")).toBe("hit");
+    expect(page.headers.get("X-Cache-Reads")).toBe("1");
     const second = await shoot();
     expect(second.headers.get("X-Query-Cache")).toBe("hit");
+    // The capture's panels all hit: one read of the page's entry (answered with the file).
+    expect(second.headers.get("X-Cache-Reads")).toBe("1");
   });
 
   it("a report's share link renders from the cache and says so", async () => {
@@ -69,8 +75,10 @@ describe("X-Query-Cache on captures", () => {
     expect(first.headers.get("X-Query-Cache")).toBe("miss");
     expect(first.body).toContain("80");
     await bindings.DEMO_DATA.prepare("INSERT INTO capture_orders VALUES (?, 1)").bind(customer.provided_id).run();
+    expect(first.headers.get("X-Cache-Reads")).toBe("3");
     const second = await share();
     expect(second.headers.get("X-Query-Cache")).toBe("hit");
+    expect(second.headers.get("X-Cache-Reads")).toBe("1");
     expect(second.body).not.toContain("81");
   });
 });

@@ -1,12 +1,23 @@
 import { log } from "../../lib/log";
-import { limitRows, type PanelColumns, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
+import {
+  limitRows,
+  rowLimitedSql,
+  type PanelColumns,
+  type PanelQuery,
+  type PanelResult,
+  type Row,
+  type RunLimits,
+  type SourceTrips,
+} from "./types";
 
 /**
  * Every panel of one D1 data source in one `batch` (one round trip). A failing batch is
  * retried statement by statement so one bad panel cannot blank the rest. The queries go
  * through a Sessions API session opened `first-unconstrained`: a read replica near the
  * viewer may answer (panels only read; a vendor's data a moment older than the primary's is
- * what a cached result shows anyway).
+ * what a cached result shows anyway). Each query is wrapped so that SQLite stops after
+ * `rowLimit + 1` rows: D1 answers a statement's rows all at once (no cursor), so the limit
+ * has to be in the SQL for memory to stay bounded.
  */
 export async function runD1(
   binding: D1Database,
@@ -19,7 +30,10 @@ export async function runD1(
   const prepared: { panelId: string; statement: D1PreparedStatement }[] = [];
   for (const query of queries) {
     try {
-      prepared.push({ panelId: query.panelId, statement: database.prepare(query.sql).bind(...query.params) });
+      prepared.push({
+        panelId: query.panelId,
+        statement: database.prepare(rowLimitedSql(query.sql, limits.rowLimit)).bind(...query.params),
+      });
     } catch (error) {
       log("warn", "panel query failed", { panel: query.panelId, error: String(error) });
       results.set(query.panelId, { status: "failed" });

@@ -1,7 +1,16 @@
 import pg from "pg";
 import * as pgCloudflare from "pg-cloudflare";
 import { log } from "../../lib/log";
-import { limitRows, type PanelColumns, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
+import {
+  limitRows,
+  rowLimitedSql,
+  type PanelColumns,
+  type PanelQuery,
+  type PanelResult,
+  type Row,
+  type RunLimits,
+  type SourceTrips,
+} from "./types";
 
 // The package's typed entry is its stub for other runtimes; the `workerd` build has the socket.
 const { CloudflareSocket } = pgCloudflare as unknown as {
@@ -36,7 +45,7 @@ export function runPostgres(
 ): Promise<Map<string, PanelResult>> {
   return inReadOnlyTransaction<PanelResult>(hyperdrive, queries, limits, trips, {
     run: async (client, query) => {
-      const answer = await client.query(extended(limited(query.sql, limits.rowLimit), query));
+      const answer = await client.query(extended(rowLimitedSql(query.sql, limits.rowLimit), query));
       return limitRows(answer.rows as Row[], limits.rowLimit);
     },
     failed: (message) => ({ status: "failed", message }),
@@ -147,12 +156,6 @@ async function inReadOnlyTransaction<T>(
     end();
   }
   return results;
-}
-
-/** At most `rowLimit + 1` rows leave the database; the extra one tells that the panel was cut. */
-function limited(sql: string, rowLimit: number): string {
-  // Newlines keep a trailing `--` comment in the panel's SQL from swallowing the wrapper.
-  return `SELECT * FROM (\n${sql}\n) AS panel_rows LIMIT ${Math.floor(rowLimit) + 1}`;
 }
 
 // ---- messages: what a viewer sees; the details (redacted) go to the log --------------------

@@ -39,6 +39,17 @@ export interface SourceTrips {
   connections: number;
 }
 
+/**
+ * The statement that lets at most `rowLimit + 1` rows leave the database (the extra one tells
+ * that the panel was cut): the database stops reading there, so a query that would return
+ * millions of rows costs no more memory than the limit. Both SQLite and PostgreSQL read it.
+ */
+export function rowLimitedSql(sql: string, rowLimit: number): string {
+  // Newlines keep a trailing `--` comment in the panel's SQL from swallowing the wrapper; the
+  // read-only rule (balanced parentheses, one statement) keeps the SQL inside it.
+  return `SELECT * FROM (\n${sql}\n) AS panel_rows LIMIT ${Math.floor(rowLimit) + 1}`;
+}
+
 /** The first `rowLimit` rows, marked when there were more. */
 export function limitRows(rows: Row[], rowLimit: number): PanelResult {
   return { status: "ok", rows: rows.slice(0, rowLimit), truncated: rows.length > rowLimit };

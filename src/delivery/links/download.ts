@@ -5,7 +5,8 @@ import { ApiError } from "../../http/errors";
 import { HEX_TOKEN } from "../../http/fields";
 import { sha256Hex } from "../../lib/crypto";
 import * as repo from "../repository";
-import { QUERY_CACHE_METADATA } from "../run/job";
+import { CACHE_READS_METADATA, QUERY_CACHE_METADATA } from "../run/job";
+import { isAttemptedHere, watchJob } from "../run/job-endings";
 
 /** Where a download token is kept (hashed): KV, answering the job's id until DOWNLOAD_TTL_SECONDS pass. */
 const downloadKey = async (token: string) => `download:${await sha256Hex(token)}`;
@@ -17,51 +18,86 @@ export async function storeDownloadLink(env: Env, token: string, jobId: string):
 
 export type DownloadState =
   | { state: "pending"; status: string }
-  | { state: "ready"; body: ReadableStream; fileName: string; contentType: string; queryCache?: string }
+  | {
+      state: "ready";
+      body: ReadableStream | Uint8Array<ArrayBuffer>;
+      fileName: string;
+      contentType: string;
+      queryCache?: string;
+      cacheReads?: string;
+    }
   | { state: "failed"; error: string };
 
 /**
- * While a download request waits, it looks at the job (one indexed read) every 5 ms for the
- * first 250 ms (a warm capture ends within it, and each pause is latency), every 20 ms up to
- * 1 s, every 50 ms up to 5 s, then every 250 ms: forty downloads waiting on a burst of
- * captures look a few hundred times a second, not thousands, and leave the database to the
- * jobs.
+ * While a download request waits on a job whose attempt runs elsewhere, it looks at the job
+ * (one indexed read) every 5 ms for the first 250 ms (a warm capture ends within it, and each
+ * pause is latency), every 20 ms up to 1 s, every 50 ms up to 5 s, then every 250 ms: forty
+ * downloads waiting on a burst of captures look a few hundred times a second, not thousands,
+ * and leave the database to the jobs. No pause outlasts the wait.
  */
 export function downloadPollPause(waitedMs: number): number {
   return waitedMs < 250 ? 5 : waitedMs < 1000 ? 20 : waitedMs < 5000 ? 50 : 250;
+}
+
+/**
+ * While the job's attempt runs in this isolate, a waiting download reads the board
+ * (run/job-endings.ts, no I/O) every millisecond for the first 250 ms, every 5 ms up to 2 s,
+ * then every 25 ms: it has the file at most that late after the attempt ends, for a few
+ * hundred wake-ups of CPU time over a capture of seconds.
+ */
+export function boardWatchPause(waitedMs: number): number {
+  return waitedMs < 250 ? 1 : waitedMs < 2000 ? 5 : 25;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
- * expired tokens are 404. A waiting request learns that the job ended by looking at it (one
- * indexed read, see downloadPollPause), wherever the job runs: it awaits only its own reads
- * and timers, never the attempt itself (Workers run no request's code on behalf of another).
+ * expired tokens are 404. A waiting request learns that the job ended from the attempt when
+ * it runs in this isolate (the board: the file in hand, no read), and otherwise by looking
+ * at the job (see downloadPollPause) — wherever the job runs, the row tells. It awaits only
+ * its own reads and timers, never the attempt itself (Workers run no request's code on
+ * behalf of another).
  */
 export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
   const jobId = HEX_TOKEN.test(token) ? await env.LINKS.get(await downloadKey(token)) : null;
   if (!jobId) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
   const started = Date.now();
   const until = started + waitSeconds * 1000;
-  for (;;) {
-    const [job] = await repo.jobById(db, jobId);
-    if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
-    if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
-    if (job.status === "done" && job.fileKey) {
-      const request = job.request;
-      const file = await env.FILES.get(job.fileKey);
-      if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
-      return {
-        state: "ready",
-        body: file.body,
-        fileName: request.fileName,
-        contentType: job.contentType ?? "application/octet-stream",
-        queryCache: file.customMetadata?.[QUERY_CACHE_METADATA],
-      };
+  const watch = waitSeconds > 0 ? watchJob(jobId) : undefined;
+  try {
+    for (;;) {
+      const [job] = await repo.jobById(db, jobId);
+      if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
+      if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
+      if (job.status === "done" && job.fileKey) {
+        const file = await env.FILES.get(job.fileKey);
+        if (!file) throw new ApiError("job_not_found", "The file of this download is gone.");
+        return {
+          state: "ready",
+          body: file.body,
+          fileName: job.request.fileName,
+          contentType: job.contentType ?? "application/octet-stream",
+          queryCache: file.customMetadata?.[QUERY_CACHE_METADATA],
+          cacheReads: file.customMetadata?.[CACHE_READS_METADATA],
+        };
+      }
+      if (Date.now() >= until) return { state: "pending", status: job.status };
+      if (watch && isAttemptedHere(jobId)) {
+        // The attempt runs here and notes its ending: no look at the database meanwhile.
+        while (isAttemptedHere(jobId) && !watch.ending() && Date.now() < until)
+          await sleep(Math.min(boardWatchPause(Date.now() - started), until - Date.now()));
+      } else {
+        await sleep(Math.min(downloadPollPause(Date.now() - started), until - Date.now()));
+      }
+      const ending = watch?.ending();
+      if (ending?.status === "failed") return { state: "failed", error: ending.error };
+      if (ending?.status === "done") {
+        const { bytes, contentType, queryCache, cacheReads } = ending.file;
+        return { state: "ready", body: bytes, fileName: job.request.fileName, contentType, queryCache, cacheReads };
+      }
     }
-    const left = until - Date.now();
-    if (left <= 0) return { state: "pending", status: job.status };
-    await sleep(Math.min(downloadPollPause(Date.now() - started), left));
+  } finally {
+    watch?.stop();
   }
 }

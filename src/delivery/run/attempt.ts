@@ -3,6 +3,7 @@ import type { Env } from "../../env";
 import { errorDetail, log } from "../../lib/log";
 import { deliveryEffects, type DeliveryEffects } from "./effects";
 import { runJob, type FirstAttempt } from "./job";
+import { attemptingHere, jobEnded } from "./job-endings";
 import { pageMessage, type DeliveryMessage, type JobMessage, type JobPage } from "./message";
 import { announceEnd, recordFailure } from "./outcome";
 import { timedAttempt } from "./timing";
@@ -30,15 +31,21 @@ export async function attemptJob(
   attempt: number,
   firstAttempt?: FirstAttempt,
 ): Promise<AttemptOutcome> {
-  try {
-    const done = await timedAttempt(message.jobId, effects, (timed) => runJob(db, env, timed, message, attempt, firstAttempt));
-    if (done) await announceEnd(env, done);
-    return "finished";
-  } catch (error) {
-    const failure = await recordFailure(db, message.jobId, attempt, error);
-    if (failure.outcome === "failed") await announceEnd(env, failure.job);
-    return failure.outcome === "moved_on" ? "finished" : failure.outcome;
-  }
+  // While it runs, this isolate's waiting downloads watch for its ending (job-endings.ts) instead of the job row.
+  return attemptingHere(message.jobId, async () => {
+    try {
+      const done = await timedAttempt(message.jobId, effects, (timed) => runJob(db, env, timed, message, attempt, firstAttempt));
+      if (done) await announceEnd(env, done);
+      return "finished";
+    } catch (error) {
+      const failure = await recordFailure(db, message.jobId, attempt, error);
+      if (failure.outcome === "failed") {
+        jobEnded(message.jobId, { status: "failed", error: failure.job.error ?? "rendering failed" });
+        await announceEnd(env, failure.job);
+      }
+      return failure.outcome === "moved_on" ? "finished" : failure.outcome;
+    }
+  });
 }
 
 /**

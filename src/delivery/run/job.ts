@@ -25,6 +25,7 @@ import type { DeliveryEffects } from "./effects";
 import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
+import { jobEnded } from "./job-endings";
 import { reportJobFile, reportJobHtml } from "./saved-report";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
@@ -49,6 +50,8 @@ export const CAPTURE_DEADLINE_SECONDS = FIRST_ATTEMPT_LIFETIME_SECONDS - 6;
  * writes it with the file; the download answers it as `X-Query-Cache`.
  */
 export const QUERY_CACHE_METADATA = "query-cache";
+/** …and how many Cache API reads its render made, answered as `X-Cache-Reads` (absent when none). */
+export const CACHE_READS_METADATA = "cache-reads";
 
 /** A job's first attempt, run by the call that created it: the job as born (claimed), its dashboard's rows already read. */
 export interface FirstAttempt {
@@ -114,6 +117,7 @@ export async function runJob(
 
   // A retry after a failed send finds the file stored by the earlier attempt.
   let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string };
+  let metadata: Record<string, string> = {};
   if (job.fileKey) {
     const object = await env.FILES.get(job.fileKey);
     if (!object) throw new JobFailure("render_failed", false, "stored file missing");
@@ -131,18 +135,31 @@ export async function runJob(
       captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
     }
     const key = `jobs/${job.id}/${request.fileName}`;
-    // Where the captured panels' results came from, for the download's X-Query-Cache.
-    await effects.store(key, captured.bytes, {
-      httpMetadata: { contentType: captured.contentType },
-      customMetadata: { [QUERY_CACHE_METADATA]: cacheReport.status },
-    });
+    // Where the captured panels' results came from, for the download's X-Query-Cache and X-Cache-Reads.
+    metadata = { [QUERY_CACHE_METADATA]: cacheReport.status };
+    if (cacheReport.reads > 0) metadata[CACHE_READS_METADATA] = String(cacheReport.reads);
+    await effects.store(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: metadata });
     file = { ...captured, key };
   }
   const fileColumns = { fileKey: file.key, contentType: file.contentType };
 
+  // This isolate's waiting downloads get the file with the ending (job-endings.ts).
+  const ended = (row: JobRow | undefined) => {
+    if (row)
+      jobEnded(job.id, {
+        status: "done",
+        file: {
+          bytes: file.bytes,
+          contentType: file.contentType,
+          queryCache: metadata[QUERY_CACHE_METADATA],
+          cacheReads: metadata[CACHE_READS_METADATA],
+        },
+      });
+    return row;
+  };
   if (!request.email) {
     const [done] = await transition(db, job.id, ["rendering"], "done", { set: fileColumns });
-    return done;
+    return ended(done);
   }
 
   const mail = await withUnsubscribe(
@@ -165,7 +182,7 @@ export async function runJob(
     try {
       await effects.afterSend(job.id);
       const [sent] = await transition(db, job.id, ["sending"], "done", { set: { sentAt: sqlNow }, error: null });
-      return sent;
+      return ended(sent);
     } catch (error) {
       log("error", "e-mail sent but not recorded", { job_id: job.id, try: tries, detail: errorDetail(error) });
     }

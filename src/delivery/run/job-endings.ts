@@ -1,0 +1,63 @@
+/**
+ * Download requests waiting in this isolate for a job to end learn it from the attempt that
+ * ends it here, with the file in hand: no look at the job row, no R2 read. A note on a
+ * board, not a promise: a promise resolved by one request and awaited by another would run
+ * the waiter's code in the other request's context (Workers refuse its I/O there), so the
+ * waiter reads the board on its own timer, which costs no I/O. This is a shortcut only:
+ * waiters in other isolates, and any ending this isolate did not see (a retry elsewhere, a
+ * backstop), learn it from the job row (links/download.ts).
+ */
+export type JobEnding =
+  | { status: "done"; file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; queryCache?: string; cacheReads?: string } }
+  | { status: "failed"; error: string };
+
+/** Jobs someone here waits for → how many wait, and the ending once it is known. */
+const board = new Map<string, { watchers: number; ending?: JobEnding }>();
+
+/** Notes how job `jobId` ended, for this isolate's waiters; nothing is kept when nobody waits. */
+export function jobEnded(jobId: string, ending: JobEnding): void {
+  const entry = board.get(jobId);
+  if (entry) entry.ending = ending;
+}
+
+/** Watches job `jobId`: `ending()` is its ending once noted here; `stop()` lets go (the note goes with the last watcher). */
+export function watchJob(jobId: string): { ending: () => JobEnding | undefined; stop: () => void } {
+  const entry = board.get(jobId) ?? { watchers: 0 };
+  entry.watchers++;
+  board.set(jobId, entry);
+  let stopped = false;
+  return {
+    ending: () => entry.ending,
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      entry.watchers--;
+      if (entry.watchers === 0) board.delete(jobId);
+    },
+  };
+}
+
+/** Jobs with an attempt in progress in this isolate → how many. */
+const attempted = new Map<string, number>();
+
+/** Runs an attempt of job `jobId`, known to this isolate's waiters while it runs. */
+export async function attemptingHere<T>(jobId: string, run: () => Promise<T>): Promise<T> {
+  attempted.set(jobId, (attempted.get(jobId) ?? 0) + 1);
+  try {
+    return await run();
+  } finally {
+    const left = (attempted.get(jobId) ?? 1) - 1;
+    if (left === 0) attempted.delete(jobId);
+    else attempted.set(jobId, left);
+  }
+}
+
+/** Whether an attempt of the job runs in this isolate: it notes its ending here (or stops running here). */
+export function isAttemptedHere(jobId: string): boolean {
+  return attempted.has(jobId);
+}
+
+/** Jobs watched in this isolate (tests check that none is left behind). */
+export function watchedJobCount(): number {
+  return board.size;
+}

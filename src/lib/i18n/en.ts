@@ -1,0 +1,38 @@
+/** Our own words in English: the catalogue every other language must match key for key. */
+export const en = {
+  "filter.apply": "Apply",
+  "panel.csv": "CSV",
+  "panel.cut": "Cut at the first {count} rows.",
+  "panel.table_first": "Showing the first {count} rows.",
+  "panel.no_mapping": "No data source is set up for this customer (schema {schema}).",
+  "panel.failed": "This panel's data could not be loaded.",
+  "panel.empty": "No data for this selection.",
+  "subscribe.open": "Subscribe",
+  "subscribe.to": "E-mail this dashboard to {email}",
+  "subscribe.how_often": "How often",
+  "subscribe.daily": "Daily",
+  "subscribe.weekly": "Weekly (Mondays)",
+  "subscribe.monthly": "Monthly (the 1st)",
+  "subscribe.at": "At",
+  "subscribe.submit": "Subscribe",
+  "subscribe.list": "Your subscriptions",
+  "subscribe.describe_daily": "Daily at {time} ({zone})",
+  "subscribe.describe_weekly": "Weekly on Mondays at {time} ({zone})",
+  "subscribe.describe_monthly": "Monthly on the 1st at {time} ({zone})",
+  "subscribe.cancel": "Cancel",
+  "subscribe.cancelled": "Subscription cancelled.",
+  "subscribe.none": "No subscriptions yet.",
+  "subscribe.done": "Subscribed.",
+  "mail.footer": "You receive this e-mail because of a scheduled delivery.",
+  "mail.unsubscribe": "Unsubscribe",
+  "unsubscribe.ask_title": "Unsubscribe?",
+  "unsubscribe.ask": "Stop sending {rule} to {email}?",
+  "unsubscribe.button": "Unsubscribe",
+  "unsubscribe.done_title": "You are unsubscribed",
+  "unsubscribe.done": "{email} will no longer receive {rule}.",
+  "unsubscribe.unknown_title": "Link not available",
+  "unsubscribe.unknown": "This unsubscribe link is unknown, or what it belonged to no longer exists.",
+} as const;
+
+export type MessageKey = keyof typeof en;
+export type Catalogue = Record<MessageKey, string>;
