@@ -14,6 +14,8 @@ export const errorStatus = {
   invalid_embed_token: 401,
   read_only_token: 403,
   saving_not_allowed: 403,
+  // Changing or deleting a saved report from a token of another user or with other locked filters.
+  report_read_only: 403,
   subscriptions_not_allowed: 403,
   paid_customer_limit_reached: 403,
   customer_not_found: 404,

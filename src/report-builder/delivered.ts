@@ -10,6 +10,7 @@ import { datasetOf } from "./compiler";
 import { resultCsv } from "./export";
 import type { ReportResult } from "./query";
 import * as repo from "./repository";
+import { lockedFiltersFit, locksOnDataset, staleReportLockError } from "./locks";
 import { runReport } from "./run";
 import { reportNotFound, reportView, type Report } from "./saved-reports";
 
@@ -30,8 +31,9 @@ export interface SavedReportRun {
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
 
 /**
- * A saved report run for its own customer, as the builder runs it (without locked filters:
- * those belong to a link, not to the report) — for deliveries of saved reports. One D1
+ * A saved report run for its own customer, as the builder runs it, with the locked filters
+ * it was saved under — for deliveries of saved reports (screenshots, e-mails, files,
+ * schedules, share links). One D1
  * round trip for the report, its blueprint, the customer chain and the data sources; then
  * the query. `report_not_found` when the report is not that customer's.
  */
@@ -43,18 +45,20 @@ export async function runSavedReport(db: Database, env: Env, input: SavedReportR
   ]);
   if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
   const saved = reportView(report[0].report);
+  // The locks it was saved under go with it to every delivery; one that no longer fits refuses the run.
+  if (!lockedFiltersFit(report[0].tables, saved.locked_filters)) throw staleReportLockError();
   const view = customerDataView(chain, sources);
   const table = datasetOf(report[0].tables, saved.query.dataset);
   const result = await runReport({
     env,
     table,
     query: saved.query,
-    locked: [],
+    locked: locksOnDataset(saved.locked_filters, saved.query.dataset),
     context: view.context,
     mapping: view.mapping,
     sources: view.sources,
     dataRoundTrips: input.dataRoundTrips,
-    // The same key as the builder's run of this query without locked filters: such a view, then a delivery, is one miss and one hit.
+    // The locks are part of the compiled SQL and its values, so of the key: the builder's run with the same locks shares it.
     cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: view.cacheVersions, report: input.cacheReport },
   });
   return { report: saved, result, customerName: chain[0].name, isDemo: view.isDemo };

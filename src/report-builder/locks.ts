@@ -17,6 +17,35 @@ export function lockedFiltersFit(tables: StoredTable[], locks: readonly LockedFi
   });
 }
 
+/** A locked filter with its keys in one order: two lists of the same filters compare equal however they were written. */
+function canonical(lock: LockedFilter): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(lock).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+/** The same locked filters, in any order (what makes a token the owner of a saved report, with its user). */
+export function sameLockedFilters(a: readonly LockedFilter[], b: readonly LockedFilter[]): boolean {
+  const left = a.map(canonical).sort();
+  const right = b.map(canonical).sort();
+  return left.length === right.length && left.every((lock, i) => lock === right[i]);
+}
+
+/**
+ * The locks a run of a saved report applies on its dataset: those it was saved under, with
+ * (in the builder) the viewing token's own. All must fit the blueprint (else the run is refused).
+ */
+export function locksOnDataset(locks: readonly LockedFilter[], dataset: string) {
+  return locks.filter((f) => f.dataset === dataset).map(({ dataset: _dataset, ...filter }) => filter);
+}
+
+/** A saved report whose stored locks no longer fit its blueprint: it does not run without them. */
+export function staleReportLockError(): ApiError {
+  return new ApiError(
+    "dataset_data_unavailable",
+    "A filter this report was saved under no longer fits its blueprint; the report does not run without it.",
+    "report_id",
+  );
+}
+
 /** The one answer to a builder token whose locks no longer fit its blueprint: the link must be minted anew. */
 export function staleLockError(): ApiError {
   return new ApiError(

@@ -59,7 +59,7 @@ export function reportOfCustomer(db: Database, id: string, customerId: number) {
 
 export function insertReport(
   db: Database,
-  row: Pick<SavedReportRow, "id" | "blueprintId" | "customerId" | "name" | "query" | "chart" | "createdBy">,
+  row: Pick<SavedReportRow, "id" | "blueprintId" | "customerId" | "name" | "query" | "chart" | "lockedFilters" | "createdBy">,
 ) {
   return db.insert(savedReports).values(row).returning();
 }

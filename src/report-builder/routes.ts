@@ -1,6 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { ProvidedId } from "../customers/schemas";
+import { LockedFilter } from "../data/filters";
 import { DataRoundTrips } from "../data/query-runner";
 import { backgroundOf } from "../http/background";
 import type { AppContext, AppEnv } from "../http/context";
@@ -33,6 +34,10 @@ const SavedReport = z
     name: z.string(),
     query: ReportQuery,
     chart: Chart,
+    locked_filters: z.array(LockedFilter).openapi({
+      description:
+        "The locked filters of the token it was saved with (`[]` when none): applied to every run of it, in the builder and in deliveries.",
+    }),
     created_by: z.string().nullable().openapi({ description: "The `user_id` of the token it was saved with." }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -158,7 +163,15 @@ export function builderRoute<B extends z.ZodType | undefined = undefined, R exte
           }
         : { description: "Success", content: { "application/json": { schema: options.response } } },
       ...builderErrors,
-      ...(options.save ? { 403: error("`saving_not_allowed`: the token was minted with `can_save: false`") } : {}),
+      ...(options.save
+        ? {
+            403: error(
+              options.withReport
+                ? "`saving_not_allowed`: the token was minted with `can_save: false`; `report_read_only`: another user's report, or one saved under other locked filters"
+                : "`saving_not_allowed`: the token was minted with `can_save: false`",
+            ),
+          }
+        : {}),
     },
   });
 }
@@ -239,7 +252,7 @@ const saveRoute = builderRoute({
   operationId: "builderSaveReport",
   summary: "Save a report (query and chart)",
   description:
-    "The query must run on the blueprint as it is (422s under `query.`); the chart may name only result columns. `created_by` is the token's `user_id`.",
+    "The query must run on the blueprint as it is (422s under `query.`); the chart may name only result columns. `created_by` is the token's `user_id`, `locked_filters` its locked filters.",
   body: SaveBody,
   save: true,
   response: successSchema({ report: SavedReport }),
@@ -251,6 +264,8 @@ const updateRoute = builderRoute({
   path: "/report-builder/{embedId}/reports/{reportId}",
   operationId: "builderUpdateReport",
   summary: "Change a saved report's name, query or chart",
+  description:
+    "Only a token with the report's user (`user_id` = `created_by`, both absent counting as the same) and the same locked filters; others get 403 `report_read_only`.",
   body: UpdateBody,
   save: true,
   withReport: true,
@@ -263,6 +278,7 @@ const deleteRoute = builderRoute({
   path: "/report-builder/{embedId}/reports/{reportId}",
   operationId: "builderDeleteReport",
   summary: "Delete a saved report",
+  description: "Only a token with the report's user and the same locked filters; others get 403 `report_read_only`.",
   save: true,
   withReport: true,
   response: successSchema({}),

@@ -2,6 +2,9 @@ import type { StoredTable } from "../blueprints/schemas";
 import { NO_CUSTOMER } from "../data/placeholders";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
+import type { LockedFilter } from "../data/filters";
+import type { BuilderClaims } from "../tokens/builder";
+import { sameLockedFilters } from "./locks";
 import { builderReads, openBuilder, opened, type BuilderRequest } from "./builder-request";
 import { compileReportQuery, datasetOf, resultNames } from "./compiler";
 import type { Chart, ReportQuery } from "./query";
@@ -18,6 +21,8 @@ export interface Report {
   name: string;
   query: ReportQuery;
   chart: Chart;
+  /** The locked filters of the token that saved it, applied to every run of it. */
+  locked_filters: LockedFilter[];
   created_by: string | null;
   created_at: string;
   updated_at: string;
@@ -30,10 +35,24 @@ export function reportView(row: repo.SavedReportRow): Report {
     name: row.name,
     query: row.query,
     chart: row.chart,
+    locked_filters: row.lockedFilters ?? [],
     created_by: row.createdBy,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
+}
+
+/**
+ * Only the token that could have saved the report may change or delete it: the same user
+ * (`user_id` = `created_by`, both absent counting as the same) under the same locked
+ * filters. Anyone else of the customer may open and run it, with its locks.
+ */
+function requireOwner(report: Report, claims: BuilderClaims): void {
+  if ((claims.uid ?? null) === report.created_by && sameLockedFilters(claims.flt ?? [], report.locked_filters)) return;
+  throw new ApiError(
+    "report_read_only",
+    `Report '${report.id}' was saved by another user or under other locked filters; it may be run, not changed or deleted.`,
+  );
 }
 
 export function reportNotFound(id: string, field?: string): ApiError {
@@ -87,6 +106,7 @@ export async function saveReport(request: BuilderRequest, input: { name: string;
     name: input.name,
     query: input.query,
     chart: input.chart,
+    lockedFilters: request.claims.flt ?? [],
     createdBy: request.claims.uid ?? null,
   });
   return reportView(row);
@@ -105,6 +125,7 @@ export async function updateReport(
   const builder = await opened(request, [chain, blueprint, sources]);
   if (existing.length === 0) throw reportNotFound(id);
   const current = reportView(existing[0]);
+  requireOwner(current, claims);
   if (input.query !== undefined || input.chart !== undefined)
     checkSavable(builder.tables, input.query ?? current.query, input.chart ?? current.chart);
   const [row] = await repo.updateReport(db, id, claims.bid, claims.cid, {
@@ -117,7 +138,15 @@ export async function updateReport(
 }
 
 export async function deleteReport(request: BuilderRequest, id: string): Promise<void> {
-  await openBuilder(request);
+  const { db, claims } = request;
+  const [chain, blueprint, sources, existing] = await db.batch([
+    ...builderReads(request),
+    repo.reportOfBlueprint(db, id, claims.bid, claims.cid),
+  ]);
+  await opened(request, [chain, blueprint, sources]);
+  if (existing.length === 0) throw reportNotFound(id);
+  // Who may delete never changes after saving (created_by and locked_filters are not updatable).
+  requireOwner(reportView(existing[0]), claims);
   const deleted = await repo.deleteReport(request.db, id, request.claims.bid, request.claims.cid);
   if (deleted.length === 0) throw reportNotFound(id);
 }

@@ -155,6 +155,32 @@ describe("a saved report as a spreadsheet", () => {
   });
 });
 
+describe("a saved report delivered under the locks it was saved with", () => {
+  it("csv of a report saved by a locked user carries only the locked rows; the same query saved without locks carries all", async () => {
+    const mintAndSave = async (filters: unknown[] | undefined, name: string) => {
+      const minted = await call("POST", "/api/generate_embed_token/", {
+        token: ws.write,
+        body: { provided_id: "alpha", blueprint_id: alpha.blueprintId, filters },
+      });
+      const saved = await call("POST", `/report-builder/${alpha.blueprintEmbedId}/reports`, {
+        body: { name, ...revenueByDay },
+        headers: { Authorization: `Bearer ${minted.body.token}` },
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+      return saved.body.report.id as string;
+    };
+    const csvOf = async (reportId: string) => {
+      const res = await screenshot({ report_id: reportId, export_type: "csv" });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return csvRows(new TextDecoder().decode((await fetchDownload(`${res.body.url}?wait=30`)).bytes));
+    };
+    const locked = await mintAndSave([{ dataset: "orders", column: "product", op: "eq", value: "Seats" }], "Seats only");
+    expect(await csvOf(locked)).toEqual([{ day: "2026-01-05", sum_amount: "100" }]);
+    // Control: saved without locks, every row of the customer.
+    expect(await csvOf(await mintAndSave(undefined, "Everything"))).toEqual(await expectedRows(alpha));
+  });
+});
+
 describe("what a delivery of a saved report refuses", () => {
   it.each([
     ["screenshot: neither dashboard_embed_id nor report_id", "/api/dashboard/screenshot", {}, "dashboard_embed_id"],

@@ -663,6 +663,93 @@ describe("saved reports outside the builder (deliveries)", () => {
   });
 });
 
+describe("saved reports keep the locks they were saved under, and an owner", () => {
+  const seats = { dataset: "orders", column: "product", op: "eq", value: "Seats" };
+  const idOf = (providedId: string) =>
+    bindings.DB.prepare("SELECT id FROM customers WHERE provided_id = ?").bind(providedId).first<number>("id");
+
+  it("stores the saving token's locked filters (answered as locked_filters, [] when none) and applies them to every delivery run", async () => {
+    const locked = await builderToken({ user_id: "locked-user", filters: [seats] });
+    const saved = (await builder("POST", "/reports", locked, { name: "Locked", query: byProduct, chart: { type: "table" } })).body.report;
+    expect(saved.locked_filters).toEqual([seats]);
+    const plain = (await builder("POST", "/reports", await builderToken(), { name: "Open", query: byProduct, chart: { type: "table" } }))
+      .body.report;
+    expect(plain.locked_filters).toEqual([]);
+    // Seen by another user of the customer and by the vendor, with its locks.
+    const listed = (await builder("GET", "/reports", await builderToken({ user_id: "someone-else" }))).body.reports;
+    expect(listed.find((r: { id: string }) => r.id === saved.id).locked_filters).toEqual([seats]);
+    const vendor = await call("POST", "/api/get_customer_reports/", { token: ctx.read, body: { customer_id: ctx.alpha } });
+    expect(vendor.body.reports.find((r: { id: string }) => r.id === saved.id).locked_filters).toEqual([seats]);
+
+    // The review's case: delivered (screenshot, e-mail, CSV/XLSX, schedules, share links all run it this way), only the locked rows.
+    const db = createDatabase(bindings.DB);
+    const alphaId = (await idOf(ctx.alpha))!;
+    const ran = await runSavedReport(db, env as never, { reportId: saved.id, customerId: alphaId });
+    expect(ran.result.rows).toEqual([{ product: "Seats", sum_amount: 100 }]);
+    // Control: the report saved without locks delivers every product.
+    const open = await runSavedReport(db, env as never, { reportId: plain.id, customerId: alphaId });
+    expect(open.result.rows.map((r: Record<string, unknown>) => r.product)).toEqual(expect.arrayContaining(["Seats", "Storage"]));
+  });
+
+  it("only the same user with the same locked filters may change or delete it: 403 report_read_only, nothing changes", async () => {
+    const owner = await builderToken({ user_id: "owner", filters: [seats] });
+    const saved = (await builder("POST", "/reports", owner, { name: "Mine", query: byProduct, chart: { type: "table" } })).body.report;
+    const strangers = [
+      await builderToken({ user_id: "intruder", filters: [seats] }),
+      await builderToken({ user_id: "owner" }),
+      await builderToken({ user_id: "owner", filters: [{ ...seats, value: "Storage" }] }),
+      await builderToken({ filters: [seats] }),
+      await builderToken({}),
+    ];
+    for (const token of strangers) {
+      expectError(await builder("POST", `/reports/${saved.id}`, token, { name: "Taken over" }), 403, "report_read_only");
+      expectError(await builder("DELETE", `/reports/${saved.id}`, token), 403, "report_read_only");
+    }
+    const stored = await bindings.DB.prepare("SELECT name, updated_at FROM saved_reports WHERE id = ?").bind(saved.id).first();
+    expect(stored).toEqual({ name: "Mine", updated_at: saved.updated_at });
+    // Controls: the owner (a fresh token of the same user and locks, in another order of keys) changes and deletes it.
+    const again = await builderToken({ filters: [{ value: "Seats", op: "eq", column: "product", dataset: "orders" }], user_id: "owner" });
+    const renamed = await builder("POST", `/reports/${saved.id}`, again, { name: "Still mine" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.report).toMatchObject({ name: "Still mine", locked_filters: [seats], created_by: "owner" });
+    expect((await builder("DELETE", `/reports/${saved.id}`, again)).status).toBe(200);
+    // Both without user_id and locks count as the same owner.
+    const anonymous = (
+      await builder("POST", "/reports", await builderToken(), { name: "Anon", query: byProduct, chart: { type: "table" } })
+    ).body.report;
+    expect((await builder("POST", `/reports/${anonymous.id}`, await builderToken(), { name: "Anon 2" })).status).toBe(200);
+  });
+
+  it("a stored lock that no longer fits the blueprint refuses the delivery run instead of dropping the lock", async () => {
+    const customer = unique("stale");
+    await createCustomer(ctx.write, { provided_id: customer, name: "Stale", mapping: { [ctx.schema]: Number(ctx.demo) } });
+    const blueprint = await blueprintFor(ctx.write, customer, ctx.schema);
+    const token = (
+      await call("POST", "/api/generate_embed_token/", {
+        token: ctx.write,
+        body: {
+          provided_id: customer,
+          blueprint_id: blueprint.id,
+          filters: [{ dataset: "everything", column: "amount", op: "gt", value: 0 }],
+        },
+      })
+    ).body.token;
+    const query = { dataset: "orders", values: [{ aggregate: "sum", column: "amount" }] };
+    const saved = (await builder("POST", "/reports", token, { name: "Total", query, chart: { type: "kpi" } }, blueprint.embedId)).body
+      .report;
+    const db = createDatabase(bindings.DB);
+    const customerId = (await idOf(customer))!;
+    expect((await runSavedReport(db, env as never, { reportId: saved.id, customerId })).result.rows).toHaveLength(1);
+    const renamed = tables(ctx.schema).map((t) => (t.table_name === "all_orders" ? { ...t, dataset_name: "all" } : t));
+    expect(
+      (await call("POST", "/api/update_blueprint/", { token: ctx.write, body: { blueprint_id: blueprint.id, tables: renamed } })).status,
+    ).toBe(200);
+    await expect(runSavedReport(db, env as never, { reportId: saved.id, customerId })).rejects.toMatchObject({
+      code: "dataset_data_unavailable",
+    });
+  });
+});
+
 describe("the vendor's operations on saved reports", () => {
   it("get_customer_reports (read) answers every report of the customer's blueprints; delete_customer_report needs write", async () => {
     const token = await builderToken();
@@ -750,22 +837,39 @@ describe("the benchmark's development routes", () => {
     const token = await builderToken();
     const compiled = await call("POST", `/_dev/report-sql/${ctx.embedId}`, {
       body: byProduct,
-      headers: { Authorization: `Bearer ${token}` },
+      admin: true,
+      headers: { "X-Builder-Token": token },
     });
     expect(compiled.status).toBe(200);
+    // The admin token is what opens them: the builder token alone (as the Authorization) does not.
+    const asBuilder = await call("POST", `/_dev/report-sql/${ctx.embedId}`, {
+      body: byProduct,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(asBuilder.status).toBe(401);
+    expect(asBuilder.body.error.code).toBe("invalid_admin_token");
     expect(compiled.body).toMatchObject({ binding: "DEMO_DATA", kind: "d1", params: ["alpha", 1001] });
     const floor = await call("POST", "/_dev/floor/report-sql", {
+      admin: true,
       body: { binding: compiled.body.binding, kind: "d1", sql: compiled.body.sql, params: compiled.body.params },
     });
     expect(floor.body.rows).toHaveLength(3);
     // Only reads, and never the service's own database.
     expect(
-      (await call("POST", "/_dev/floor/report-sql", { body: { binding: "DEMO_DATA", kind: "d1", sql: "DELETE FROM orders", params: [] } }))
-        .status,
+      (
+        await call("POST", "/_dev/floor/report-sql", {
+          admin: true,
+          body: { binding: "DEMO_DATA", kind: "d1", sql: "DELETE FROM orders", params: [] },
+        })
+      ).status,
     ).toBe(400);
     expect(
-      (await call("POST", "/_dev/floor/report-sql", { body: { binding: "DB", kind: "d1", sql: "SELECT * FROM api_tokens", params: [] } }))
-        .status,
+      (
+        await call("POST", "/_dev/floor/report-sql", {
+          admin: true,
+          body: { binding: "DB", kind: "d1", sql: "SELECT * FROM api_tokens", params: [] },
+        })
+      ).status,
     ).toBe(400);
     const production = { ENVIRONMENT: "production" };
     expect(
@@ -779,7 +883,8 @@ describe("the benchmark's development routes", () => {
       (
         await callWithEnv(production, "POST", `/_dev/report-sql/${ctx.embedId}`, {
           body: byProduct,
-          headers: { Authorization: `Bearer ${token}` },
+          admin: true,
+          headers: { "X-Builder-Token": token },
         })
       ).status,
     ).toBe(404);

@@ -33,25 +33,20 @@ async function builderCustomer() {
   const providedId = unique("limited");
   await bindings.DEMO_DATA.prepare("INSERT INTO limit_orders VALUES (?, 'Seats', 10)").bind(providedId).run();
   const customer = await createCustomer(ctx.write, { provided_id: providedId, name: "Limited", mapping: { [ctx.schema]: ctx.demo } });
+  const table = {
+    table_name: "limit_orders",
+    dataset_name: "orders",
+    schema_id: ctx.schema,
+    query: "SELECT * FROM limit_orders WHERE customer_id = {{customer.provided_id}}",
+    columns: [
+      { name: "product", type: "STRING" },
+      { name: "amount", type: "FLOAT" },
+    ],
+    cache_ttl_seconds: 600,
+  };
   const created = await call("POST", "/api/create_blueprint/", {
     token: ctx.write,
-    body: {
-      customer_id: providedId,
-      blueprint_name: "Orders",
-      tables: [
-        {
-          table_name: "limit_orders",
-          dataset_name: "orders",
-          schema_id: ctx.schema,
-          query: "SELECT * FROM limit_orders WHERE customer_id = {{customer.provided_id}}",
-          columns: [
-            { name: "product", type: "STRING" },
-            { name: "amount", type: "FLOAT" },
-          ],
-          cache_ttl_seconds: 600,
-        },
-      ],
-    },
+    body: { customer_id: providedId, blueprint_name: "Orders", tables: [table] },
   });
   const blueprint = (await call("POST", "/api/get_blueprint/", { token: ctx.write, body: { blueprint_id: created.body.blueprint_id } }))
     .body.blueprint;
@@ -69,6 +64,8 @@ async function builderCustomer() {
     providedId,
     customerId,
     customerToken: customer.token as string,
+    blueprintId: blueprint.id as number,
+    table,
     embedId: blueprint.embed_id as string,
     token: await mint(),
     mint,
@@ -161,11 +158,11 @@ describe("the report builder's per-customer limit, leased from the customer's gu
     for (const other of others) expect((await other.admit()).outcome).toBe("rate_limited");
   });
 
-  it("does not count refused calls: bad, expired and revoked tokens leave the whole budget", async () => {
+  it("does not count refused calls: bad, expired, revoked tokens and stale locks leave the whole budget", async () => {
     const b = await builderCustomer();
     await windowWith(20);
     const limit = 3;
-    // A token with an altered signature, one for another blueprint's customer, an expired one.
+    // A token with an altered signature, an expired one.
     const [head, payload, signature] = b.token.split(".");
     const altered = `${head}.${payload}.${signature.slice(0, -2)}${signature.endsWith("AA") ? "BB" : "AA"}`;
     const claims = await verifyBuilderToken(env as never, b.token);
@@ -178,8 +175,16 @@ describe("the report builder's per-customer limit, leased from the customer's gu
       body: { provided_id: b.providedId, current_token: b.customerToken },
     });
     expect(refreshed.status).toBe(200);
+    // A stale lock: minted with a lock on `product`, which update_blueprint then renames away.
+    const stale = await b.mint({ filters: [{ dataset: "orders", column: "product", op: "eq", value: "Seats" }] });
+    const renamed = { ...b.table, columns: [{ name: "item", type: "STRING" }, b.table.columns[1]] };
+    const updated = await call("POST", "/api/update_blueprint/", {
+      token: ctx.write,
+      body: { blueprint_id: b.blueprintId, tables: [renamed] },
+    });
+    expect(updated.status).toBe(200);
     for (let i = 0; i < 5; i++) {
-      for (const refused of [altered, expired, revoked, "not-a-token"]) {
+      for (const refused of [altered, expired, revoked, stale, "not-a-token"]) {
         const res = await query(b.embedId, refused, limit);
         expect(res.status).toBe(401);
         expect(res.body.error.code).toBe("invalid_embed_token");

@@ -202,6 +202,8 @@ export const savedReports = sqliteTable(
     // The report query and chart as JSON text, as saved (validated against the blueprint then).
     query: json("saved_reports.query").notNull(),
     chart: json("saved_reports.chart").notNull(),
+    // The locked filters of the token that saved it: applied to every run, compared on change.
+    lockedFilters: json("saved_reports.locked_filters").notNull().default([]),
     createdBy: text("created_by"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
