@@ -79,6 +79,8 @@ try {
   const bearer = { Authorization: `Bearer ${minted.token}`, "Content-Type": "application/json" };
   const post = (path, body, extra = {}) =>
     fetch(`${base}${path}`, { method: "POST", headers: { ...bearer, ...extra }, body: JSON.stringify(body) });
+  // The /_dev/ routes need the admin token; the builder token whose query they compile rides along.
+  const dev = { Authorization: `Bearer ${server.vars.ADMIN_TOKEN}`, "X-Builder-Token": minted.token };
 
   /** acme-berlin's schema on D1 (as seeded) or on PostgreSQL (the demo script loads the same rows). */
   function mapTo(kind) {
@@ -90,9 +92,9 @@ try {
     if (result.status !== 0) throw new Error(`demo-postgres failed:\n${result.stdout}\n${result.stderr}`);
   }
 
-  async function timed(path, body) {
+  async function timed(path, body, extra = {}) {
     const started = performance.now();
-    const response = await post(path, body);
+    const response = await post(path, body, extra);
     const answer = await response.json();
     const ms = performance.now() - started;
     if (response.status !== 200) throw new Error(`${path}: HTTP ${response.status} ${JSON.stringify(answer)}`);
@@ -101,7 +103,7 @@ try {
 
   async function measure(kind) {
     mapTo(kind);
-    const compiled = await (await post(`/_dev/report-sql/${blueprint.embed_id}`, query)).json();
+    const compiled = await (await post(`/_dev/report-sql/${blueprint.embed_id}`, query, dev)).json();
     if (compiled.success !== 1) throw new Error(JSON.stringify(compiled));
     const floorBody = { binding: compiled.binding, kind: compiled.kind, sql: compiled.sql, params: compiled.params };
     const builder = [];
@@ -109,7 +111,7 @@ try {
     let last;
     for (let i = 0; i <= runs; i++) {
       const a = await timed(`/report-builder/${blueprint.embed_id}/query`, query);
-      const b = await timed("/_dev/floor/report-sql", floorBody);
+      const b = await timed("/_dev/floor/report-sql", floorBody, dev);
       if (i === 0) {
         // Same rows both ways (the floor's are untyped and one longer: limit + 1 at most).
         if (a.answer.row_count === 0 || Math.abs(b.answer.rows.length - a.answer.row_count) > 1)

@@ -35,6 +35,8 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 try {
   const vars = server.vars;
   const headers = { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
+  // The /_dev/ routes (stage clock, forgetting charts) need the admin token.
+  const devAuth = { Authorization: `Bearer ${vars.ADMIN_TOKEN}` };
   const customer = await fetch(`${base}/api/get_customer/`, {
     method: "POST",
     headers,
@@ -62,7 +64,7 @@ try {
 
   const stageNames = ["api", "queue_dispatch", "job_update", "render", "browser_connect", "page_load", "capture", "r2", "download"];
   async function stagesOf(run) {
-    const timing = await fetch(`${base}/_dev/delivery-stages/${run.jobId}`).then((r) => r.json());
+    const timing = await fetch(`${base}/_dev/delivery-stages/${run.jobId}`, { headers: devAuth }).then((r) => r.json());
     if (timing.success !== 1) return null;
     return {
       api: run.answeredAt - run.startedAt,
@@ -88,7 +90,7 @@ try {
   });
   // "first drawing": the service forgets the charts it drew before each of these runs, so
   // the page is drawn from scratch; "repeat": the same page again (its charts are kept).
-  const forgetCharts = () => fetch(`${base}/_dev/charts/forget`, { method: "POST" }).then((r) => r.json());
+  const forgetCharts = () => fetch(`${base}/_dev/charts/forget`, { method: "POST", headers: devAuth }).then((r) => r.json());
   const ours = { image: [], pdf: [] };
   const repeat = { image: [], pdf: [] };
   const stages = { image: [], pdf: [] };

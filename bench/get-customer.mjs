@@ -71,11 +71,13 @@ try {
   const health = { url: `${base}/health` };
   const get = { url: `${base}/api/get_customer/`, method: "POST", headers, body: JSON.stringify({ provided_id: "bench-user" }) };
   // Floors (development-only routes): one trivial D1 query; the JSON body rules and an echo.
-  const floorD1 = { url: `${base}/_dev/floor/d1` };
+  // They need the admin token, as every /_dev/ route but the outbox.
+  const devAuth = { Authorization: `Bearer ${vars.ADMIN_TOKEN}` };
+  const floorD1 = { url: `${base}/_dev/floor/d1`, headers: devAuth };
   const floorEcho = {
     url: `${base}/_dev/floor/echo`,
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { ...devAuth, "Content-Type": "application/json" },
     body: JSON.stringify({ provided_id: "bench-user" }),
   };
   // get_customer is a POST with a JSON body: its own floor is the body rules plus one query.

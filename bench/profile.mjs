@@ -46,7 +46,7 @@ try {
   async function deliveries(ms) {
     let count = 0;
     for (const started = Date.now(); Date.now() - started < ms; count++) {
-      await fetch(`${base}/_dev/charts/forget`, { method: "POST" });
+      await fetch(`${base}/_dev/charts/forget`, { method: "POST", headers: { Authorization: `Bearer ${server.vars.ADMIN_TOKEN}` } });
       const job = await fetch(`${base}/api/dashboard/screenshot`, {
         method: "POST",
         headers,

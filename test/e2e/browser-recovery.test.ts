@@ -182,7 +182,9 @@ async function deliveriesWhenTheBrowser(signal: "SIGKILL" | "SIGSTOP", round: nu
     // where the isolate that ran it no longer has it, the moment the job was done (a bound).
     const captures: number[] = [];
     for (const job of statuses.filter((j) => j.status === "done")) {
-      const timing = (await (await fetch(`${server.base}/_dev/delivery-stages/${job.id}`)).json()) as any;
+      const timing = (await (
+        await fetch(`${server.base}/_dev/delivery-stages/${job.id}`, { headers: { Authorization: `Bearer ${server.vars.ADMIN_TOKEN}` } })
+      ).json()) as any;
       const back = timing.stage_ends?.browser_connect ?? Date.parse(job.updated_at);
       if (back > killedAt) captures.push(back - killedAt);
     }

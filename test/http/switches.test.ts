@@ -63,25 +63,26 @@ describe("DEV_ROUTES: one middleware owns every /_dev/ route", () => {
   });
 
   it("on (the control): the same routes answer", async () => {
-    const d1 = await callWithEnv({ DEV_ROUTES: "true" }, "GET", "/_dev/floor/d1");
+    const d1 = await callWithEnv({ DEV_ROUTES: "true" }, "GET", "/_dev/floor/d1", { admin: true });
     expect(d1.status).toBe(200);
     expect(d1.body).toEqual({ success: 1, one: 1 });
-    const echo = await callWithEnv({ DEV_ROUTES: "true" }, "POST", "/_dev/floor/echo", { body: { a: 1 } });
+    const echo = await callWithEnv({ DEV_ROUTES: "true" }, "POST", "/_dev/floor/echo", { admin: true, body: { a: 1 } });
     expect(echo.body).toEqual({ success: 1, body: { a: 1 } });
     const outbox = await callWithEnv({ DEV_ROUTES: "true" }, "GET", "/_dev/outbox");
     expect(outbox.status).toBe(200);
     expect(String(outbox.body)).toContain("Local outbox");
-    const forget = await callWithEnv({ DEV_ROUTES: "true" }, "POST", "/_dev/charts/forget", { body: {} });
+    const forget = await callWithEnv({ DEV_ROUTES: "true" }, "POST", "/_dev/charts/forget", { admin: true, body: {} });
     expect(forget.body).toMatchObject({ success: 1 });
     // A route's own answers still come through (not the middleware's 404).
-    const stages = await callWithEnv({ DEV_ROUTES: "true" }, "GET", "/_dev/delivery-stages/no-such-job");
+    const stages = await callWithEnv({ DEV_ROUTES: "true" }, "GET", "/_dev/delivery-stages/no-such-job", { admin: true });
     expect(stages.body.error.code).toBe("job_not_found");
   });
 
   it("follows the environment when unset: development only; staging and production have none", async () => {
-    expect((await callWithEnv({ ENVIRONMENT: "development" }, "GET", "/_dev/floor/d1")).status).toBe(200);
-    expect((await callWithEnv({ ENVIRONMENT: "staging" }, "GET", "/_dev/floor/d1")).status).toBe(404);
-    expect((await callWithEnv({ ENVIRONMENT: "production" }, "GET", "/_dev/floor/d1")).status).toBe(404);
+    const asAdmin = { admin: true };
+    expect((await callWithEnv({ ENVIRONMENT: "development" }, "GET", "/_dev/floor/d1", asAdmin)).status).toBe(200);
+    expect((await callWithEnv({ ENVIRONMENT: "staging" }, "GET", "/_dev/floor/d1", asAdmin)).status).toBe(404);
+    expect((await callWithEnv({ ENVIRONMENT: "production" }, "GET", "/_dev/floor/d1", asAdmin)).status).toBe(404);
   });
 });
 

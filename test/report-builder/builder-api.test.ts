@@ -866,22 +866,39 @@ describe("the benchmark's development routes", () => {
     const token = await builderToken();
     const compiled = await call("POST", `/_dev/report-sql/${ctx.embedId}`, {
       body: byProduct,
-      headers: { Authorization: `Bearer ${token}` },
+      admin: true,
+      headers: { "X-Builder-Token": token },
     });
     expect(compiled.status).toBe(200);
+    // The admin token is what opens them: the builder token alone (as the Authorization) does not.
+    const asBuilder = await call("POST", `/_dev/report-sql/${ctx.embedId}`, {
+      body: byProduct,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(asBuilder.status).toBe(401);
+    expect(asBuilder.body.error.code).toBe("invalid_admin_token");
     expect(compiled.body).toMatchObject({ binding: "DEMO_DATA", kind: "d1", params: ["alpha", 1001] });
     const floor = await call("POST", "/_dev/floor/report-sql", {
+      admin: true,
       body: { binding: compiled.body.binding, kind: "d1", sql: compiled.body.sql, params: compiled.body.params },
     });
     expect(floor.body.rows).toHaveLength(3);
     // Only reads, and never the service's own database.
     expect(
-      (await call("POST", "/_dev/floor/report-sql", { body: { binding: "DEMO_DATA", kind: "d1", sql: "DELETE FROM orders", params: [] } }))
-        .status,
+      (
+        await call("POST", "/_dev/floor/report-sql", {
+          admin: true,
+          body: { binding: "DEMO_DATA", kind: "d1", sql: "DELETE FROM orders", params: [] },
+        })
+      ).status,
     ).toBe(400);
     expect(
-      (await call("POST", "/_dev/floor/report-sql", { body: { binding: "DB", kind: "d1", sql: "SELECT * FROM api_tokens", params: [] } }))
-        .status,
+      (
+        await call("POST", "/_dev/floor/report-sql", {
+          admin: true,
+          body: { binding: "DB", kind: "d1", sql: "SELECT * FROM api_tokens", params: [] },
+        })
+      ).status,
     ).toBe(400);
     const production = { ENVIRONMENT: "production" };
     expect(
@@ -895,7 +912,8 @@ describe("the benchmark's development routes", () => {
       (
         await callWithEnv(production, "POST", `/_dev/report-sql/${ctx.embedId}`, {
           body: byProduct,
-          headers: { Authorization: `Bearer ${token}` },
+          admin: true,
+          headers: { "X-Builder-Token": token },
         })
       ).status,
     ).toBe(404);
