@@ -25,7 +25,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   dashboards list
   dashboards push <file.json> [--tag production[,email]] [--draft]
   dashboards tag <embed id> <tag> <version number>
-  dashboards validate <file.json…> [--customer <provided_id>]
+  dashboards validate <file.json…> [--customer <provided_id>] [--locales de,fr]
   dashboards preview <file.json> --customer <provided_id> [--expires-in <seconds>]
   dashboards pull <embed id> [--version <N> | --tag <tag>] [--out <file.json>]
   dashboards diff <embed id> <version a> <version b>
@@ -122,7 +122,7 @@ function requestFor(positional, flags) {
       return ["PUSH", need(rest[0], "<file.json>")];
     // Dashboards as code: several calls each, run by scripts/lib/dashboard-files.mjs.
     case "dashboards validate":
-      return ["FILES", (request) => dashboardFiles.validate(request, rest, { customer: flags.customer })];
+      return ["FILES", (request) => dashboardFiles.validate(request, rest, { customer: flags.customer, locales: flags.locales })];
     case "dashboards preview":
       return [
         "FILES",

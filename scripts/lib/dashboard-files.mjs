@@ -58,10 +58,11 @@ function requestFailed(result) {
 }
 
 /**
- * `dashboards validate <file…> [--customer <provided_id>]`: every problem of every file, one
+ * `dashboards validate <file…> [--customer <provided_id>] [--locales de,fr]`: every problem of every file (with
+ * --locales, every text with no translation for those locales too), one
  * a line on stdout; `<file>: ok` for a clean file on stderr. Exit status 1 on any problem.
  */
-export async function validate(request, paths, { customer } = {}) {
+export async function validate(request, paths, { customer, locales } = {}) {
   if (paths.length === 0) throw new Error("missing <file…>");
   let problems = 0;
   for (const path of paths) {
@@ -72,7 +73,11 @@ export async function validate(request, paths, { customer } = {}) {
       continue;
     }
     const body = file !== null && typeof file === "object" && !Array.isArray(file) ? file : { definition: file };
-    const result = await request("POST", "/admin/dashboard_checks/", { ...body, ...(customer ? { provided_id: customer } : {}) });
+    const result = await request("POST", "/admin/dashboard_checks/", {
+      ...body,
+      ...(customer ? { provided_id: customer } : {}),
+      ...(locales ? { locales: String(locales).split(",").filter(Boolean) } : {}),
+    });
     if (result.success !== 1) {
       console.log(refusalLine(path, body, result));
       problems++;

@@ -13,6 +13,7 @@ import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { DASHBOARD_SCHEMA_PATH, dashboardJsonSchema } from "./file-schema";
 import { checkFile, createPreview, loadPreview } from "./service";
 import { config } from "../config";
+import { Locale } from "../themes/presentation";
 
 const tags = ["Administration: dashboards as code"];
 
@@ -57,6 +58,11 @@ const check = adminOperation({
       provided_id: plainText(1, 256)
         .optional()
         .openapi({ description: "Prepare every data panel's query against this customer's data (any access group)." }),
+      locales: z
+        .array(Locale)
+        .max(20)
+        .optional()
+        .openapi({ description: "Also report every text of the definition with no translation for these locales (`de`, `fr-CH`)." }),
       embed_id: z.unknown().optional(),
       name: z.unknown().optional(),
       definition: z.unknown().optional(),
@@ -151,8 +157,8 @@ export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(check, async (c) => {
-    const { provided_id, ...file } = c.req.valid("json");
-    return c.json({ success: 1 as const, ...(await checkFile(c.get("db"), c.env, file, provided_id)) }, 200);
+    const { provided_id, locales, ...file } = c.req.valid("json");
+    return c.json({ success: 1 as const, ...(await checkFile(c.get("db"), c.env, file, provided_id, locales)) }, 200);
   });
 
   app.openapi(preview, async (c) =>

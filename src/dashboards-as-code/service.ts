@@ -5,6 +5,7 @@ import { describePanels, type PanelColumns } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "../dashboards/definition";
 import { customerTokenFingerprint, fingerprintMatches } from "../tokens/signed";
 import { definitionForCustomer, type LoadedDashboard } from "../dashboards/customer-dashboard";
+import { missingTranslations } from "../dashboards/translations";
 import { definitionRuleErrors, schemaIdsOf } from "../dashboards/versions";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
@@ -52,7 +53,7 @@ function problem(file: unknown, field: (string | number)[], message: string): Fi
  * mapping assigns, when the customer's access group may use it (no row fetched), and the columns each chart names looked up in the
  * query's result columns. One D1 round trip, then one statement per panel on its source.
  */
-export async function checkFile(db: Database, env: object, file: unknown, providedId?: string): Promise<FileCheck> {
+export async function checkFile(db: Database, env: object, file: unknown, providedId?: string, locales: string[] = []): Promise<FileCheck> {
   const parsed = DashboardFile.safeParse(file);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issueProblem(file, issue));
   const definition = parsed.success ? parsed.data.definition : undefined;
@@ -73,6 +74,11 @@ export async function checkFile(db: Database, env: object, file: unknown, provid
         error.message,
       ),
     );
+  }
+  // Texts with no translation for the locales asked about (`dashboards validate --locales de,fr`).
+  for (const locale of locales) {
+    for (const key of missingTranslations(definition, locale))
+      problems.push(problem(file, ["definition", "translations", locale, key], `no ${locale} translation`));
   }
   if (providedId === undefined || problems.length > 0) return { valid: problems.length === 0, problems };
 

@@ -28,6 +28,8 @@ export function compactNumber(value: number, locale = "en-US"): string {
 export interface ChartWords {
   clock: ViewClock;
   formats: Record<string, ColumnFormat>;
+  /** Display names of columns (series names in the legend). */
+  names?: Record<string, string>;
 }
 
 const EN_US: ChartWords = { clock: { locale: "en-US", timezone: "UTC" }, formats: {} };
@@ -119,7 +121,8 @@ export function cartesianChart(
   // Category labels are the x values as the viewer reads them (dates, months, numbers).
   const categories = rows.map((row) => formatValue(row[xColumn] ?? "", clock, formats[xColumn]));
   const values = yColumns.map((column) => rows.map((row) => toNumber(row[column])));
-  const key = JSON.stringify(["cartesian", type, yColumns, size.width, size.height, categories, values, clock.locale, look]);
+  const series = yColumns.map((column) => words.names?.[column] ?? column);
+  const key = JSON.stringify(["cartesian", type, series, size.width, size.height, categories, values, clock.locale, look]);
   return drawnOnce(key, () =>
     render(
       {
@@ -139,8 +142,8 @@ export function cartesianChart(
           splitLine: { lineStyle: { color: GRID_LINE } },
           axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value, clock.locale) },
         },
-        series: yColumns.map((column, i) => ({
-          name: column,
+        series: series.map((name, i) => ({
+          name,
           type: type === "area" ? "line" : type,
           data: values[i],
           smooth: false,

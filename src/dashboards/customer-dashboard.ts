@@ -177,8 +177,10 @@ export async function renderLoaded(
   presentation: Presentation = {},
   run: RenderRun = {},
 ): Promise<string> {
-  const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, loaded.context, queryRun(loaded, run));
-  return renderDashboard({ ...loaded, results, ...presentation });
+  // `{{viewer.locale}}` and `{{viewer.timezone}}` bind the view's own (they are part of each query's cache key).
+  const context = { ...loaded.context, viewer: { locale: presentation.locale ?? "en-US", timezone: presentation.timezone ?? "UTC" } };
+  const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, context, queryRun(loaded, run));
+  return renderDashboard({ ...loaded, context, results, ...presentation });
 }
 
 /**

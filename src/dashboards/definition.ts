@@ -3,6 +3,7 @@ import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 import { placeholderProblem } from "../data/placeholders";
 import { COLUMN_STYLES } from "../lib/i18n/format";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
+import { canonicalLocaleKey, translationKeyProblem } from "./translations";
 
 /**
  * For the JSON Schema only (the API runs the real checks): a read statement starts, after
@@ -13,7 +14,7 @@ import { bindParameterProblem } from "../lib/sql-bind-parameters";
 const READ_STATEMENT_START =
   "^(?:\\s|--[^\\n]*(?:\\n|$)|/\\*[\\s\\S]*?\\*/)*(?:[Ss][Ee][Ll][Ee][Cc][Tt]|[Ww][Ii][Tt][Hh]|[Vv][Aa][Ll][Uu][Ee][Ss])(?![A-Za-z0-9_])";
 const PATH_TAIL = "(?:\\.[A-Za-z0-9_-]+)";
-const UNKNOWN_PLACEHOLDER = `\\{\\{\\s*(?!(?:customer\\.provided_id|customer\\.name|customer\\.properties${PATH_TAIL}+|variables${PATH_TAIL}+)\\s*\\}\\})[A-Za-z_][A-Za-z0-9_]*${PATH_TAIL}*\\s*\\}\\}`;
+const UNKNOWN_PLACEHOLDER = `\\{\\{\\s*(?!(?:customer\\.provided_id|customer\\.name|viewer\\.locale|viewer\\.timezone|customer\\.properties${PATH_TAIL}+|variables${PATH_TAIL}+)\\s*\\}\\})[A-Za-z_][A-Za-z0-9_]*${PATH_TAIL}*\\s*\\}\\}`;
 
 export const PANEL_TYPES = ["kpi", "table", "bar", "line", "area", "pie", "text"] as const;
 export type PanelType = (typeof PANEL_TYPES)[number];
@@ -273,6 +274,13 @@ export const DashboardDefinition = z
       .max(MAX_CACHE_TTL_SECONDS)
       .optional()
       .meta({ description: "Seconds a panel's result is served from the cache near the viewer (0–86400; 0 or absent: never cached)." }),
+    translations: z
+      .record(z.string().min(2).max(64), z.record(z.string().min(1).max(300), z.string().max(20_000)))
+      .optional()
+      .meta({
+        description:
+          "The definition's texts in other languages, by locale or language (`de-CH`, `de`): keys `title`, `panels.<id>.title`, `panels.<id>.text`, `variables.<name>.label`, `options.<variable>.<value>` (the label only), `columns.<name>`. A view takes its exact locale's text, else its language's, else the definition's own.",
+      }),
   })
   .superRefine((definition, ctx) => {
     const seen = new Set<string>();
@@ -280,6 +288,16 @@ export const DashboardDefinition = z
       if (seen.has(panel.id)) ctx.addIssue({ code: "custom", path: ["panels", index, "id"], message: `duplicate panel id '${panel.id}'` });
       seen.add(panel.id);
     });
+    for (const [locale, texts] of Object.entries(definition.translations ?? {})) {
+      if (canonicalLocaleKey(locale) === null) {
+        ctx.addIssue({ code: "custom", path: ["translations", locale], message: `'${locale}' is not a BCP 47 locale or language` });
+        continue;
+      }
+      for (const key of Object.keys(texts)) {
+        const problem = translationKeyProblem(definition, key);
+        if (problem) ctx.addIssue({ code: "custom", path: ["translations", locale, key], message: problem });
+      }
+    }
   })
   .openapi("DashboardDefinition");
 

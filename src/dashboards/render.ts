@@ -24,6 +24,7 @@ import {
   type Geometry,
 } from "./layout";
 import { interpolateText, type PlaceholderContext } from "../data/placeholders";
+import { localizeDefinition } from "./translations";
 
 /** A table panel shows at most this many rows (its CSV has them all). */
 const TABLE_ROWS = 200;
@@ -59,10 +60,12 @@ export interface RenderInput {
   locale?: string;
   /** The view's IANA time zone (default UTC): date-times are shown in it. */
   timezone?: string;
+  /** Display names of result columns (table headers, chart series); default the names themselves. */
+  columnNames?: Record<string, string>;
 }
 
 /** How a page is shown: its width, and the interactive parts of the embed page. */
-export type Presentation = Pick<RenderInput, "width" | "fitToWindow" | "interaction">;
+export type Presentation = Pick<RenderInput, "width" | "fitToWindow" | "interaction" | "locale" | "timezone">;
 
 /**
  * One self-contained HTML document: inline CSS, charts as inline SVG, no external
@@ -80,15 +83,22 @@ function viewOf(input: RenderInput): ViewPresentation {
   return { ...view, locale, dir: directionOf(locale), timezone: input.timezone ?? view.timezone };
 }
 
-export function renderDashboard(input: RenderInput): string {
-  const locale = viewOf(input).locale;
+export function renderDashboard(given: RenderInput): string {
+  const locale = viewOf(given).locale;
+  // The vendor's words in the view's language (its `translations`), then drawn as always.
+  const localized = localizeDefinition(given.definition, locale);
+  const input: RenderInput = {
+    ...given,
+    definition: localized.definition,
+    columnNames: { ...localized.columnNames, ...given.columnNames },
+  };
   const g = geometry(input.width ?? DEFAULT_PAGE_WIDTH);
   const title = input.definition.title ? interpolateText(input.definition.title, input.context) : input.dashboardName;
   const panels = readingOrder(input.definition.panels)
     .map((panel) => renderPanel(panel, input, g))
     .join("\n");
   const controls = input.interaction
-    ? renderControls(input.definition.variables, input.context, input.interaction, translator(locale))
+    ? renderControls(input.definition.variables, input.context, input.interaction, translator(locale), localized.optionLabels)
     : "";
   const view = viewOf(input);
   const logo = logoImg(view);
@@ -143,7 +153,13 @@ function queryString(params: Record<string, string>): string {
  * page's other parameters (credential, environment, width, other variables) ride along
  * as hidden fields; locked variables get no field at all.
  */
-function renderControls(variables: VariableDefinition[], context: PlaceholderContext, interaction: Interaction, t: Translator): string {
+function renderControls(
+  variables: VariableDefinition[],
+  context: PlaceholderContext,
+  interaction: Interaction,
+  t: Translator,
+  optionLabels: Map<string, Map<string, string>>,
+): string {
   const controlled = variables.filter(
     (v): v is VariableDefinition & { control: NonNullable<VariableDefinition["control"]> } =>
       v.control !== undefined && !interaction.locked.includes(v.name),
@@ -165,8 +181,12 @@ function renderControls(variables: VariableDefinition[], context: PlaceholderCon
       if (control.type === "select") {
         const options = control.options ?? [];
         const all = options.includes(value) || value === "" ? options : [value, ...options];
+        const labels = optionLabels.get(variable.name);
         input = `<select name="${name}" id="${name}">${all
-          .map((option) => `<option value="${escapeHtml(option)}"${option === value ? " selected" : ""}>${escapeHtml(option)}</option>`)
+          .map(
+            (option) =>
+              `<option value="${escapeHtml(option)}"${option === value ? " selected" : ""}>${escapeHtml(labels?.get(option) ?? option)}</option>`,
+          )
           .join("")}</select>`;
       } else {
         input = `<input type="${control.type === "date" ? "date" : "text"}" name="${name}" id="${name}" value="${escapeHtml(value)}">`;
@@ -181,12 +201,13 @@ function renderControls(variables: VariableDefinition[], context: PlaceholderCon
 interface Words {
   clock: ViewClock;
   t: Translator;
+  names: Record<string, string>;
 }
 
 function wordsOf(input: RenderInput): Words {
   const { locale, timezone } = viewOf(input);
   const clock = { locale, timezone };
-  return { clock, t: translator(clock.locale) };
+  return { clock, t: translator(clock.locale), names: input.columnNames ?? {} };
 }
 
 function renderPanel(panel: PanelDefinition, input: RenderInput, g: Geometry): string {
@@ -217,7 +238,7 @@ function message(text: string, kind: string): string {
 }
 
 function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, words: Words): string {
-  const { clock, t } = words;
+  const { clock, t, names } = words;
   if (panel.type === "text") {
     const text = interpolateText(panel.text, input.context);
     return text
@@ -236,15 +257,15 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, word
     case "kpi":
       return kpi(panel, rows[0], input.context, panelWidth(g, panel) - 2 * PANEL_PAD_X - 2, clock);
     case "table":
-      return table(rows, result.truncated, { clock, t, formats });
+      return table(rows, result.truncated, { clock, t, formats, names });
     case "pie":
       return (
-        pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel), { clock, formats }, look(input)) +
+        pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel), { clock, formats, names }, look(input)) +
         cutNote(result, words)
       );
     default:
       return (
-        cartesianChart(panel.type, rows, panel.x_column, panel.y_columns, chartSize(g, panel), { clock, formats }, look(input)) +
+        cartesianChart(panel.type, rows, panel.x_column, panel.y_columns, chartSize(g, panel), { clock, formats, names }, look(input)) +
         cutNote(result, words)
       );
   }
@@ -309,10 +330,16 @@ function cell(value: unknown, clock: ViewClock, format: ColumnFormat | undefined
   return escapeHtml(formatValue(value, clock, format));
 }
 
-function table(rows: Row[], truncated: boolean, view: { clock: ViewClock; t: Translator; formats: Record<string, ColumnFormat> }): string {
+function table(
+  rows: Row[],
+  truncated: boolean,
+  view: { clock: ViewClock; t: Translator; formats: Record<string, ColumnFormat>; names: Record<string, string> },
+): string {
   const columns = Object.keys(rows[0]);
   const numeric = columns.map((column) => rows.some((row) => isNumeric(row[column])));
-  const head = columns.map((column, i) => `<th${numeric[i] ? ' class="num"' : ""}>${escapeHtml(column)}</th>`).join("");
+  const head = columns
+    .map((column, i) => `<th${numeric[i] ? ' class="num"' : ""}>${escapeHtml(view.names[column] ?? column)}</th>`)
+    .join("");
   const body = rows
     .slice(0, TABLE_ROWS)
     .map(

@@ -14,7 +14,12 @@ export type Dialect = SqlDialect;
 export interface PlaceholderContext {
   customer: { provided_id: string; name: string; properties: Record<string, unknown> };
   variables: Record<string, unknown>;
+  /** The view's locale and time zone (`{{viewer.locale}}`, `{{viewer.timezone}}`); default en-US and UTC. */
+  viewer?: { locale: string; timezone: string };
 }
+
+/** What `{{viewer.…}}` binds when the view names nothing. */
+const DEFAULT_VIEWER = { locale: "en-US", timezone: "UTC" };
 
 /** No customer and no variables: what checks that run without a viewer (a query's shape, a chart's markup) bind. */
 export const NO_CUSTOMER: PlaceholderContext = { customer: { provided_id: "", name: "", properties: {} }, variables: {} };
@@ -26,10 +31,12 @@ export function placeholderProblem(text: string): string | null {
     if (
       path !== "customer.provided_id" &&
       path !== "customer.name" &&
+      path !== "viewer.locale" &&
+      path !== "viewer.timezone" &&
       !path.startsWith("customer.properties.") &&
       !path.startsWith("variables.")
     ) {
-      return `unknown placeholder '{{${path}}}'; use customer.provided_id, customer.name, customer.properties.<key> or variables.<name>`;
+      return `unknown placeholder '{{${path}}}'; use customer.provided_id, customer.name, customer.properties.<key>, variables.<name>, viewer.locale or viewer.timezone`;
     }
   }
   return null;
@@ -45,6 +52,8 @@ export function resolvePlaceholder(path: string, context: PlaceholderContext): u
     } else {
       return rest.length === 1 ? (context.customer as unknown as Record<string, unknown>)[rest[0]] : undefined;
     }
+  } else if (root === "viewer") {
+    return rest.length === 1 && (rest[0] === "locale" || rest[0] === "timezone") ? (context.viewer ?? DEFAULT_VIEWER)[rest[0]] : undefined;
   } else if (root === "variables") {
     value = context.variables;
   } else {

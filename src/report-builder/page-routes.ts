@@ -11,7 +11,7 @@ import { verifyBuilderToken } from "../tokens/builder";
 import { reportPanelHtml } from "./chart";
 import { BUILDER_SCRIPT_PATH, builderErrorPage, builderPage, type BuilderPageInput } from "./page";
 import { Chart, ReportQuery, ResultColumn } from "./query";
-import { builderRequest, builderRoute } from "./routes";
+import { builderRequest, builderRoute, ReportIdField } from "./routes";
 import { blueprintExists, builderPageData } from "./page-data";
 import { runQuery } from "./queries";
 import { config } from "../config";
@@ -66,6 +66,7 @@ const ViewBody = z
     query: ReportQuery,
     chart: Chart,
     width: z.number().int().min(240).max(4096).optional().openapi({ description: "The chart's width in px (default 960)." }),
+    report_id: ReportIdField,
   })
   .openapi("ReportViewRequest");
 
@@ -120,7 +121,7 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
     const body = c.req.valid("json");
-    const result = await runQuery(builderRequest(c, trips, cacheReport), body.query);
+    const result = await runQuery(builderRequest(c, trips, cacheReport), body.query, body.report_id);
     if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(trips.count));
       for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);

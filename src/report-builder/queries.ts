@@ -2,7 +2,11 @@ import type { StoredTable } from "../blueprints/schemas";
 import type { ReportFilter } from "../data/filters";
 import { xlsx, XLSX_CONTENT_TYPE } from "../lib/xlsx";
 import type { BuilderClaims } from "../tokens/builder";
-import { openBuilder, type BuilderRequest, type OpenedBuilder } from "./builder-request";
+import type { LockedFilter } from "../data/filters";
+import { builderReads, openBuilder, opened, type BuilderRequest, type OpenedBuilder } from "./builder-request";
+import { lockedFiltersFit, locksOnDataset, staleReportLockError } from "./locks";
+import * as repo from "./repository";
+import { reportNotFound } from "./saved-reports";
 import { datasetOf } from "./compiler";
 import { resultCsv } from "./export";
 import type { ReportQuery, ReportResult } from "./query";
@@ -23,25 +27,30 @@ export function datasetsOf(tables: StoredTable[]) {
   }));
 }
 
-function lockedFor(claims: BuilderClaims, dataset: string): ReportFilter[] {
-  return (claims.flt ?? []).filter((f) => f.dataset === dataset).map(({ dataset: _dataset, ...filter }) => filter);
+function lockedFor(claims: BuilderClaims, dataset: string, reportLocks: readonly LockedFilter[] = []): ReportFilter[] {
+  return locksOnDataset([...(claims.flt ?? []), ...reportLocks], dataset);
 }
 
 /** What compiling a query needs for this customer: its dataset, the token's locked filters, the customer's context, mapping and sources. */
-function compileInput(request: BuilderRequest, builder: OpenedBuilder, query: ReportQuery) {
+function compileInput(request: BuilderRequest, builder: OpenedBuilder, query: ReportQuery, reportLocks: readonly LockedFilter[] = []) {
   return {
     env: request.env,
     table: datasetOf(builder.tables, query.dataset),
     query,
-    locked: lockedFor(builder.claims, query.dataset),
+    locked: lockedFor(builder.claims, query.dataset, reportLocks),
     context: builder.context,
     mapping: builder.mapping,
     sources: builder.sources,
   };
 }
 
-async function run(request: BuilderRequest, builder: OpenedBuilder, query: ReportQuery): Promise<ReportResult> {
-  const input = compileInput(request, builder, query);
+async function run(
+  request: BuilderRequest,
+  builder: OpenedBuilder,
+  query: ReportQuery,
+  reportLocks: readonly LockedFilter[] = [],
+): Promise<ReportResult> {
+  const input = compileInput(request, builder, query, reportLocks);
   return runReport({
     ...input,
     dataRoundTrips: request.dataRoundTrips,
@@ -59,8 +68,24 @@ export async function compiledFor(request: BuilderRequest, query: ReportQuery) {
   return compileFor(compileInput(request, await openBuilder(request), query));
 }
 
-export async function runQuery(request: BuilderRequest, query: ReportQuery): Promise<ReportResult> {
-  return run(request, await openBuilder(request), query);
+/**
+ * Runs a query; with `reportId` (a saved report open in the builder) the locked filters that
+ * report was saved under are added to the token's own, in the same batch as the request's
+ * reads. A report of another customer or blueprint is 404; a stored lock that no longer fits
+ * the blueprint refuses the run.
+ */
+export async function runQuery(request: BuilderRequest, query: ReportQuery, reportId?: string): Promise<ReportResult> {
+  if (reportId === undefined) return run(request, await openBuilder(request), query);
+  const { db, claims } = request;
+  const [chain, blueprint, sources, report] = await db.batch([
+    ...builderReads(request),
+    repo.reportOfBlueprint(db, reportId, claims.bid, claims.cid),
+  ]);
+  const builder = await opened(request, [chain, blueprint, sources]);
+  if (report.length === 0) throw reportNotFound(reportId, "report_id");
+  const locks = report[0].lockedFilters ?? [];
+  if (!lockedFiltersFit(builder.tables, locks)) throw staleReportLockError();
+  return run(request, builder, query, locks);
 }
 
 /** `file_name` made safe for Content-Disposition, with the format's extension (not doubled). */
@@ -74,8 +99,11 @@ export function exportFileName(name: string | undefined, format: "csv" | "xlsx")
   return safe.toLowerCase().endsWith(`.${format}`) ? safe : `${safe}.${format}`;
 }
 
-export async function exportQuery(request: BuilderRequest, input: { query: ReportQuery; format: "csv" | "xlsx"; file_name?: string }) {
-  const result = await runQuery(request, input.query);
+export async function exportQuery(
+  request: BuilderRequest,
+  input: { query: ReportQuery; format: "csv" | "xlsx"; file_name?: string; report_id?: string },
+) {
+  const result = await runQuery(request, input.query, input.report_id);
   const fileName = exportFileName(input.file_name, input.format);
   if (input.format === "csv") return { fileName, contentType: "text/csv; charset=utf-8", body: resultCsv(result) };
   const sheet = fileName.replace(/\.xlsx$/i, "") || input.query.dataset;

@@ -200,9 +200,16 @@ const queryRoute = builderRoute({
   response: successSchema(ReportResultSchema),
 });
 
+/** A saved report open in the builder: its stored locked filters are added to the token's own. */
+export const ReportIdField = z.string().min(1).max(64).optional().openapi({
+  description:
+    "A saved report open in the builder: the locked filters it was saved under are added to the token's own (another customer's or blueprint's report: 404 `report_not_found`).",
+});
+
 const ExportBody = z
   .object({
     query: ReportQuery,
+    report_id: ReportIdField,
     format: z.enum(["csv", "xlsx"]),
     file_name: z
       .string()

@@ -691,6 +691,35 @@ describe("saved reports keep the locks they were saved under, and an owner", () 
     expect(open.result.rows.map((r: Record<string, unknown>) => r.product)).toEqual(expect.arrayContaining(["Seats", "Storage"]));
   });
 
+  it("in the builder, a saved report opened by another user runs with its stored locks added to the viewer's own (report_id on /view and /export)", async () => {
+    const saver = await builderToken({ user_id: "saver", filters: [seats] });
+    const saved = (await builder("POST", "/reports", saver, { name: "Seats", query: byProduct, chart: { type: "table" } })).body.report;
+    const viewer = await builderToken({ user_id: "viewer" });
+    const products = (res: ApiResponse) => res.body.rows.map((r: { product: string }) => r.product).sort();
+    // The review's case: opened by an unlocked user, the report still shows only what it was saved under.
+    const opened = await builder("POST", "/view", viewer, { query: byProduct, chart: { type: "table" }, report_id: saved.id });
+    expect(opened.status).toBe(200);
+    expect(products(opened)).toEqual(["Seats"]);
+    const file = await builder("POST", "/export", viewer, { query: byProduct, format: "csv", report_id: saved.id });
+    expect(file.status).toBe(200);
+    expect(String(file.body)).toContain("Seats");
+    expect(String(file.body)).not.toContain("Storage");
+    // Together with the viewer's own locks: a viewer locked to Storage sees nothing of a Seats report.
+    const storage = await builderToken({ filters: [{ ...seats, value: "Storage" }] });
+    const both = await builder("POST", "/view", storage, { query: byProduct, chart: { type: "table" }, report_id: saved.id });
+    expect(both.body.rows).toEqual([]);
+    // Controls: the same query without the report is the viewer's own view; another blueprint's or unknown report is 404.
+    expect(products(await builder("POST", "/view", viewer, { query: byProduct, chart: { type: "table" } }))).toEqual(
+      expect.arrayContaining(["Seats", "Storage"]),
+    );
+    expectError(
+      await builder("POST", "/view", viewer, { query: byProduct, chart: { type: "table" }, report_id: "nope" }),
+      404,
+      "report_not_found",
+      "report_id",
+    );
+  });
+
   it("only the same user with the same locked filters may change or delete it: 403 report_read_only, nothing changes", async () => {
     const owner = await builderToken({ user_id: "owner", filters: [seats] });
     const saved = (await builder("POST", "/reports", owner, { name: "Mine", query: byProduct, chart: { type: "table" } })).body.report;

@@ -38,7 +38,9 @@ export function run(): void {
   page.busy = true;
   renderStatus();
   const width = Math.max(240, Math.floor(byId("rb-chart-area").getBoundingClientRect().width));
-  api<ViewAnswer>("POST", "/view", { query, chart: picked.chart, width }, { signal: controller ? controller.signal : undefined })
+  // With a saved report open, the service adds the locks it was saved under (its report_id).
+  const report = page.current ? { report_id: page.current.id } : {};
+  api<ViewAnswer>("POST", "/view", { query, chart: picked.chart, width, ...report }, { signal: controller ? controller.signal : undefined })
     .then(
       (answer) => {
         if (mine !== page.generation) return;
@@ -160,7 +162,12 @@ export function download(format: "csv" | "xlsx"): void {
   );
   const status = byId("rb-download-status");
   status.textContent = `Preparing the ${format.toUpperCase()} file…`;
-  api<Response>("POST", "/export", { query, format, file_name: name }, { raw: true })
+  api<Response>(
+    "POST",
+    "/export",
+    { query, format, file_name: name, ...(page.current ? { report_id: page.current.id } : {}) },
+    { raw: true },
+  )
     .then((response) => response.blob())
     .then(
       (blob) => {
