@@ -57,7 +57,7 @@ const evaluationView = (e: {
   fired: Boolean(e.fired),
 });
 
-/** A callback_url must be https (http on localhost in development) and have a secret to be signed with. */
+/** A callback_url must pass the destination policy (webhooks/service.ts) and have a secret to be signed with. */
 async function checkCallback(scope: ScheduleScope, env: Env, callbackUrl: string | null | undefined): Promise<void> {
   if (!callbackUrl) return;
   checkCallbackUrl(env, callbackUrl);

@@ -2,6 +2,7 @@ import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { hmacSha256Hex, importHmacKey, randomHex } from "../lib/crypto";
+import { destinationProblem } from "../lib/destination-policy";
 import { log } from "../lib/log";
 import * as repo from "./repository";
 import { config } from "../config";
@@ -62,16 +63,17 @@ export async function signature(secret: string, timestamp: number, body: string)
   return `sha256=${await hmacSha256Hex(await importHmacKey(secret), `${timestamp}.${body}`)}`;
 }
 
+/** The one destination policy (lib/destination-policy.ts) under this deployment's ENVIRONMENT. */
+const destinationRules = (env: Env) => ({ development: config(env).ENVIRONMENT === "development" });
+
 /**
- * https anywhere; plain http only to this machine in development (a receiver on the
- * developer's laptop). Anything else is refused before a job exists.
+ * https to a public host (lib/destination-policy.ts); in development also localhost and
+ * 127.0.0.1 (a receiver on the developer's laptop). Anything else is refused before a job
+ * or an alert exists: 400 validation_error on callback_url.
  */
 export function checkCallbackUrl(env: Env, callbackUrl: string): void {
-  const url = new URL(callbackUrl);
-  if (url.protocol === "https:") return;
-  const local = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.protocol === "http:" && local && config(env).ENVIRONMENT === "development") return;
-  throw new ApiError("validation_error", "callback_url must be https (http only on localhost in development).", "callback_url");
+  const problem = destinationProblem(callbackUrl, destinationRules(env));
+  if (problem) throw new ApiError("validation_error", `callback_url is refused: ${problem}.`, "callback_url");
 }
 
 /** A callback_url needs a secret to sign with: the error when the access group has none. */
@@ -89,9 +91,16 @@ export function webhookSecretMissing(): ApiError {
  */
 export async function deliverWebhook(
   db: Database,
+  env: Env,
   target: { url: string; accessGroupId: number; body: WebhookBody | AlertWebhookBody },
   attempt: number,
 ): Promise<"delivered" | "retry" | "gave_up"> {
+  // Checked again at sending: a URL stored before the policy (or under another ENVIRONMENT) is never called.
+  const refused = destinationProblem(target.url, destinationRules(env));
+  if (refused) {
+    log("warn", "webhook not sent: its destination is refused", { ...webhookSubject(target.body), reason: refused });
+    return "gave_up";
+  }
   const [row] = await repo.webhookSecret(db, target.accessGroupId);
   if (!row) {
     log("warn", "webhook not sent: the access group has no secret any more", webhookSubject(target.body));

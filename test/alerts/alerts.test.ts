@@ -156,6 +156,10 @@ describe("alert operations", () => {
     ["a bad cron", { cron: "0 9 * *" }, "cron"],
     ["an unknown notify", { notify: "sometimes" }, "notify"],
     ["an http callback_url elsewhere than localhost", { callback_url: "http://example.com/hook" }, "callback_url"],
+    ["a callback_url to cloud metadata", { callback_url: "https://169.254.169.254/latest/meta-data/" }, "callback_url"],
+    ["a callback_url to IPv6 loopback", { callback_url: "https://[::1]/hook" }, "callback_url"],
+    ["a callback_url to loopback in hex", { callback_url: "https://0x7f000001/hook" }, "callback_url"],
+    ["a callback_url to an *.internal name", { callback_url: "https://metadata.google.internal/hook" }, "callback_url"],
   ])("refuses %s (400 validation_error) and stores nothing; the same alert without it is created", async (_name, change, field) => {
     const c = await customer("alpha", ["a@alpha.example"]);
     const body: Record<string, unknown> = {

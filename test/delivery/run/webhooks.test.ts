@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
+import { createDatabase } from "../../../src/db/client";
+import { deliverWebhook } from "../../../src/webhooks/service";
+import { callWithEnv } from "../../helpers/api";
 import { admin, call, createCustomer, deliverySetup, jobCount, sentMails, unique, waitForJob } from "../helpers";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
@@ -183,6 +186,55 @@ describe("completion webhooks", () => {
     });
     expect(noSecret.status).toBe(404);
     expect(noSecret.body.error.code).toBe("customer_not_found");
+  });
+
+  describe("the destination policy (a workspace of its own: refused calls count against the delivery rate limit)", () => {
+    let own: Awaited<ReturnType<typeof deliverySetup>>;
+    beforeAll(async () => {
+      own = await deliverySetup();
+      expect((await admin("POST", "/admin/webhook_secrets/", { access_group: own.group })).status).toBe(200);
+    });
+    const request = (callbackUrl: string, path = "/api/dashboard/screenshot") =>
+      [
+        "POST",
+        path,
+        {
+          token: own.write,
+          body: { provided_id: own.customer.provided_id, dashboard_embed_id: own.embedId, email: "a@b.example", callback_url: callbackUrl },
+        },
+      ] as const;
+
+    it.each([
+      ["cloud metadata", "https://169.254.169.254/latest/meta-data/", "/api/dashboard/screenshot"],
+      ["IPv6 loopback", "https://[::1]/hook", "/api/dashboard/report"],
+      ["loopback in hex, over http (not the development exception's spelling)", "http://0x7f000001:9/hook", "/api/dashboard/screenshot"],
+      ["IPv4-mapped IPv6 of a private address", "https://[::ffff:10.0.0.1]/hook", "/api/dashboard/report"],
+      ["an *.internal name", "https://metadata.google.internal/hook", "/api/dashboard/screenshot"],
+    ])("refuses a callback_url to %s (400 validation_error, no job)", async (_name, callbackUrl, path) => {
+      const before = await jobCount();
+      const res = await call(...request(callbackUrl, path));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "validation_error", field: "callback_url" });
+      expect(await jobCount()).toBe(before);
+    });
+
+    it("refuses localhost outside development; a public https host is accepted there (control)", async () => {
+      const local = await callWithEnv({ ENVIRONMENT: "staging" }, ...request("http://localhost:9/hook"));
+      expect(local.status).toBe(400);
+      expect(local.body.error).toMatchObject({ code: "validation_error", field: "callback_url" });
+      const remote = await callWithEnv({ ENVIRONMENT: "staging" }, ...request("https://webhook.test/staging"));
+      expect(remote.status).toBe(200);
+    });
+  });
+
+  it("never calls a refused destination stored before the policy: the attempt gives up", async () => {
+    const target = {
+      url: "https://169.254.169.254/latest/meta-data/",
+      accessGroupId: 1,
+      body: { job_id: "job_x", status: "done" as const, error: null },
+    };
+    const db = createDatabase((env as unknown as { DB: D1Database }).DB);
+    expect(await deliverWebhook(db, env as never, target, 1)).toBe("gave_up");
   });
 
   it("accepts plain http on localhost in development", async () => {
