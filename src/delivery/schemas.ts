@@ -112,7 +112,7 @@ export const JobRequestSchema = z.object({
   callbackUrl: z.string().nullable().optional(),
   downloadUrl: z.string().nullable().optional(),
   /** An e-mail of a schedule or alert: its unsubscribe link is derived from these when the e-mail is built. */
-  unsubscribe: z.object({ scheduleId: z.string(), base: z.string() }).optional(),
+  unsubscribe: z.object({ scheduleId: z.string(), base: z.string(), locale: z.string().optional() }).optional(),
   /** An alert's e-mail: the first line, saying why it was sent ("Revenue is 312, below 500"). */
   headline: z.string().optional(),
 });

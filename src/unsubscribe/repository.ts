@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { reportSchedules, scheduleUnsubscribes, unsubscribeTokens } from "../db/schema";
+import { customers, reportSchedules, scheduleUnsubscribes, unsubscribeTokens } from "../db/schema";
 
 /** Data access for unsubscribe links; unexecuted queries, so callers can batch them. */
 
@@ -18,9 +18,12 @@ export function tokenByHash(db: Database, tokenHash: string) {
       kind: reportSchedules.kind,
       subject: reportSchedules.subject,
       dashboardEmbedId: reportSchedules.dashboardEmbedId,
+      // The page speaks the rule's locale, else its customer's own.
+      locale: sql<string | null>`coalesce(${reportSchedules.locale}, ${customers.locale})`,
     })
     .from(unsubscribeTokens)
     .innerJoin(reportSchedules, eq(reportSchedules.id, unsubscribeTokens.scheduleId))
+    .leftJoin(customers, eq(customers.id, reportSchedules.customerId))
     .where(eq(unsubscribeTokens.tokenHash, tokenHash));
 }
 

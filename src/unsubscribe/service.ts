@@ -1,3 +1,4 @@
+import { type Translator, translator } from "../lib/i18n/messages";
 import type { Database } from "../db/client";
 import * as repo from "./repository";
 import { hashUnsubscribeToken, UNSUBSCRIBE_TOKEN } from "./tokens";
@@ -5,14 +6,25 @@ import { hashUnsubscribeToken, UNSUBSCRIBE_TOKEN } from "./tokens";
 /** What an unsubscribe link stops, as its page shows it. */
 export interface UnsubscribeLink {
   email: string;
-  /** "the scheduled report …" or "the alert …", for the page's sentence. */
+  /** "the scheduled report …" or "the alert …" in the link's language, for the page's sentence. */
   rule: string;
   unsubscribed: boolean;
+  /** The rule's locale, else its customer's (the page speaks it). */
+  locale: string;
 }
 
-function describeRule(row: { kind: string; subject: string | null; dashboardEmbedId: string }): string {
-  const what = row.kind === "alert" ? "alert" : "scheduled report";
-  return row.subject ? `the ${what} “${row.subject}”` : `the ${what} of dashboard “${row.dashboardEmbedId}”`;
+function describeRule(row: { kind: string; subject: string | null; dashboardEmbedId: string }, t: Translator): string {
+  const alert = row.kind === "alert";
+  if (row.subject) return t(alert ? "unsubscribe.rule_alert" : "unsubscribe.rule_report", { name: row.subject });
+  return t(alert ? "unsubscribe.rule_alert_of" : "unsubscribe.rule_report_of", { name: row.dashboardEmbedId });
+}
+
+function linkOf(
+  row: { email: string; kind: string; subject: string | null; dashboardEmbedId: string; locale: string | null },
+  unsubscribed: boolean,
+): UnsubscribeLink {
+  const locale = row.locale ?? "en-US";
+  return { email: row.email, rule: describeRule(row, translator(locale)), unsubscribed, locale };
 }
 
 /** The link's rule and address (nothing changes); null for an unknown token or a rule that is gone. */
@@ -21,7 +33,7 @@ export async function lookUpLink(db: Database, token: string): Promise<Unsubscri
   const hash = await hashUnsubscribeToken(token);
   const [[row], done] = await db.batch([repo.tokenByHash(db, hash), repo.isUnsubscribedThrough(db, hash)]);
   if (!row) return null;
-  return { email: row.email, rule: describeRule(row), unsubscribed: done.length > 0 };
+  return linkOf(row, done.length > 0);
 }
 
 /**
@@ -33,5 +45,5 @@ export async function unsubscribe(db: Database, token: string): Promise<Unsubscr
   const hash = await hashUnsubscribeToken(token);
   const [, [row]] = await db.batch([repo.unsubscribeThrough(db, hash), repo.tokenByHash(db, hash)]);
   if (!row) return null;
-  return { email: row.email, rule: describeRule(row), unsubscribed: true };
+  return linkOf(row, true);
 }

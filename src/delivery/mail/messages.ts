@@ -1,6 +1,7 @@
 import type { Env } from "../../env";
 import { escapeHtml } from "../../lib/html";
 import { sanitizeHtml } from "../../lib/sanitize-html";
+import { translator } from "../../lib/i18n/messages";
 import { unsubscribeToken, unsubscribeUrl } from "../../unsubscribe/tokens";
 import { REPORT_WIDTH } from "../report-defaults";
 import type { JobRequest } from "../schemas";
@@ -67,11 +68,12 @@ ${footer ? `<div class="report-footer">${footer}</div>` : ""}
 export async function withUnsubscribe(env: Env, request: JobRequest, mail: Mail): Promise<Mail> {
   if (!request.unsubscribe) return mail;
   const url = unsubscribeUrl(request.unsubscribe.base, await unsubscribeToken(env, request.unsubscribe.scheduleId, mail.to));
-  const footer = `<p class="unsubscribe" style="font-size:12px;color:#64748b;margin:24px 0 0">You receive this e-mail because of a scheduled delivery. <a href="${escapeHtml(url)}" style="color:#64748b">Unsubscribe</a></p>`;
+  const t = translator(request.unsubscribe.locale ?? "en-US");
+  const footer = `<p class="unsubscribe" style="font-size:12px;color:#64748b;margin:24px 0 0">${escapeHtml(t("mail.footer"))} <a href="${escapeHtml(url)}" style="color:#64748b">${escapeHtml(t("mail.unsubscribe"))}</a></p>`;
   return {
     ...mail,
     headers: { ...mail.headers, "List-Unsubscribe": `<${url}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-    text: `${mail.text.trimEnd()}\n\n--\nUnsubscribe: ${url}\n`,
+    text: `${mail.text.trimEnd()}\n\n--\n${t("mail.unsubscribe")}: ${url}\n`,
     html: mail.html
       ? mail.html.replace(/<\/div><\/body><\/html>$/, `${footer}\n</div></body></html>`)
       : `<!doctype html><html><body style="font-family:Arial,Helvetica,sans-serif;color:#0f172a"><p>${escapeHtml(mail.text)}</p>${footer}</body></html>`,

@@ -32,6 +32,10 @@ export const ar: Catalogue = {
   "unsubscribe.button": "إلغاء الاشتراك",
   "unsubscribe.done_title": "تم إلغاء اشتراكك",
   "unsubscribe.done": "لن يتلقى {email} {rule} بعد الآن.",
+  "unsubscribe.rule_report": "التقرير المجدول «{name}»",
+  "unsubscribe.rule_alert": "التنبيه «{name}»",
+  "unsubscribe.rule_report_of": "التقرير المجدول للوحة المعلومات «{name}»",
+  "unsubscribe.rule_alert_of": "تنبيه لوحة المعلومات «{name}»",
   "unsubscribe.unknown_title": "الرابط غير متاح",
   "unsubscribe.unknown": "رابط إلغاء الاشتراك هذا غير معروف، أو أن ما كان يخصه لم يعد موجودًا.",
 };

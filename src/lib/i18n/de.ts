@@ -32,6 +32,10 @@ export const de: Catalogue = {
   "unsubscribe.button": "Abbestellen",
   "unsubscribe.done_title": "Sie haben abbestellt",
   "unsubscribe.done": "{email} erhält {rule} nicht mehr.",
+  "unsubscribe.rule_report": "den geplanten Bericht „{name}“",
+  "unsubscribe.rule_alert": "die Warnung „{name}“",
+  "unsubscribe.rule_report_of": "den geplanten Bericht des Dashboards „{name}“",
+  "unsubscribe.rule_alert_of": "die Warnung des Dashboards „{name}“",
   "unsubscribe.unknown_title": "Link nicht verfügbar",
   "unsubscribe.unknown": "Dieser Abbestell-Link ist unbekannt, oder das, wozu er gehörte, existiert nicht mehr.",
 };

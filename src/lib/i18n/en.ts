@@ -30,6 +30,10 @@ export const en = {
   "unsubscribe.button": "Unsubscribe",
   "unsubscribe.done_title": "You are unsubscribed",
   "unsubscribe.done": "{email} will no longer receive {rule}.",
+  "unsubscribe.rule_report": "the scheduled report “{name}”",
+  "unsubscribe.rule_alert": "the alert “{name}”",
+  "unsubscribe.rule_report_of": "the scheduled report of dashboard “{name}”",
+  "unsubscribe.rule_alert_of": "the alert of dashboard “{name}”",
   "unsubscribe.unknown_title": "Link not available",
   "unsubscribe.unknown": "This unsubscribe link is unknown, or what it belonged to no longer exists.",
 } as const;

@@ -32,6 +32,10 @@ export const es: Catalogue = {
   "unsubscribe.button": "Darse de baja",
   "unsubscribe.done_title": "Se ha dado de baja",
   "unsubscribe.done": "{email} ya no recibirá {rule}.",
+  "unsubscribe.rule_report": "el informe programado «{name}»",
+  "unsubscribe.rule_alert": "la alerta «{name}»",
+  "unsubscribe.rule_report_of": "el informe programado del panel «{name}»",
+  "unsubscribe.rule_alert_of": "la alerta del panel «{name}»",
   "unsubscribe.unknown_title": "Enlace no disponible",
   "unsubscribe.unknown": "Este enlace de baja es desconocido, o aquello a lo que pertenecía ya no existe.",
 };

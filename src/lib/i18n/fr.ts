@@ -32,6 +32,10 @@ export const fr: Catalogue = {
   "unsubscribe.button": "Se désabonner",
   "unsubscribe.done_title": "Vous êtes désabonné",
   "unsubscribe.done": "{email} ne recevra plus {rule}.",
+  "unsubscribe.rule_report": "le rapport programmé « {name} »",
+  "unsubscribe.rule_alert": "l’alerte « {name} »",
+  "unsubscribe.rule_report_of": "le rapport programmé du tableau de bord « {name} »",
+  "unsubscribe.rule_alert_of": "l’alerte du tableau de bord « {name} »",
   "unsubscribe.unknown_title": "Lien indisponible",
   "unsubscribe.unknown": "Ce lien de désabonnement est inconnu, ou ce à quoi il appartenait n’existe plus.",
 };

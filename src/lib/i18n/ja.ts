@@ -32,6 +32,10 @@ export const ja: Catalogue = {
   "unsubscribe.button": "配信停止",
   "unsubscribe.done_title": "配信を停止しました",
   "unsubscribe.done": "{email} には今後 {rule} は届きません。",
+  "unsubscribe.rule_report": "定期レポート「{name}」",
+  "unsubscribe.rule_alert": "アラート「{name}」",
+  "unsubscribe.rule_report_of": "ダッシュボード「{name}」の定期レポート",
+  "unsubscribe.rule_alert_of": "ダッシュボード「{name}」のアラート",
   "unsubscribe.unknown_title": "リンクを利用できません",
   "unsubscribe.unknown": "この配信停止リンクは不明か、対象がすでに存在しません。",
 };

@@ -24,6 +24,8 @@ export interface Delivery {
   headline?: string;
   /** A viewer's subscription: the version tag its embed token was pinned to. */
   environment?: string | null;
+  /** The rule's locale: its e-mail footer speaks it (null: English). */
+  locale?: string | null;
 }
 
 export async function startDelivery(db: Database, env: Env, d: Delivery): Promise<string> {
@@ -36,7 +38,7 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
     ...(d.variables !== null ? { variables: d.variables } : {}),
   };
   const extras = {
-    unsubscribe: { scheduleId: d.scheduleId, base: d.linkBase },
+    unsubscribe: { scheduleId: d.scheduleId, base: d.linkBase, ...(d.locale ? { locale: d.locale } : {}) },
     ...(d.headline ? { headline: d.headline } : {}),
     ...(d.environment ? { environment: d.environment } : {}),
   };

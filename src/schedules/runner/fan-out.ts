@@ -163,6 +163,7 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
             scheduleId: schedule.id,
             accessGroupId: schedule.accessGroupId,
             linkBase: schedule.linkBase,
+            locale: schedule.locale,
             format: schedule.format,
             providedId: target.providedId,
             target: storedTarget(schedule),
