@@ -8,6 +8,36 @@ import type { CartesianPanel } from "./definition";
 
 echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);
 
+/**
+ * A chart draws at most this many points per series (the builder's /view and every chart
+ * panel); a longer result is sampled at even steps, its first row always kept. The table
+ * still lists every row: the cap only spares drawing what no screen can show (a 10,000-row
+ * pie took seconds and megabytes).
+ */
+export const MAX_CHART_POINTS = 1000;
+/** A pie draws at most this many slices: the largest ones, the rest summed as one "Other". */
+export const MAX_PIE_SLICES = 50;
+
+/** At most MAX_CHART_POINTS rows, spread evenly over `rows` (in their order). */
+export function chartPoints<T>(rows: T[]): T[] {
+  if (rows.length <= MAX_CHART_POINTS) return rows;
+  return Array.from({ length: MAX_CHART_POINTS }, (_, i) => rows[Math.floor((i * rows.length) / MAX_CHART_POINTS)]);
+}
+
+/** At most MAX_PIE_SLICES slices: the largest MAX_PIE_SLICES - 1 (in their order) and "Other" for the rest. */
+export function pieSlices(slices: { name: string; value: number }[]): { name: string; value: number }[] {
+  if (slices.length <= MAX_PIE_SLICES) return slices;
+  const kept = new Set(
+    slices
+      .map((slice, index) => ({ value: slice.value, index }))
+      .sort((a, b) => b.value - a.value || a.index - b.index)
+      .slice(0, MAX_PIE_SLICES - 1)
+      .map((s) => s.index),
+  );
+  const other = slices.reduce((sum, slice, index) => (kept.has(index) ? sum : sum + slice.value), 0);
+  return [...slices.filter((_, index) => kept.has(index)), { name: "Other", value: other }];
+}
+
 export const PALETTE = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#8b5cf6", "#14b8a6", "#f97316", "#64748b", "#ec4899"];
 const TEXT = "#475569";
 const GRID_LINE = "#e2e8f0";
@@ -100,13 +130,14 @@ function render(option: echarts.EChartsCoreOption, width: number, height: number
 
 export function cartesianChart(
   type: CartesianPanel["type"],
-  rows: Row[],
+  allRows: Row[],
   xColumn: string,
   yColumns: string[],
   size: { width: number; height: number },
   words: ChartWords = EN_US,
 ): string {
   const { clock, formats } = words;
+  const rows = chartPoints(allRows);
   // Category labels are the x values as the viewer reads them (dates, months, numbers).
   const categories = rows.map((row) => formatValue(row[xColumn] ?? "", clock, formats[xColumn]));
   const values = yColumns.map((column) => rows.map((row) => toNumber(row[column])));
@@ -158,10 +189,12 @@ export function pieChart(
 ): string {
   const { clock, formats } = words;
   const legendRight = size.width > size.height * 1.3;
-  const slices = rows.map((row) => ({
-    name: formatValue(row[labelColumn] ?? "", clock, formats[labelColumn]),
-    value: toNumber(row[valueColumn]) ?? 0,
-  }));
+  const slices = pieSlices(
+    rows.map((row) => ({
+      name: formatValue(row[labelColumn] ?? "", clock, formats[labelColumn]),
+      value: toNumber(row[valueColumn]) ?? 0,
+    })),
+  );
   const percent = numberFormat(clock.locale, { style: "percent", maximumFractionDigits: 0 });
   return drawnOnce(JSON.stringify(["pie", size.width, size.height, slices, clock.locale]), () =>
     render(
