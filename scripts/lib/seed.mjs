@@ -28,8 +28,20 @@ const demoCustomers = [
     properties: { city: "Berlin" },
     mapping: null,
     emails: [],
+    locale: "de-DE",
+    timezone: "Europe/Berlin",
   },
-  { providedId: "acme-paris", name: "Acme Paris", level: "User", parent: "acme", properties: { city: "Paris" }, mapping: null, emails: [] },
+  {
+    providedId: "acme-paris",
+    name: "Acme Paris",
+    level: "User",
+    parent: "acme",
+    properties: { city: "Paris" },
+    mapping: null,
+    emails: [],
+    locale: "fr-FR",
+    timezone: "Europe/Paris",
+  },
   {
     providedId: "globex",
     name: "Globex Inc.",
@@ -53,12 +65,12 @@ export function workspaceSeedSql({ devApiToken, customerTokenSecret }) {
   ];
   for (const c of demoCustomers) {
     const token = customerToken(customerTokenSecret);
-    lines.push(`INSERT OR IGNORE INTO customers (provided_id, name, access_group_id, hierarchy_level_id, parent_id, is_demo, emails, properties, mapping, token_nonce, token_hash)
+    lines.push(`INSERT OR IGNORE INTO customers (provided_id, name, access_group_id, hierarchy_level_id, parent_id, is_demo, emails, properties, mapping, token_nonce, token_hash, locale, timezone)
       SELECT ${q(c.providedId)}, ${q(c.name)}, (SELECT id FROM access_groups WHERE name_key = 'development'),
              (SELECT id FROM hierarchy_levels WHERE name = ${q(c.level)}),
              ${c.parent ? `(SELECT id FROM customers WHERE provided_id = ${q(c.parent)})` : "NULL"}, 1,
              ${q(JSON.stringify(c.emails))}, ${q(JSON.stringify(c.properties))}, ${c.mapping ? q(JSON.stringify(c.mapping)) : "NULL"},
-             ${q(token.nonce)}, ${q(token.hash)}
+             ${q(token.nonce)}, ${q(token.hash)}, ${c.locale ? q(c.locale) : "NULL"}, ${c.timezone ? q(c.timezone) : "NULL"}
        WHERE EXISTS (SELECT 1 FROM hierarchy_levels WHERE name = ${q(c.level)});`);
   }
   return lines.join("\n");
