@@ -1,6 +1,18 @@
 import SUBSCRIBE_SCRIPT from "#browser/subscribe-control.js";
 import { inlineScriptHash } from "../http/pages";
 import { escapeHtml } from "../lib/html";
+import { catalogueFor, type MessageKey, translator } from "../lib/i18n/messages";
+
+/** The words the control's script writes itself, handed to it as data (browser code imports no server file). */
+const SCRIPT_WORDS: MessageKey[] = [
+  "subscribe.describe_daily",
+  "subscribe.describe_weekly",
+  "subscribe.describe_monthly",
+  "subscribe.cancel",
+  "subscribe.cancelled",
+  "subscribe.none",
+  "subscribe.done",
+];
 
 /**
  * The "Subscribe" control of a live embed page (never drawn into captures or share links:
@@ -22,15 +34,19 @@ const hours = Array.from(
 ).join("");
 
 /** The control's markup (a closed `<details>` until the viewer opens it). */
-export function subscribeControl(embedId: string, token: string, email: string): string {
-  return `<details id="subscribe" class="subscribe" data-api="/embed/${encodeURIComponent(embedId)}/subscriptions">
+export function subscribeControl(embedId: string, token: string, email: string, locale = "en-US"): string {
+  const t = translator(locale);
+  const catalogue = catalogueFor(locale);
+  const words = JSON.stringify(Object.fromEntries(SCRIPT_WORDS.map((key) => [key, catalogue[key]])));
+  const to = escapeHtml(catalogue["subscribe.to"]).replace("{email}", `<strong>${escapeHtml(email)}</strong>`);
+  return `<details id="subscribe" class="subscribe" data-api="/embed/${encodeURIComponent(embedId)}/subscriptions" data-words="${escapeHtml(words)}">
 <style>.subscribe{margin:12px 16px 0;font:14px/1.4 system-ui,sans-serif;color:#0f172a}.subscribe summary{cursor:pointer;display:inline-block;padding:6px 12px;border:1px solid #c7d2fe;border-radius:8px;background:#eef2ff;color:#3730a3;font-weight:600}
 .subscribe .box{margin-top:8px;padding:12px 14px;background:#fff;border:1px solid #e5e9f2;border-radius:10px;max-width:520px}.subscribe form{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
 .subscribe select,.subscribe button{font:inherit;padding:5px 8px;border:1px solid #cbd5e1;border-radius:6px;background:#fff}.subscribe button[type=submit]{background:#4338ca;border-color:#4338ca;color:#fff;font-weight:600}
 .subscribe ul{list-style:none;margin:10px 0 0;padding:0}.subscribe li{display:flex;gap:8px;align-items:center;justify-content:space-between;padding:4px 0;border-top:1px solid #f1f5f9}.subscribe li.none{color:#64748b}.subscribe p{margin:0 0 8px;overflow-wrap:anywhere}</style>
-<summary>Subscribe</summary><div class="box"><p>E-mail this dashboard to <strong>${escapeHtml(email)}</strong></p>
-<form><input type="hidden" name="token" value="${escapeHtml(token)}"><select name="frequency" aria-label="How often"><option value="daily">Daily</option><option value="weekly">Weekly (Mondays)</option><option value="monthly">Monthly (the 1st)</option></select>
-<select name="hour" aria-label="At">${hours}</select><span class="zone"></span><button type="submit">Subscribe</button></form>
-<ul aria-label="Your subscriptions"></ul><p role="status" aria-live="polite"></p></div></details>
+<summary>${escapeHtml(t("subscribe.open"))}</summary><div class="box"><p>${to}</p>
+<form><input type="hidden" name="token" value="${escapeHtml(token)}"><select name="frequency" aria-label="${escapeHtml(t("subscribe.how_often"))}"><option value="daily">${escapeHtml(t("subscribe.daily"))}</option><option value="weekly">${escapeHtml(t("subscribe.weekly"))}</option><option value="monthly">${escapeHtml(t("subscribe.monthly"))}</option></select>
+<select name="hour" aria-label="${escapeHtml(t("subscribe.at"))}">${hours}</select><span class="zone"></span><button type="submit">${escapeHtml(t("subscribe.submit"))}</button></form>
+<ul aria-label="${escapeHtml(t("subscribe.list"))}"></ul><p role="status" aria-live="polite"></p></div></details>
 <script>${SUBSCRIBE_SCRIPT}</script>`;
 }

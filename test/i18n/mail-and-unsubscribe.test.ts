@@ -5,6 +5,7 @@ import type { JobRequest } from "../../src/delivery/schemas";
 import type { Env } from "../../src/env";
 import { CATALOGUES } from "../../src/lib/i18n/messages";
 import { confirmationPage, donePage } from "../../src/unsubscribe/page";
+import { subscribeControl } from "../../src/dashboards/subscribe-control";
 
 // The e-mail footer and the unsubscribe page speak the schedule's locale.
 const mail = { to: "ana@example.com", subject: "Report", text: "Hello", attachments: [] };
@@ -35,5 +36,18 @@ describe("unsubscribe page", () => {
     expect(done).toContain(CATALOGUES.ar["unsubscribe.done_title"]);
     // Control: English as before.
     expect(confirmationPage({ ...link, locale: "en-US" })).toContain("<h1>Unsubscribe?</h1>");
+  });
+});
+
+describe("subscribe control", () => {
+  it("speaks the page's locale, and hands its script the words it writes itself", () => {
+    const html = subscribeControl("sales", "tok", "ana@example.com", "ja-JP");
+    expect(html).toContain(`<summary>${CATALOGUES.ja["subscribe.open"]}</summary>`);
+    expect(html).toContain(`<option value="daily">${CATALOGUES.ja["subscribe.daily"]}</option>`);
+    expect(html).toContain(CATALOGUES.ja["subscribe.none"]); // in data-words, for the script
+    // Control: English by default, as before.
+    expect(subscribeControl("sales", "tok", "ana@example.com")).toContain(
+      '<summary>Subscribe</summary><div class="box"><p>E-mail this dashboard to <strong>ana@example.com</strong></p>',
+    );
   });
 });

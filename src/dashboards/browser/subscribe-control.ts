@@ -15,6 +15,13 @@ type Answer = { success: 1; subscriptions?: Subscription[] } | { success: 0; err
 
 function start(root: HTMLDetailsElement): void {
   const api = root.getAttribute("data-api");
+  // The page's own words (its locale's catalogue), handed over by the server as data.
+  let words: Record<string, string> = {};
+  try {
+    words = JSON.parse(root.getAttribute("data-words") ?? "{}");
+  } catch {}
+  const say = (key: string, english: string, values: Record<string, string> = {}) =>
+    (words[key] ?? english).replace(/\{([a-z_]+)\}/g, (slot, name: string) => values[name] ?? slot);
   const form = root.querySelector("form") as HTMLFormElement;
   const list = root.querySelector("ul") as HTMLUListElement;
   const status = root.querySelector("[role=status]") as HTMLElement;
@@ -32,9 +39,10 @@ function start(root: HTMLDetailsElement): void {
   };
   const describe = (s: Subscription) => {
     const f = s.cron.split(" ");
-    const at = `${`0${f[1]}`.slice(-2)}:00`;
-    const when = f[4] === "1" ? "Weekly on Mondays" : f[2] === "1" ? "Monthly on the 1st" : "Daily";
-    return `${when} at ${at} (${s.timezone})`;
+    const values = { time: `${`0${f[1]}`.slice(-2)}:00`, zone: s.timezone };
+    if (f[4] === "1") return say("subscribe.describe_weekly", "Weekly on Mondays at {time} ({zone})", values);
+    if (f[2] === "1") return say("subscribe.describe_monthly", "Monthly on the 1st at {time} ({zone})", values);
+    return say("subscribe.describe_daily", "Daily at {time} ({zone})", values);
   };
   const render = (items: Subscription[]) => {
     list.textContent = "";
@@ -44,10 +52,10 @@ function start(root: HTMLDetailsElement): void {
       text.textContent = describe(s);
       const cancel = document.createElement("button");
       cancel.type = "button";
-      cancel.textContent = "Cancel";
+      cancel.textContent = say("subscribe.cancel", "Cancel");
       cancel.addEventListener("click", () => {
         call("DELETE", `/${encodeURIComponent(s.id)}`).then((r) => {
-          status.textContent = r.success ? "Subscription cancelled." : r.error.message;
+          status.textContent = r.success ? say("subscribe.cancelled", "Subscription cancelled.") : r.error.message;
           return load();
         });
       });
@@ -58,7 +66,7 @@ function start(root: HTMLDetailsElement): void {
     if (!items.length) {
       const none = document.createElement("li");
       none.className = "none";
-      none.textContent = "No subscriptions yet.";
+      none.textContent = say("subscribe.none", "No subscriptions yet.");
       list.appendChild(none);
     }
   };
@@ -72,7 +80,7 @@ function start(root: HTMLDetailsElement): void {
     event.preventDefault();
     const field = (name: string) => (form.elements.namedItem(name) as HTMLSelectElement).value;
     call("POST", "", { frequency: field("frequency"), hour: Number(field("hour")), timezone: zone }).then((r) => {
-      status.textContent = r.success ? "Subscribed." : r.error.message;
+      status.textContent = r.success ? say("subscribe.done", "Subscribed.") : r.error.message;
       return load();
     });
   });
