@@ -192,7 +192,7 @@ describe("POST /report-builder/<embed_id>/view: a result with its chart in one r
       chart: { type: "kpi", y: ["count"] },
     });
     expect(kpiView.status).toBe(200);
-    expect(kpiView.body.chart_html).toMatch(/class="kpi-value"[^>]*>2</);
+    expect(kpiView.body.chart_html).toMatch(/class="kpi-value"[^>]*>(?:<bdi[^>]*>)?2</);
     const table = await view(token, { query: bySum, chart: { type: "table" } });
     expect(table.body.chart_html).toBe("");
     expect(table.body.rows).toHaveLength(2);

@@ -109,3 +109,14 @@ export async function dropColumn(token: string, owner: CustomerWithBlueprint, sc
   });
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
 }
+
+/**
+ * An ISO date as an en-US page shows it (the default locale), written by Node's own Intl with
+ * the options the pages use for a calendar date — never a hand-typed string.
+ */
+export function shownDate(iso: string): string {
+  const [year, month, day] = iso.split("-").map(Number);
+  return new Intl.DateTimeFormat("en-US", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: "UTC" }).format(
+    Date.UTC(year, month - 1, day),
+  );
+}
