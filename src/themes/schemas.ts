@@ -4,6 +4,13 @@ import { z } from "@hono/zod-openapi";
 // validation_error on the field; what needs the bytes (signatures) or the colors together
 // (contrast) is checked by the service.
 
+// Letters and digits of any script (\p{L}, \p{N}) need the regular expression's `u` flag, which
+// the OpenAPI document cannot carry in a `pattern` (it would publish a different expression):
+// these are checked by refinements, and the document states the rule in words.
+const THEME_NAME = /^[\p{L}\p{N} _.-]{1,64}$/u;
+const FONT_FAMILY = /^[\p{L}\p{N} ,"'-]{1,200}$/u;
+const FONT_NAME = /^[\p{L}\p{N} _-]{1,64}$/u;
+
 const Color = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/, "must be a color #rrggbb")
@@ -12,13 +19,13 @@ const Color = z
 
 export const ThemeName = z
   .string()
-  .regex(/^[\p{L}\p{N} _.-]{1,64}$/u, "1–64 letters, digits, spaces, '_', '.' or '-'")
+  .refine((value) => THEME_NAME.test(value), "1–64 letters, digits, spaces, '_', '.' or '-'")
   .refine((value) => value.trim().length > 0, "must not be only spaces")
   .openapi({ example: "Acme dark" });
 
 const FontFamily = z
   .string()
-  .regex(/^[\p{L}\p{N} ,"'-]{1,200}$/u, "1–200 letters, digits, spaces, commas, hyphens and quotes")
+  .refine((value) => FONT_FAMILY.test(value), "1–200 letters, digits, spaces, commas, hyphens and quotes")
   .openapi({ example: '"Acme Sans", system-ui, sans-serif' });
 
 /** Base64 text (standard alphabet, padding optional); its decoded size is checked by the service. */
@@ -31,7 +38,7 @@ const Base64 = z
 const Font = z.object({
   family: z
     .string()
-    .regex(/^[\p{L}\p{N} _-]{1,64}$/u, "1–64 letters, digits, spaces, '_' or '-'")
+    .refine((value) => FONT_NAME.test(value), "1–64 letters, digits, spaces, '_' or '-'")
     .openapi({ example: "Acme Sans" }),
   weight: z.number().int().min(100).max(900).default(400),
   style: z.enum(["normal", "italic"]).default("normal"),

@@ -224,7 +224,9 @@ describe("embed page: rendering", () => {
     const html: string = res.body;
     expect(html).toContain('<body data-render-complete="true">');
     expect(html.match(/<svg class="chart"/g)).toHaveLength(4);
-    for (const id of ["bar", "line", "area", "pie"]) expect(panelText(html, id)).toContain("2026-0");
+    // The x values are months (YYYY-MM): the page shows them as the en-US month, written by Intl.
+    const january = new Intl.DateTimeFormat("en-US", { year: "numeric", month: "long", timeZone: "UTC" }).format(Date.UTC(2026, 0, 1));
+    for (const id of ["bar", "line", "area", "pie"]) expect(panelText(html, id)).toContain(january);
     expect(html).toMatch(/<th class="num">revenue<\/th>/);
     // The embed page scrolls a wide table; only a still page (capture, share link) wraps its cells.
     expect(html).toMatch(/<main class="dashboard"/);
