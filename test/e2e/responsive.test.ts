@@ -207,7 +207,13 @@ describe("filter controls in a browser", () => {
   it("submitting the form shows the new data; a locked variable has no field and the URL cannot change it", async () => {
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
-    const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" });
+    // acme-berlin reads German (de-DE); this test reads the English words and plain numbers, so
+    // its tokens ask for en-US (a token's locale wins over the customer's).
+    const minted = await api("/api/generate_embed_token/", {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      locale: "en-US",
+    });
     await page.goto(`${minted.body.embed_url}&width=1280`);
     const before = await page.$eval('[data-panel-id="orders"] .kpi-value', (el: any) => el.textContent);
     await page.select('select[name="var_product"]', "Seats");
@@ -225,6 +231,7 @@ describe("filter controls in a browser", () => {
       provided_id: "acme-berlin",
       dashboard_embed_id: "sales-overview",
       variables: { product: "Storage" },
+      locale: "en-US",
     });
     await page.goto(`${locked.body.embed_url}&var_product=Seats`);
     expect(await page.$('select[name="var_product"]')).toBeNull();
