@@ -70,7 +70,9 @@ async function nextEvent(page: Page, action: string): Promise<{ type: string; de
   }, action);
 }
 
-const tokenUrl = (expiresIn = 900) => `/token?customer=acme-berlin&dashboard=sales-overview&expires_in=${expiresIn}`;
+// acme-berlin reads German (de-DE); these tests read the dashboard's English words, so the
+// vendor's endpoint asks for en-US (a token's locale wins over the customer's).
+const tokenUrl = (expiresIn = 900) => `/token?customer=acme-berlin&dashboard=sales-overview&expires_in=${expiresIn}&locale=en-US`;
 
 describe("<dashboard-embed> in a browser", () => {
   it("mounts with token-url, shows the customer's data and takes the content's height", async () => {
