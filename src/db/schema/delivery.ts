@@ -210,14 +210,3 @@ export const savedReports = sqliteTable(
   },
   (t) => [index("saved_reports_blueprint").on(t.blueprintId, t.updatedAt), index("saved_reports_customer").on(t.customerId, t.updatedAt)],
 );
-
-/** Report-builder requests per customer and one-minute window (BUILDER_REQUESTS_PER_MINUTE). */
-export const builderRequestCounts = sqliteTable(
-  "builder_request_counts",
-  {
-    customerId: integer("customer_id").notNull(),
-    windowStart: integer("window_start").notNull(),
-    count: integer("count").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.customerId, t.windowStart] })],
-);
