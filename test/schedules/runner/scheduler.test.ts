@@ -137,12 +137,12 @@ describe("the scheduler, driven through the Worker's scheduled handler", () => {
       // Each customer's own numbers: alpha's orders sum to 350, beta's to 10.
       if (mail.to.toLowerCase().includes("alpha")) {
         expect(html).toContain(`Dashboard report for ${alpha.name}`);
-        expect(page).toMatch(/class="kpi-value"[^>]*>350</);
-        expect(page).not.toMatch(/class="kpi-value"[^>]*>10</);
+        expect(page).toMatch(/class="kpi-value"[^>]*>(?:<bdi[^>]*>)?350</);
+        expect(page).not.toMatch(/class="kpi-value"[^>]*>(?:<bdi[^>]*>)?10</);
       } else {
         expect(html).toContain(`Dashboard report for ${beta.name}`);
-        expect(page).toMatch(/class="kpi-value"[^>]*>10</);
-        expect(page).not.toMatch(/class="kpi-value"[^>]*>350</);
+        expect(page).toMatch(/class="kpi-value"[^>]*>(?:<bdi[^>]*>)?10</);
+        expect(page).not.toMatch(/class="kpi-value"[^>]*>(?:<bdi[^>]*>)?350</);
       }
     }
   }, 180_000);
