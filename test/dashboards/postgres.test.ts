@@ -297,7 +297,16 @@ describe("postgres data source: types", () => {
     });
     const text = panelText((await embed(embedId, viewer.token)).body, "kinds");
     expect(text).toContain("9007199254740993");
-    expect(text).toContain("2026-03-01T10:34:56.789Z");
+    // The timestamp is shown as the en-US page shows an instant (UTC, the default zone), by Intl.
+    const shown = new Intl.DateTimeFormat("en-US", {
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      timeZone: "UTC",
+    }).format(Date.parse("2026-03-01T10:34:56.789Z"));
+    expect(text).toContain(shown);
   });
 });
 
