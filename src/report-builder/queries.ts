@@ -41,6 +41,7 @@ function compileInput(request: BuilderRequest, builder: OpenedBuilder, query: Re
     context: builder.context,
     mapping: builder.mapping,
     sources: builder.sources,
+    timezone: builder.timezone,
   };
 }
 
