@@ -1,7 +1,7 @@
 /**
  * The builder page and its parent (`<report-builder>` in embed.js): `{source: "report-builder", type}`
  * messages — `ready` / `height` (with `status` and `height`), `error` (`status`), `saved`
- * (`id`, `name`) — and, from the parent, `{type: "token", token}` with a fresh token.
+ * (`id`, `name`), `click` (`column`, `value`, `row`: a bar or row of a grouped result was clicked) — and, from the parent, `{type: "token", token}` with a fresh token.
  */
 
 const SOURCE = "report-builder";
@@ -16,7 +16,8 @@ let readySent = false;
 export type ParentMessage =
   | { type: "ready" | "height"; status: number; height: number }
   | { type: "error"; status: number }
-  | { type: "saved"; id: string; name: string };
+  | { type: "saved"; id: string; name: string }
+  | { type: "click"; column: string; value: unknown; row: Record<string, unknown> };
 
 export function post(message: ParentMessage): void {
   if (framed) window.parent.postMessage({ source: SOURCE, ...message }, "*");
