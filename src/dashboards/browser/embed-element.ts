@@ -13,6 +13,9 @@
  * - `variables` (JSON) and `environment` changes load the dashboard with the new values;
  *   the element's width is passed as `width` (charts are drawn for it) and followed on resize.
  * - Events: `dashboard-load` (`detail.height`), `dashboard-error` (`detail.status`, `detail.message`).
+ * - The iframe wears the page's background (its theme's), so a dark app never sees a white
+ *   frame: from the `background` attribute (a CSS color) before the first page arrives, then
+ *   the background the page reports in its `ready` message, kept for every reload.
  *
  * `<report-builder embed-id="<blueprint embed_id>" token-url="…">` (docs/report-builder.md)
  * is the same element over the report builder page: the same credentials, refresh, height and
@@ -74,6 +77,8 @@ interface PageMessage {
   height?: number;
   id?: string;
   name?: string;
+  /** `ready`: the page's computed background (its theme's). */
+  background?: string;
 }
 
 abstract class FramedPage extends HTMLElement {
@@ -85,6 +90,8 @@ abstract class FramedPage extends HTMLElement {
   private width = 0;
   private contentHeight = 0;
   private resize: ResizeObserver | undefined = undefined;
+  /** The background the page reported (its theme's): the iframe keeps it across reloads. */
+  private pageBackground: string | null = null;
 
   protected abstract get kind(): Kind;
   /** The element's own query parameters of the page's URL. */
@@ -112,6 +119,7 @@ abstract class FramedPage extends HTMLElement {
   attributeChangedCallback(name: string, oldValue: string | null, newValue: string | null): void {
     if (!this.isConnected || oldValue === newValue) return;
     if (name === "height") this.applyHeight(this.contentHeight);
+    else if (name === "background") this.applyBackground();
     else if (name === "token" || name === "token-url" || name === "customer-token") this.start();
     else this.navigate();
   }
@@ -192,6 +200,7 @@ abstract class FramedPage extends HTMLElement {
       frame.referrerPolicy = "no-referrer";
       frame.style.cssText = "display:block;width:100%;border:0;height:150px";
       this.frame = frame;
+      this.applyBackground();
       this.appendChild(frame);
     }
     this.applyHeight(this.contentHeight);
@@ -205,6 +214,14 @@ abstract class FramedPage extends HTMLElement {
     if (!this.frame || !this.width || Math.abs(width - this.width) < 16) return;
     clearTimeout(this.resizeTimer);
     this.resizeTimer = setTimeout(() => this.navigate(), 250);
+  }
+
+  /** The page's own background once it said it, else the `background` attribute's color (else transparent: the host's). */
+  private applyBackground(): void {
+    if (!this.frame) return;
+    const given = this.getAttribute("background");
+    const color = this.pageBackground ?? (given && CSS.supports("color", given) ? given : null);
+    this.frame.style.background = color ?? "transparent";
   }
 
   private applyHeight(height: number): void {
@@ -228,6 +245,10 @@ abstract class FramedPage extends HTMLElement {
       return;
     }
     if (typeof data.height !== "number") return;
+    if (data.type === "ready" && typeof data.background === "string" && CSS.supports("color", data.background)) {
+      this.pageBackground = data.background;
+      this.applyBackground();
+    }
     this.contentHeight = data.height;
     this.applyHeight(data.height);
     if (data.type !== "ready") return;
@@ -242,7 +263,7 @@ abstract class FramedPage extends HTMLElement {
 
 class DashboardEmbed extends FramedPage {
   static get observedAttributes(): string[] {
-    return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height"];
+    return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height", "background"];
   }
   protected get kind(): Kind {
     return DASHBOARD;
@@ -264,7 +285,7 @@ class DashboardEmbed extends FramedPage {
 
 class ReportBuilder extends FramedPage {
   static get observedAttributes(): string[] {
-    return ["embed-id", "token", "token-url", "report", "height"];
+    return ["embed-id", "token", "token-url", "report", "height", "background"];
   }
   protected get kind(): Kind {
     return BUILDER;
