@@ -86,7 +86,7 @@ export default defineConfig(async () => {
       setupFiles: ["./test/helpers/apply-migrations.ts"],
       // Every test file starts its own workerd, which loads the Worker module by module; the
       // libraries are bundled once per run instead (hundreds of echarts/zrender/drizzle files
-      // become one each), which cuts each file's start by about a third (docs/testing.md).
+      // become one each), which cuts each file's start by about a third (docs/architecture.md#tests).
       deps: { optimizer: { ssr: { enabled: true, include: prebundledLibraries } } },
       testTimeout: 30_000,
     },
