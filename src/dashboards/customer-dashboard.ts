@@ -150,7 +150,7 @@ export function definitionForCustomer(
 }
 
 /** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */
-async function readDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
+export async function readDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
   return dashboardFromReads(request, await db.batch(dashboardReads(db, request)));
 }
 

@@ -12,6 +12,8 @@
  * `data-fit-window` is the width from which all do).
  */
 
+import { tokenFitsPage } from "./token-dashboard";
+
 /** A page opened on its own: drawn for the window's width when it was drawn for another. */
 function fitWindow(): void {
   const main = document.querySelector("main[data-fit-window]");
@@ -46,7 +48,8 @@ function talkToParent(): void {
       !data ||
       data.source !== "dashboard-embed" ||
       data.type !== "token" ||
-      typeof data.token !== "string"
+      typeof data.token !== "string" ||
+      !tokenFitsPage(data.token)
     )
       return;
     for (const link of document.querySelectorAll<HTMLAnchorElement>("a[data-embed-link]")) {
