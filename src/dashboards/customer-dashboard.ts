@@ -178,7 +178,10 @@ export async function renderLoaded(
   run: RenderRun = {},
 ): Promise<string> {
   // `{{viewer.locale}}` and `{{viewer.timezone}}` bind the view's own (they are part of each query's cache key).
-  const context = { ...loaded.context, viewer: { locale: presentation.locale ?? "en-US", timezone: presentation.timezone ?? "UTC" } };
+  const context = {
+    ...loaded.context,
+    viewer: { locale: presentation.locale ?? loaded.view.locale, timezone: presentation.timezone ?? loaded.view.timezone },
+  };
   const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, context, queryRun(loaded, run));
   return renderDashboard({ ...loaded, context, results, ...presentation });
 }

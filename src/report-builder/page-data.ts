@@ -1,6 +1,6 @@
 import type { Database } from "../db/client";
 import { builderReads, opened, type BuilderRequest } from "./builder-request";
-import { datasetsOf } from "./queries";
+import { datasetDisplayName, datasetsOf } from "./queries";
 import { reportView } from "./saved-reports";
 import * as repo from "./repository";
 import { byId } from "../customers/repository";
@@ -23,7 +23,10 @@ export async function builderPageData(request: BuilderRequest) {
   return {
     blueprintName: blueprint[0].name,
     customerName: builder.context.customer.name,
-    datasets: datasetsOf(builder.tables),
+    datasets: datasetsOf(builder.tables, builder.locale).map((d, i) => ({
+      ...d,
+      display_name: datasetDisplayName(builder.tables[i], builder.locale),
+    })),
     reports: saved.map(reportView),
     // The page and its charts in the token's theme, else the customer's (src/themes/presentation.ts).
     view: resolvePresentation({ theme: claims.thm, locale: claims.loc, timezone: claims.tz }, chain, themes),

@@ -15,6 +15,8 @@ export const BUILDER_SCRIPT_PATH = "/report-builder.js";
 
 export interface BuilderDataset {
   name: string;
+  /** In the view's locale (the table's translations), else `name`. */
+  display_name?: string;
   description: string | null;
   columns: { name: string; display_name: string; type: string; can_be_grouped: boolean }[];
 }

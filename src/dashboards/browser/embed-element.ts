@@ -18,6 +18,9 @@
  *   (`detail.variables`: the page's unlocked variables, whenever they change in the frame: a
  *   filter control, a click filter, `setVariables`).
  * - `setVariables(object)`: the same as setting `variables` (unlocked ones; locked ones are the token's).
+ * - The iframe wears the page's background (its theme's), so a dark app never sees a white
+ *   frame: from the `background` attribute (a CSS color) before the first page arrives, then
+ *   the background the page reports in its `ready` message, kept for every reload.
  *
  * `<report-builder embed-id="<blueprint embed_id>" token-url="…">` (docs/report-builder.md)
  * is the same element over the report builder page: the same credentials, refresh, height and
@@ -81,6 +84,8 @@ interface PageMessage {
   height?: number;
   id?: string;
   name?: string;
+  /** `ready`: the page's computed background (its theme's). */
+  background?: string;
 }
 
 abstract class FramedPage extends HTMLElement {
@@ -94,6 +99,8 @@ abstract class FramedPage extends HTMLElement {
   private resize: ResizeObserver | undefined = undefined;
   /** The variables the dashboard's page last reported (JSON), to tell a change. */
   private reported: string | null = null;
+  /** The background the page reported (its theme's): the iframe keeps it across reloads. */
+  private pageBackground: string | null = null;
 
   protected abstract get kind(): Kind;
   /** The element's own query parameters of the page's URL. */
@@ -121,6 +128,7 @@ abstract class FramedPage extends HTMLElement {
   attributeChangedCallback(name: string, oldValue: string | null, newValue: string | null): void {
     if (!this.isConnected || oldValue === newValue) return;
     if (name === "height") this.applyHeight(this.contentHeight);
+    else if (name === "background") this.applyBackground();
     else if (name === "token" || name === "token-url" || name === "customer-token") this.start();
     else this.navigate();
   }
@@ -202,6 +210,7 @@ abstract class FramedPage extends HTMLElement {
       frame.referrerPolicy = "no-referrer";
       frame.style.cssText = "display:block;width:100%;border:0;height:150px";
       this.frame = frame;
+      this.applyBackground();
       this.appendChild(frame);
     }
     this.applyHeight(this.contentHeight);
@@ -215,6 +224,14 @@ abstract class FramedPage extends HTMLElement {
     if (!this.frame || !this.width || Math.abs(width - this.width) < 16) return;
     clearTimeout(this.resizeTimer);
     this.resizeTimer = setTimeout(() => this.navigate(), 250);
+  }
+
+  /** The page's own background once it said it, else the `background` attribute's color (else transparent: the host's). */
+  private applyBackground(): void {
+    if (!this.frame) return;
+    const given = this.getAttribute("background");
+    const color = this.pageBackground ?? (given && CSS.supports("color", given) ? given : null);
+    this.frame.style.background = color ?? "transparent";
   }
 
   private applyHeight(height: number): void {
@@ -254,6 +271,10 @@ abstract class FramedPage extends HTMLElement {
       return;
     }
     if (typeof data.height !== "number") return;
+    if (data.type === "ready" && typeof data.background === "string" && CSS.supports("color", data.background)) {
+      this.pageBackground = data.background;
+      this.applyBackground();
+    }
     this.contentHeight = data.height;
     this.applyHeight(data.height);
     if (data.type !== "ready") return;
@@ -268,7 +289,7 @@ abstract class FramedPage extends HTMLElement {
 
 class DashboardEmbed extends FramedPage {
   static get observedAttributes(): string[] {
-    return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height"];
+    return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height", "background"];
   }
   /** Shows the dashboard with these (unlocked) variables: the same as setting `variables`, also when the frame has moved on since. */
   setVariables(variables: Record<string, unknown>): void {
@@ -296,7 +317,7 @@ class DashboardEmbed extends FramedPage {
 
 class ReportBuilder extends FramedPage {
   static get observedAttributes(): string[] {
-    return ["embed-id", "token", "token-url", "report", "height"];
+    return ["embed-id", "token", "token-url", "report", "height", "background"];
   }
   protected get kind(): Kind {
     return BUILDER;

@@ -4,7 +4,8 @@
  * nothing from anywhere.
  *
  * It lets `<dashboard-embed>` size its iframe and hand over fresh signed tokens: it posts
- * `{source: "dashboard-embed", type: "ready" | "height", status, height}` to the parent
+ * `{source: "dashboard-embed", type: "ready" | "height", status, height}` (`ready` also with the
+ * page's computed `background`, its theme's, which the element gives its iframe) to the parent
  * window and accepts `{type: "token", token}` from it, rewriting the `token` of the page's
  * own links and forms. Opened on its own (not framed), a page drawn without a width
  * (`data-fit-window`: a share link on a phone) asks once more with its window's width, so its
@@ -37,7 +38,8 @@ function talkToParent(): void {
     const h = height();
     if (type === "height" && h === last) return;
     last = h;
-    window.parent.postMessage({ source: "dashboard-embed", type, status, height: h }, "*");
+    const background = type === "ready" ? { background: getComputedStyle(document.documentElement).backgroundColor } : {};
+    window.parent.postMessage({ source: "dashboard-embed", type, status, height: h, ...background }, "*");
   };
   post("ready");
   if (typeof ResizeObserver === "function") new ResizeObserver(() => post("height")).observe(document.documentElement);

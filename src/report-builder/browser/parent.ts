@@ -14,7 +14,7 @@ let lastHeight = -1;
 let readySent = false;
 
 export type ParentMessage =
-  | { type: "ready" | "height"; status: number; height: number }
+  | { type: "ready" | "height"; status: number; height: number; background?: string }
   | { type: "error"; status: number }
   | { type: "saved"; id: string; name: string }
   | { type: "click"; column: string; value: unknown; row: Record<string, unknown> };
@@ -31,7 +31,13 @@ function postHeight(type: "ready" | "height"): void {
   const h = pageHeight();
   if (type === "height" && h === lastHeight) return;
   lastHeight = h;
-  post({ type, status: pageStatus, height: h });
+  // `ready` carries the page's background (its theme's): `<report-builder>` gives it to its iframe.
+  post({
+    type,
+    status: pageStatus,
+    height: h,
+    ...(type === "ready" ? { background: getComputedStyle(document.documentElement).backgroundColor } : {}),
+  });
 }
 
 /** Once the first result (or problem) is shown: the parent learns the page's status and height, then every change of height. */
