@@ -1,4 +1,5 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { browserScriptsAsTextForVite, buildBrowserScripts } from "./scripts/lib/browser-build.mjs";
 import { projectCacheHome } from "./scripts/lib/cache-home.mjs";
@@ -72,6 +73,8 @@ export default defineConfig(async () => {
             CUSTOMER_TOKEN_SECRET: "test-customer-token-secret",
             EMBED_TOKEN_SECRET: "test-embed-token-secret",
             LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+            // A real WOFF2 font (Open Sans, Apache 2.0) for the theme tests that draw with one.
+            TEST_THEME_FONT_BASE64: readFileSync("./examples/themes/open-sans-regular.woff2").toString("base64"),
             ...vars,
           },
         },

@@ -15,6 +15,7 @@ import { startLocalCron } from "./lib/local-cron.mjs";
 import { ensureLocalPostgres } from "./lib/local-postgres.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
 import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
+import { DARK_THEME, demoThemes } from "./lib/demo-themes.mjs";
 import { warehouseConnectionString } from "./lib/warehouse.mjs";
 
 await ensureNode();
@@ -183,6 +184,14 @@ let salesBlueprint = blueprints.blueprints?.find((b) => b.name === salesData.blu
 if (blueprints.success === 1 && salesBlueprint === undefined)
   salesBlueprint = (await publicApi("/api/create_blueprint/", salesData)).blueprint_id;
 const signedDashboardUrl = demoCustomer.customer ? await signedLink({ dashboard_embed_id: "sales-overview" }) : demoUrl;
+// The demo's themes (a light brand, a dark one with its own font and logo), created through the
+// public API; one that exists already (a restart) is left as it is.
+for (const theme of demoThemes()) {
+  const created = await publicApi("/api/create_theme/", theme);
+  if (created.success !== 1 && created.error?.code !== "theme_exists")
+    console.error(`Could not create the theme ${theme.name}: ${JSON.stringify(created.error ?? created)}`);
+}
+const darkDashboardUrl = demoCustomer.customer ? await signedLink({ dashboard_embed_id: "sales-overview", theme: DARK_THEME }) : demoUrl;
 const builderUrl =
   salesBlueprint !== undefined ? await signedLink({ blueprint_id: salesBlueprint, user_id: "demo-user" }) : "(demo blueprint not found)";
 
@@ -194,6 +203,8 @@ console.log(`
 
   Demo dashboard (customer acme-berlin), signed link valid 24 h:
     ${signedDashboardUrl}
+  The same in the dark theme "${DARK_THEME}" (its own font and logo), signed link valid 24 h:
+    ${darkDashboardUrl}
   The same with the customer token (never expires):
     ${demoUrl}
   Report builder on the blueprint "Sales data" (acme-berlin), signed link valid 24 h:

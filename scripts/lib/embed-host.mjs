@@ -36,6 +36,7 @@ export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
       if (url.searchParams.has("user_id")) body.user_id = url.searchParams.get("user_id");
       if (url.searchParams.has("filters")) body.filters = JSON.parse(url.searchParams.get("filters"));
       if (url.searchParams.has("locale")) body.locale = url.searchParams.get("locale");
+      if (url.searchParams.has("theme")) body.theme = url.searchParams.get("theme");
       const minted = await fetch(`${apiBase}/api/generate_embed_token/`, {
         method: "POST",
         headers: { "Service-Authorization": `Token ${apiToken}`, "Content-Type": "application/json" },

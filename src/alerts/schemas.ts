@@ -76,6 +76,8 @@ export const AlertSchema = z
     variables: z.record(z.string(), z.unknown()).nullable(),
     paused: z.boolean(),
     next_run_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while paused." }),
+    theme: z.string().nullable().openapi({ description: "The theme its e-mails are drawn in; null: each customer's computed theme." }),
+    locale: z.string().nullable().openapi({ description: "The locale of its e-mails; null: each customer's computed locale." }),
     created_at: z.string(),
   })
   .openapi("Alert");

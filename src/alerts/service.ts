@@ -39,6 +39,8 @@ function view(row: schedulesRepo.ScheduleRow): Alert {
     variables: row.variables,
     paused: row.paused,
     next_run_at: row.nextRunAt,
+    theme: row.themeName,
+    locale: row.locale,
     created_at: row.createdAt,
   };
 }
@@ -133,7 +135,7 @@ export async function updateAlert(
   if (!current) throw alertNotFound(input.id);
   const timing = updatedTiming(current, input, now);
   const target = { kind: "dashboard", embedId: input.dashboard_embed_id ?? current.dashboardEmbedId } as const;
-  const refs = { target, panelId: input.panel_id ?? current.panelId ?? "", ...updatedAudience(current, input) };
+  const refs = { target, panelId: input.panel_id ?? current.panelId ?? "", ...updatedAudience(current, input), theme: input.theme };
   const audience = await resolveReferences(scope, refs);
   const callbackUrl = input.callback_url !== undefined ? input.callback_url : current.callbackUrl;
   await checkCallback(scope, env, input.callback_url);
@@ -157,6 +159,7 @@ export async function updateAlert(
         conditionValue: input.condition?.value ?? current.conditionValue,
         notify: input.notify ?? current.notify,
         callbackUrl,
+        ...(input.locale !== undefined ? { locale: input.locale } : {}),
       },
       "alert",
     ),

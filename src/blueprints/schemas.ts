@@ -3,6 +3,7 @@ import { plainText } from "../http/fields";
 import { ProvidedId } from "../customers/schemas";
 import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
+import { canonicalLocale } from "../lib/i18n/lookup";
 
 export const COLUMN_TYPES = ["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"] as const;
 
@@ -14,6 +15,16 @@ const Column = z
     can_be_grouped: z.boolean().nullable().optional().openapi({ description: "Defaults to true." }),
   })
   .openapi("BlueprintColumn");
+
+/** One locale's words for a table: what the report builder shows instead of its own (names in queries never change). */
+const TableTranslation = z
+  .object({
+    dataset_name: plainText(1, 256).optional(),
+    description: z.string().max(10_000).optional(),
+    columns: z.record(z.string(), plainText(1, 256)).optional().openapi({ description: "Column name → display name." }),
+  })
+  .strict()
+  .openapi("BlueprintTableTranslation");
 
 const Table = z
   .object({
@@ -40,8 +51,22 @@ const Table = z
       description:
         "Seconds a report-builder query's result on this table is served from the cache near the viewer (0–86400; 0 or absent: never cached).",
     }),
+    translations: z.record(z.string(), TableTranslation).optional().openapi({
+      description:
+        "By locale or language (`de-CH`, `de`): the dataset name, description and column display names the report builder shows. The builder takes the exact locale, then the language, then the table's own words.",
+    }),
   })
   .superRefine((table, ctx) => {
+    for (const [locale, texts] of Object.entries(table.translations ?? {})) {
+      if (canonicalLocale(locale) === null) {
+        ctx.addIssue({ code: "custom", path: ["translations", locale], message: `'${locale}' is not a BCP 47 locale or language` });
+      }
+      for (const name of Object.keys(texts.columns ?? {})) {
+        if (!table.columns.some((column) => column.name === name)) {
+          ctx.addIssue({ code: "custom", path: ["translations", locale, "columns", name], message: `there is no column '${name}'` });
+        }
+      }
+    }
     const seen = new Set<string>();
     table.columns.forEach((column, index) => {
       if (seen.has(column.name)) {
@@ -84,6 +109,10 @@ export const StoredTable = z
     dataset_name: z.string(),
     description: z.string().nullable(),
     cache_ttl_seconds: z.number().int().optional().openapi({ description: "Present when it was given." }),
+    translations: z
+      .record(z.string(), TableTranslation)
+      .optional()
+      .openapi({ description: "Present when it was given; locale keys canonicalised." }),
   })
   .openapi("StoredBlueprintTable");
 

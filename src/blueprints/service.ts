@@ -3,6 +3,7 @@ import type { Database } from "../db/client";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { readOnlyProblem } from "../lib/sql-read-only";
+import { canonicalLocale } from "../lib/i18n/lookup";
 import * as customersRepo from "../customers/repository";
 import * as adminRepo from "../admin/repository";
 import * as repo from "./repository";
@@ -29,6 +30,13 @@ export function withDefaults(tables: TableInput[]): StoredTable[] {
     description: table.description ?? null,
     // Kept only when given: tables stored and read back without it keep their shape.
     ...(table.cache_ttl_seconds !== undefined ? { cache_ttl_seconds: table.cache_ttl_seconds } : {}),
+    ...(table.translations !== undefined
+      ? {
+          translations: Object.fromEntries(
+            Object.entries(table.translations).map(([locale, texts]) => [canonicalLocale(locale) ?? locale, texts]),
+          ),
+        }
+      : {}),
   }));
 }
 

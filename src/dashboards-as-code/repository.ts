@@ -26,4 +26,5 @@ export async function storedPreview(kv: KVNamespace, previewId: string): Promise
 export const chainByProvidedId = (db: Database, providedId: string) => customerChain(db, byProvidedId(providedId));
 export const chainById = (db: Database, id: number) => customerChain(db, byId(id));
 export const existingSchemas = adminRepo.existingSchemas;
+export const existingDashboards = dashboards.existingDashboards;
 export const dataSources = dashboards.dataSources;

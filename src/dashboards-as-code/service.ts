@@ -6,7 +6,7 @@ import type { Definition, PanelDefinition } from "../dashboards/definition";
 import { customerTokenFingerprint, fingerprintMatches } from "../tokens/signed";
 import { definitionForCustomer, type LoadedDashboard } from "../dashboards/customer-dashboard";
 import { missingTranslations } from "../dashboards/translations";
-import { definitionRuleErrors, schemaIdsOf } from "../dashboards/versions";
+import { definitionRuleErrors, openedDashboardsOf, schemaIdsOf } from "../dashboards/versions";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { describeIssue } from "../http/validation";
@@ -58,15 +58,16 @@ export async function checkFile(db: Database, env: object, file: unknown, provid
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issueProblem(file, issue));
   const definition = parsed.success ? parsed.data.definition : undefined;
 
-  const [chain, schemas, sources] = await db.batch([
+  const [chain, schemas, sources, opened] = await db.batch([
     repo.chainByProvidedId(db, providedId ?? ""),
     repo.existingSchemas(db, definition ? schemaIdsOf(definition) : []),
     repo.dataSources(db),
+    repo.existingDashboards(db, definition ? openedDashboardsOf(definition) : []),
   ]);
   if (providedId !== undefined && chain.length === 0) throw customerNotFound(providedId);
   if (!parsed.success || !definition) return { valid: false, problems };
 
-  for (const error of definitionRuleErrors(definition, schemas)) {
+  for (const error of definitionRuleErrors(definition, schemas, opened)) {
     problems.push(
       problem(
         file,
@@ -114,6 +115,11 @@ function panelColumnProblems(panel: PanelDefinition, result: PanelColumns, provi
       : panel.type === "bar" || panel.type === "line" || panel.type === "area"
         ? [[["x_column"], panel.x_column], ...panel.y_columns.map((c, i): [(string | number)[], string] => [["y_columns", i], c])]
         : [];
+  // The columns a click takes its values from.
+  const click = panel.on_click;
+  if (click?.action === "filter" && click.column !== undefined) named.push([["on_click", "column"], click.column]);
+  if (click?.action === "open")
+    for (const [variable, column] of Object.entries(click.variables)) named.push([["on_click", "variables", variable], column]);
   const columns = new Set(result.columns);
   return named
     .filter(([, column]) => !columns.has(column))
@@ -141,12 +147,13 @@ const UNSAVED_EMBED_ID = "unsaved";
  * hash of a random id) until the link expires. One D1 round trip and one KV write.
  */
 export async function createPreview(db: Database, env: Env, baseUrl: string, input: PreviewRequest) {
-  const [chain, schemas] = await db.batch([
+  const [chain, schemas, opened] = await db.batch([
     repo.chainByProvidedId(db, input.provided_id),
     repo.existingSchemas(db, schemaIdsOf(input.definition)),
+    repo.existingDashboards(db, openedDashboardsOf(input.definition)),
   ]);
   if (chain.length === 0) throw customerNotFound(input.provided_id);
-  const [unknown] = definitionRuleErrors(input.definition, schemas);
+  const [unknown] = definitionRuleErrors(input.definition, schemas, opened);
   if (unknown) throw unknown;
 
   const embedId = input.embed_id ?? UNSAVED_EMBED_ID;

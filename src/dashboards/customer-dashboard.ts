@@ -150,7 +150,7 @@ export function definitionForCustomer(
 }
 
 /** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */
-async function readDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
+export async function readDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
   return dashboardFromReads(request, await db.batch(dashboardReads(db, request)));
 }
 
@@ -178,7 +178,10 @@ export async function renderLoaded(
   run: RenderRun = {},
 ): Promise<string> {
   // `{{viewer.locale}}` and `{{viewer.timezone}}` bind the view's own (they are part of each query's cache key).
-  const context = { ...loaded.context, viewer: { locale: presentation.locale ?? "en-US", timezone: presentation.timezone ?? "UTC" } };
+  const context = {
+    ...loaded.context,
+    viewer: { locale: presentation.locale ?? loaded.view.locale, timezone: presentation.timezone ?? loaded.view.timezone },
+  };
   const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, context, queryRun(loaded, run));
   return renderDashboard({ ...loaded, context, results, ...presentation });
 }

@@ -130,6 +130,44 @@ const YColumns = z
 const LabelColumn = z.string().min(1).meta({ description: "pie: the result column naming each slice." });
 const ValueColumn = z.string().min(1).meta({ description: "pie: the result column sizing each slice." });
 
+/**
+ * What a click on a bar, point, slice or table row of a data panel does in the live embed page
+ * (docs/embedding.md "Clicks"): set a variable (`filter`), open another dashboard for the same
+ * customer (`open`), or only tell the host page (`emit`). Every click is posted to the host.
+ */
+const OnClick = z
+  .discriminatedUnion(
+    "action",
+    [
+      z.object({
+        action: z.literal("filter"),
+        variable: z
+          .string()
+          .min(1)
+          .max(64)
+          .meta({ description: "A declared variable: set to the clicked row's value (again: back to its default)." }),
+        column: z.string().min(1).max(200).optional().meta({
+          description: "The result column whose value is taken (default x_column, a pie's label_column; required for tables and KPIs).",
+        }),
+      }),
+      z.object({
+        action: z.literal("open"),
+        dashboard: z.string().min(1).max(200).meta({ description: "The embed id of the dashboard to open (it must exist)." }),
+        variables: z
+          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), z.string().min(1).max(200))
+          .default({})
+          .meta({ description: "The target's variables, each set from a result column of the clicked row." }),
+      }),
+      z.object({ action: z.literal("emit") }),
+    ],
+    {
+      error: (issue) => (issue.code === "invalid_union" ? "on_click.action is one of filter, open, emit" : undefined),
+    },
+  )
+  .openapi("PanelOnClick")
+  .meta({ description: "Data panels: what a click on a bar, point, slice or row does (filter, open, emit); posted to the host page too." });
+export type OnClickAction = z.infer<typeof OnClick>;
+
 /** Every field a panel may have; id, type and layout are required (each type below requires its own too). */
 const PanelFields = z.looseObject({
   id: z
@@ -148,6 +186,7 @@ const PanelFields = z.looseObject({
   value_column: ValueColumn.optional(),
   format: Format,
   column_formats: ColumnFormats,
+  on_click: OnClick.optional(),
 });
 
 /**
@@ -284,9 +323,12 @@ export const DashboardDefinition = z
   })
   .superRefine((definition, ctx) => {
     const seen = new Set<string>();
+    const declared = new Set(definition.variables.map((v) => v.name));
     definition.panels.forEach((panel, index) => {
       if (seen.has(panel.id)) ctx.addIssue({ code: "custom", path: ["panels", index, "id"], message: `duplicate panel id '${panel.id}'` });
       seen.add(panel.id);
+      for (const [field, message] of onClickProblems(panel, declared))
+        ctx.addIssue({ code: "custom", path: ["panels", index, "on_click", ...field], message });
     });
     for (const [locale, texts] of Object.entries(definition.translations ?? {})) {
       if (canonicalLocaleKey(locale) === null) {
@@ -302,6 +344,34 @@ export const DashboardDefinition = z
   .openapi("DashboardDefinition");
 
 export type Definition = z.infer<typeof DashboardDefinition>;
+
+/**
+ * What a panel's `on_click` breaks that its shape does not say: a text panel has nothing to
+ * click, a filter names a declared variable, and a table's or KPI's filter names its column
+ * (a chart's defaults to the column along its axis or naming its slices). Whether an `open`
+ * names an existing dashboard is checked where dashboards are read (versions.ts).
+ */
+function onClickProblems(panel: PanelDefinition, declared: Set<string>): [string[], string][] {
+  const click = panel.on_click;
+  if (!click) return [];
+  if (panel.type === "text") return [[[], "a text panel has nothing to click; on_click is for data panels"]];
+  if (click.action !== "filter") return [];
+  const problems: [string[], string][] = [];
+  if (!declared.has(click.variable))
+    problems.push([["variable"], `variable '${click.variable}' is not declared in the definition's variables`]);
+  if (click.column === undefined && (panel.type === "table" || panel.type === "kpi"))
+    problems.push([["column"], `a filter on a ${panel.type} panel needs column (the result column whose value is taken)`]);
+  return problems;
+}
+
+/** The result column whose value a click on `panel` reports (and a filter takes): on_click.column, else the axis or slice names. */
+export function clickColumn(panel: PanelDefinition): string | undefined {
+  const click = panel.on_click;
+  if (click?.action === "filter" && click.column !== undefined) return click.column;
+  if (panel.type === "bar" || panel.type === "line" || panel.type === "area") return panel.x_column;
+  if (panel.type === "pie") return panel.label_column;
+  return undefined;
+}
 
 declare module "../db/schema/columns" {
   interface JsonColumns {

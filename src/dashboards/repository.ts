@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../db/client";
+import { jsonList } from "../db/json-list";
 import { jsonOf, parsedRows, sqliteFlag } from "../db/rows";
 import { dashboards, dashboardTags, dashboardVersions, dataSources as dataSourcesTable } from "../db/schema";
 import { sqlNow } from "../db/time";
@@ -39,6 +40,14 @@ export function listDashboards(db: Database) {
 
 export function dashboardByEmbedId(db: Database, embedId: string) {
   return db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.embedId, embedId));
+}
+
+/** Which of these embed ids are dashboards (those an `on_click` opens). */
+export function existingDashboards(db: Database, embedIds: string[]) {
+  return db
+    .select({ embedId: dashboards.embedId })
+    .from(dashboards)
+    .where(inArray(dashboards.embedId, jsonList(embedIds)));
 }
 
 export function dashboardNamed(db: Database, embedId: string) {

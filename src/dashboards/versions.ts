@@ -26,13 +26,31 @@ export function schemaIdsOf(definition: Definition): number[] {
   return [...new Set(definition.panels.flatMap((p) => (p.schema_id === undefined ? [] : [p.schema_id])))];
 }
 
+/** The dashboards a definition's `on_click` actions open (to look up with `repo.existingDashboards`). */
+export function openedDashboardsOf(definition: Definition): string[] {
+  return [...new Set(definition.panels.flatMap((p) => (p.on_click?.action === "open" ? [p.on_click.dashboard] : [])))];
+}
+
 /**
- * What a valid definition breaks beyond its shape, in the order the API reports: each panel
- * naming a schema that is not among `existing` (422 unknown_schema), then each panel whose
- * SQL is not one read-only statement (422 query_not_read_only). Saving and previewing stop
- * at the first; a check (`dashboards validate`) reports them all.
+ * What a valid definition breaks beyond its shape, in the order the API reports: each
+ * `on_click` opening a dashboard that is not among `dashboards` (400 validation_error), each
+ * panel naming a schema that is not among `existing` (422 unknown_schema), then each panel
+ * whose SQL is not one read-only statement (422 query_not_read_only). Saving and previewing
+ * stop at the first; a check (`dashboards validate`) reports them all.
  */
-export function definitionRuleErrors(definition: Definition, existing: { id: number }[]): ApiError[] {
+export function definitionRuleErrors(definition: Definition, existing: { id: number }[], dashboards: { embedId: string }[]): ApiError[] {
+  const there = new Set(dashboards.map((d) => d.embedId));
+  const missing = definition.panels.flatMap((panel, index) =>
+    panel.on_click?.action === "open" && !there.has(panel.on_click.dashboard)
+      ? [
+          new ApiError(
+            "validation_error",
+            `Panel '${panel.id}' opens dashboard '${panel.on_click.dashboard}', which does not exist.`,
+            `definition.panels.${index}.on_click.dashboard`,
+          ),
+        ]
+      : [],
+  );
   const known = new Set(existing.map((s) => s.id));
   const unknown = definition.panels.flatMap((panel, index) =>
     panel.schema_id !== undefined && !known.has(panel.schema_id)
@@ -45,7 +63,7 @@ export function definitionRuleErrors(definition: Definition, existing: { id: num
       ? [new ApiError("query_not_read_only", `Panel '${panel.id}' is not a read-only query: ${problem}.`, `definition.panels.${index}.sql`)]
       : [];
   });
-  return [...unknown, ...writing];
+  return [...missing, ...unknown, ...writing];
 }
 
 /**
@@ -53,12 +71,13 @@ export function definitionRuleErrors(definition: Definition, existing: { id: num
  * and every panel's SQL must be one read-only statement (422 query_not_read_only).
  */
 export async function saveVersion(db: Database, input: { embed_id: string; definition: Definition; draft?: boolean }) {
-  const [dashboard, schemas] = await db.batch([
+  const [dashboard, schemas, opened] = await db.batch([
     repo.dashboardByEmbedId(db, input.embed_id),
     adminRepo.existingSchemas(db, schemaIdsOf(input.definition)),
+    repo.existingDashboards(db, openedDashboardsOf(input.definition)),
   ]);
   if (dashboard.length === 0) throw dashboardNotFound(input.embed_id);
-  const [broken] = definitionRuleErrors(input.definition, schemas);
+  const [broken] = definitionRuleErrors(input.definition, schemas, opened);
   if (broken) throw broken;
   const [version] = await repo.insertVersion(db, input.embed_id, input.definition, input.draft ?? false);
   return { version_number: version.versionNumber, draft: version.draft === 1 };

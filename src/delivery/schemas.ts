@@ -3,6 +3,7 @@ import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { JOB_KINDS, JOB_STATUSES } from "../db/job-vocabulary";
 import { checkDeliveryTarget, ReportId, type Targeted } from "./target";
+import { presentationFields } from "../themes/presentation";
 
 const DashboardEmbedId = EmbedId.optional().openapi({
   description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`.",
@@ -33,6 +34,7 @@ export const ScreenshotBody = z
     variables: Variables.optional(),
     width: z.number().int().min(1).max(4096).default(1280).openapi({ description: "Pixels, 1–4096." }),
     callback_url: CallbackUrl,
+    ...presentationFields,
   })
   .superRefine((body, ctx) => checkDeliveryTarget(body, ctx, { required: true, formatField: "export_type", format: body.export_type }))
   .openapi("ScreenshotRequest");
@@ -51,6 +53,7 @@ export const ReportBody = z
       .optional()
       .openapi({ description: "Link target of the screenshot; default: the service's share link." }),
     callback_url: CallbackUrl,
+    ...presentationFields,
   })
   .superRefine((body, ctx) => checkDeliveryTarget(body, ctx, { required: true, formatField: "export_type" }))
   .openapi("ReportRequest");
@@ -115,6 +118,13 @@ export const JobRequestSchema = z.object({
   unsubscribe: z.object({ scheduleId: z.string(), base: z.string(), locale: z.string().optional() }).optional(),
   /** An alert's e-mail: the first line, saying why it was sent ("Revenue is 312, below 500"). */
   headline: z.string().optional(),
+  /**
+   * The delivery's own theme (its name as stored), locale and time zone; what is absent comes
+   * from the customer (src/themes/presentation.ts resolves it when the job renders).
+   */
+  presentation: z.object({ theme: z.string().optional(), locale: z.string().optional(), timezone: z.string().optional() }).optional(),
+  /** This service's origin: the report e-mail's logo is served from it (`/theme-assets/<sha256>`). */
+  origin: z.string().optional(),
 });
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 

@@ -12,6 +12,7 @@ import type { BuilderClaims } from "../tokens/builder";
 import type { CustomerViewRow } from "../customers/repository";
 import * as customersRepo from "../customers/repository";
 import * as dashboardsRepo from "../dashboards/repository";
+import { computedPresentation, DEFAULT_LOCALE, DEFAULT_TIMEZONE } from "../themes/presentation";
 import { lockedFiltersFit, staleLockError } from "./locks";
 import * as repo from "./repository";
 
@@ -42,6 +43,9 @@ export interface OpenedBuilder {
   sources: Awaited<ReturnType<typeof dashboardsRepo.dataSources>>;
   /** The customer chain's invalidation versions, in every cache key. */
   cacheVersions: string[];
+  /** The view's locale and time zone: the token's, else the customer's computed ones (src/themes/presentation.ts). */
+  locale: string;
+  timezone: string;
 }
 
 /** What every builder request reads — statements for one batch that the operation extends with its own. */
@@ -81,7 +85,17 @@ export async function opened(
     (retryAfter) => `Too many report builder requests for this customer; retry in ${retryAfter} s.`,
   );
   const { context, mapping, sources: usable, cacheVersions } = customerDataView(chain, sources);
-  return { claims: request.claims, tables: blueprint[0].tables, context, mapping, sources: usable, cacheVersions };
+  const computed = computedPresentation(chain);
+  return {
+    claims: request.claims,
+    tables: blueprint[0].tables,
+    context,
+    mapping,
+    sources: usable,
+    cacheVersions,
+    locale: request.claims.loc ?? computed.locale ?? DEFAULT_LOCALE,
+    timezone: request.claims.tz ?? computed.timezone ?? DEFAULT_TIMEZONE,
+  };
 }
 
 /** Opens a builder request that reads nothing more than every request does. */

@@ -1,3 +1,4 @@
+import type { Presentation } from "../themes/presentation";
 import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "../dashboards/definition";
 import { panelMarkup, renderDashboard } from "../dashboards/render";
@@ -18,6 +19,8 @@ export interface ReportPanelOptions {
   /** Height in grid rows of 64 px (default 6). */
   rows?: number;
   isDemo?: boolean;
+  /** The view whose theme draws the chart (series, axes, font); default the built-in one. */
+  view?: Presentation;
 }
 
 const NUMERIC = new Set<ResultColumn["type"]>(["INTEGER", "FLOAT"]);
@@ -102,7 +105,7 @@ function chartPanel(
  */
 export function reportPanelHtml(result: ReportResult, chart: Chart, options: ReportPanelOptions = {}): string {
   const { panel, data } = chartPanel(result, chart, { ...options, id: "report" });
-  return panelMarkup(panel, data, { width: options.width, context: NO_CUSTOMER, isDemo: options.isDemo });
+  return panelMarkup(panel, data, { width: options.width, context: NO_CUSTOMER, isDemo: options.isDemo, view: options.view });
 }
 
 /**

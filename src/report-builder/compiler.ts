@@ -5,7 +5,8 @@ import type { StoredTable } from "../blueprints/schemas";
 import type { ReportFilter } from "../data/filters";
 import { splitPlaceholders, type Dialect, type Param, type PlaceholderContext } from "../data/placeholders";
 import { ApiError } from "../http/errors";
-import { aggregateAllowed, aggregated, aggregateType, bucketed, instant, isInstant, ordered, ref } from "./expressions";
+import { isUtc } from "../lib/i18n/zone-offsets";
+import { aggregateAllowed, aggregated, aggregateType, bucketed, instant, isInstant, ordered, ref, zoneSource } from "./expressions";
 import { condition, opFitsColumn, typedFilter } from "./filter-conditions";
 import { DEFAULT_REPORT_LIMIT, type Aggregate, type Bucket, type ColumnType, type ReportQuery, type ResultColumn } from "./query";
 
@@ -38,6 +39,13 @@ export interface CompileInput {
   context: PlaceholderContext;
   /** QUERY_ROW_LIMIT: the most a query may ask for. */
   rowLimit: number;
+  /** The view's IANA time zone: buckets of date-times and date-only filter values are local to it. Default UTC. */
+  timezone?: string;
+  /**
+   * D1 only: the zone's offset transitions over the data's range (lib/i18n/zone-offsets.ts),
+   * once `zoneRange` has told the range. Without them the statement has the same shape.
+   */
+  offsets?: readonly [string, number][];
 }
 
 export interface CompiledQuery {
@@ -46,6 +54,12 @@ export interface CompiledQuery {
   columns: ResultColumn[];
   /** Rows wanted; the statement asks for one more to tell `truncated`. */
   limit: number;
+  /**
+   * D1, a zone other than UTC and buckets of date-times: the statement that answers the
+   * earliest and latest instant of each bucketed column under the same filters (`lo0`,
+   * `hi0`, …), whose offsets the query then binds.
+   */
+  zoneRange?: { sql: string; params: Param[] };
 }
 
 type Column = StoredTable["columns"][number];
@@ -84,6 +98,9 @@ export function datasetOf(tables: StoredTable[], name: string, field = "dataset"
  */
 export function compileReportQuery(input: CompileInput): CompiledQuery {
   const { table, query, dialect } = input;
+  const timezone = input.timezone && !isUtc(input.timezone) ? input.timezone : undefined;
+  // The date-time columns bucketed in the view's zone (DATE columns have none).
+  const zonedColumns: string[] = [];
   const columnsByName = new Map(table.columns.map((c) => [c.name, c]));
   const columnOf = (name: string) => columnsByName.get(name);
 
@@ -103,7 +120,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   }
   const typed = (query.filters ?? []).map((filter, i) => {
     const column = columnOf(filter.column);
-    return column ? typedFilter(filter, column, dialect, `filters.${i}`) : null;
+    return column ? typedFilter(filter, column, dialect, `filters.${i}`, timezone) : null;
   });
 
   // ---- 422: names and rules, in the order the query is written ------------------------------
@@ -138,8 +155,10 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
         );
       }
       // Date-times group by the instant: two spellings of one instant are one group.
+      const zoned = group.bucket !== undefined && timezone !== undefined && isInstant(column.type);
+      if (zoned && !zonedColumns.includes(group.column)) zonedColumns.push(group.column);
       const expression = group.bucket
-        ? bucketed(ref(group.column), group.bucket, dialect)
+        ? bucketed(ref(group.column), group.bucket, dialect, zoned)
         : isInstant(column.type)
           ? instant(ref(group.column), dialect)
           : ref(group.column);
@@ -181,7 +200,9 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   const conditions: SQL[] = [];
   (query.filters ?? []).forEach((filter, i) => {
     const column = known(filter.column, `filters.${i}.column`);
-    conditions.push(condition(filter, column, typed[i] ?? typedFilter(filter, column, dialect, `filters.${i}`), dialect, `filters.${i}`));
+    conditions.push(
+      condition(filter, column, typed[i] ?? typedFilter(filter, column, dialect, `filters.${i}`, timezone), dialect, `filters.${i}`),
+    );
   });
   // The token's locked filters were checked when it was minted; a blueprint changed since
   // must not drop one silently (that would widen what the link shows).
@@ -194,7 +215,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
         "dataset",
       );
     }
-    conditions.push(condition(filter, column, typedFilter(filter, column, dialect, "filters"), dialect, "filters"));
+    conditions.push(condition(filter, column, typedFilter(filter, column, dialect, "filters", timezone), dialect, "filters"));
   });
   const byName = new Map(result.map((r) => [r.column.name, r]));
   const order: SQL[] = [];
@@ -206,15 +227,18 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   if (query.sort === undefined) order.push(...groups.map((expression, i) => ordered(expression, result[i].column.type, "asc", dialect)));
 
   const limit = query.limit ?? Math.min(DEFAULT_REPORT_LIMIT, input.rowLimit);
+  // Newlines: a `--` comment ending the dataset's query cannot swallow what follows.
+  const from = sql`FROM (\n${datasetSql(table.query, input.context, dialect)}\n) AS ${sql.identifier("dataset")}`;
+  const where = conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : undefined;
+  const zoned = timezone !== undefined && zonedColumns.length > 0;
   const statement = sql.join(
     [
       sql`SELECT ${sql.join(
         result.map((r) => sql`${r.expression} AS ${sql.identifier(r.column.name)}`),
         sql`, `,
       )}`,
-      // Newlines: a `--` comment ending the dataset's query cannot swallow what follows.
-      sql`FROM (\n${datasetSql(table.query, input.context, dialect)}\n) AS ${sql.identifier("dataset")}`,
-      conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : undefined,
+      zoned ? sql`${from}, ${zoneSource(dialect, timezone, input.offsets ?? [["", 0]])}` : from,
+      where,
       groups.length ? sql`GROUP BY ${sql.join(groups, sql`, `)}` : undefined,
       order.length ? sql`ORDER BY ${sql.join(order, sql`, `)}` : undefined,
       sql`LIMIT ${limit + 1}`,
@@ -222,7 +246,21 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
     sql`\n`,
   );
   const compiled = dialects[dialect].sqlToQuery(statement);
-  return { sql: compiled.sql, params: compiled.params as Param[], columns: result.map((r) => r.column), limit };
+  const answer: CompiledQuery = { sql: compiled.sql, params: compiled.params as Param[], columns: result.map((r) => r.column), limit };
+  if (zoned && dialect === "sqlite") {
+    const bounds = zonedColumns.flatMap((name, i) => [
+      sql`min(${instant(ref(name), dialect)}) AS ${sql.identifier(`lo${i}`)}`,
+      sql`max(${instant(ref(name), dialect)}) AS ${sql.identifier(`hi${i}`)}`,
+    ]);
+    const range = dialects.sqlite.sqlToQuery(
+      sql.join(
+        [sql`SELECT ${sql.join(bounds, sql`, `)}`, from, where].filter((p) => p !== undefined),
+        sql`\n`,
+      ),
+    );
+    answer.zoneRange = { sql: range.sql, params: range.params as Param[] };
+  }
+  return answer;
 }
 
 /** The dataset's query with its `{{customer.…}}` placeholders as bound parameters. */

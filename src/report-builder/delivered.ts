@@ -11,6 +11,7 @@ import { resultCsv } from "./export";
 import type { ReportResult } from "./query";
 import * as repo from "./repository";
 import { lockedFiltersFit, locksOnDataset, staleReportLockError } from "./locks";
+import { computedPresentation, DEFAULT_TIMEZONE } from "../themes/presentation";
 import { runReport } from "./run";
 import { reportNotFound, reportView, type Report } from "./saved-reports";
 
@@ -26,6 +27,8 @@ export interface SavedReportRun {
   reportId: string;
   customerId: number;
   cacheReport?: QueryCacheReport;
+  /** The delivery's time zone, when it names one; else the customer's computed one. */
+  timezone?: string;
 }
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
@@ -58,6 +61,8 @@ export async function runSavedReport(db: Database, env: Env, input: SavedReportR
     mapping: view.mapping,
     sources: view.sources,
     dataRoundTrips: input.dataRoundTrips,
+    // Buckets in the delivery's zone, else the customer's (20.1).
+    timezone: input.timezone ?? computedPresentation(chain).timezone ?? DEFAULT_TIMEZONE,
     // The locks are part of the compiled SQL and its values, so of the key: the builder's run with the same locks shares it.
     cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: view.cacheVersions, report: input.cacheReport },
   });

@@ -97,15 +97,47 @@ export function ordered(expression: SQL, type: ColumnType, direction: "asc" | "d
   return direction === "desc" ? sql`${key} DESC NULLS LAST` : sql`${key} ASC NULLS FIRST`;
 }
 
+/** The one-row subquery a zoned statement joins: the zone's offsets (D1) or its name (PostgreSQL). */
+export const ZONE = "__zone";
+
+/**
+ * The FROM item that carries the view's zone once per statement, so that the SELECT, GROUP BY
+ * and ORDER BY spell the same bucket expression (PostgreSQL requires the grouped expression
+ * verbatim; a parameter bound three times would be three different expressions). On D1 it
+ * is the zone's offset transitions over the data's range as one JSON parameter
+ * (`[["", 3600], ["2026-03-29T01:00:00.000Z", 7200], …]`, see lib/i18n/zone-offsets.ts),
+ * whatever their number: D1 allows 100 bound parameters per statement.
+ */
+export function zoneSource(dialect: Dialect, timezone: string, offsets: readonly [string, number][]): SQL {
+  return dialect === "sqlite"
+    ? sql`(SELECT ${JSON.stringify(offsets)} AS ${sql.identifier("offsets")}) AS ${sql.identifier(ZONE)}`
+    : sql`(SELECT CAST(${timezone} AS text) AS ${sql.identifier("name")}) AS ${sql.identifier(ZONE)}`;
+}
+
+/**
+ * An instant's local wall-clock time in the view's zone. D1: the instant shifted by the
+ * offset of the last transition at or before it (text order is time order in the instant's
+ * spelling). PostgreSQL: `AT TIME ZONE` with the zone's name, from its own zone database.
+ */
+function localTime(column: SQL, dialect: Dialect): SQL {
+  if (dialect === "postgres") return sql`(${column} AT TIME ZONE ${sql.identifier(ZONE)}.${sql.identifier("name")})`;
+  const offsets = sql`${sql.identifier(ZONE)}.${sql.identifier("offsets")}`;
+  const offset = sql`(SELECT json_extract(z.value, '$[1]') FROM json_each(${offsets}) AS z WHERE json_extract(z.value, '$[0]') <= ${column} ORDER BY z.key DESC LIMIT 1)`;
+  return sql`strftime('%Y-%m-%dT%H:%M:%f', ${column}, ${offset} || ' seconds')`;
+}
+
 /**
  * Buckets as text, the same on both databases, of the instant a value names (see `instant`):
  * DATETIME and TIMESTAMP values are UTC; on D1 ISO 8601 text in any spelling, on PostgreSQL
  * any of date, timestamp, timestamptz or ISO text (the run sets the transaction's time zone
- * to UTC). A DATE is its midnight, UTC. Weeks start on Monday (ISO).
+ * to UTC). `zoned`: the buckets are the view's local days, weeks, months… (the statement
+ * joins `zoneSource`); otherwise UTC's. A DATE is its midnight and has no zone. Weeks start
+ * on Monday (ISO).
  */
-export function bucketed(value: SQL, bucket: Bucket, dialect: Dialect): SQL {
-  const column = instant(value, dialect);
+export function bucketed(value: SQL, bucket: Bucket, dialect: Dialect, zoned = false): SQL {
+  const moment = instant(value, dialect);
   if (dialect === "sqlite") {
+    const column = zoned ? localTime(moment, dialect) : moment;
     switch (bucket) {
       case "day":
         return sql`date(${column})`;
@@ -119,7 +151,7 @@ export function bucketed(value: SQL, bucket: Bucket, dialect: Dialect): SQL {
         return sql`strftime('%Y', ${column})`;
     }
   }
-  const utc = sql`CAST(${column} AS timestamp)`;
+  const utc = zoned ? localTime(moment, dialect) : sql`CAST(${moment} AS timestamp)`;
   switch (bucket) {
     case "day":
       return sql`to_char(${utc}, 'YYYY-MM-DD')`;

@@ -4,6 +4,7 @@ import type { ReportFilter } from "../data/filters";
 import type { Dialect, Param } from "../data/placeholders";
 import { ApiError } from "../http/errors";
 import { jsonList } from "../db/json-list";
+import { startOfLocalDay } from "../lib/i18n/zone-offsets";
 import { instant, isInstant, ref, sqliteInstant } from "./expressions";
 
 /**
@@ -23,24 +24,28 @@ export function opFitsColumn(op: ReportFilter["op"], column: Column): boolean {
   return !((TEXT_OPS.has(op) && column.type !== "STRING") || (ORDERING_OPS.has(op) && column.type === "BOOLEAN"));
 }
 
-/** A filter's values as the column's type binds them; a value of the wrong type is 400. */
-export function typedFilter(filter: ReportFilter, column: Column, dialect: Dialect, field: string): Param[] {
+/**
+ * A filter's values as the column's type binds them; a value of the wrong type is 400.
+ * `timezone` (the view's, when not UTC): a date-only value on a date-time column is that
+ * local day's first instant.
+ */
+export function typedFilter(filter: ReportFilter, column: Column, dialect: Dialect, field: string, timezone?: string): Param[] {
   if (filter.op === "is_null" || filter.op === "is_not_null") return [];
   // An op the column's type does not have is 422 filter_not_allowed, whatever its value.
   if (!opFitsColumn(filter.op, column)) return [];
   if (filter.values !== undefined && filter.value === undefined) {
-    return filter.values.map((value, i) => typedValue(value, column, dialect, `${field}.values.${i}`));
+    return filter.values.map((value, i) => typedValue(value, column, dialect, `${field}.values.${i}`, timezone));
   }
   if (TEXT_OPS.has(filter.op)) {
     if (typeof filter.value !== "string") throw new ApiError("validation_error", `${field}.value: must be text.`, `${field}.value`);
     return [filter.value];
   }
-  return [typedValue(filter.value, column, dialect, `${field}.value`)];
+  return [typedValue(filter.value, column, dialect, `${field}.value`, timezone)];
 }
 
 const ISO_DATE = /^(\d{4})-(\d\d)-(\d\d)$/;
 
-function typedValue(value: unknown, column: Column, dialect: Dialect, field: string): Param {
+function typedValue(value: unknown, column: Column, dialect: Dialect, field: string, timezone?: string): Param {
   const refuse = (what: string): never => {
     throw new ApiError("validation_error", `${field}: must be ${what} (column '${column.name}' is ${column.type}).`, field);
   };
@@ -63,7 +68,7 @@ function typedValue(value: unknown, column: Column, dialect: Dialect, field: str
     case "DATETIME":
     case "TIMESTAMP":
       return typeof value === "string"
-        ? (utcSpelling(value) ?? refuse("a real ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)"))
+        ? (utcSpelling(value, timezone) ?? refuse("a real ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)"))
         : refuse("an ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)");
   }
 }
@@ -74,9 +79,10 @@ const ISO_DATETIME = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(
  * A date-time value in UTC, spelled as `toISOString()` spells it (`2026-03-29T01:30:00.000Z`,
  * the spelling `sqliteInstant` writes), or null when it is not a real ISO 8601 date-time.
  * No offset means UTC. Digits past the millisecond are kept, so both databases read the value
- * as precisely as the rows it is compared with.
+ * as precisely as the rows it is compared with. A date alone in a zone other than UTC is that
+ * local day's first instant.
  */
-function utcSpelling(text: string): string | null {
+function utcSpelling(text: string, timezone?: string): string | null {
   const m = ISO_DATETIME.exec(text);
   if (!m) return null;
   const [year, month, day, hour = 0, minute = 0, second = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((part) =>
@@ -88,7 +94,9 @@ function utcSpelling(text: string): string | null {
   date.setUTCFullYear(year, month - 1, day);
   if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
   date.setUTCHours(hour, minute - offsetMinutes, second, 0);
-  const whole = date.toISOString();
+  // Date.UTC reads years 0–99 as 1900–1999; those, like years past 9999, are refused below anyway.
+  const local = timezone !== undefined && m[4] === undefined && year >= 100;
+  const whole = local ? new Date(startOfLocalDay(timezone, year, month, day)).toISOString() : date.toISOString();
   if (!/^\d{4}-/.test(whole)) return null;
   return `${whole.slice(0, 19)}.${(m[7] ?? "").padEnd(3, "0")}Z`;
 }

@@ -1,10 +1,10 @@
 import type { Database } from "../db/client";
 import { builderReads, opened, type BuilderRequest } from "./builder-request";
-import { datasetsOf } from "./queries";
+import { datasetDisplayName, datasetsOf } from "./queries";
 import { reportView } from "./saved-reports";
 import * as repo from "./repository";
-import { byId } from "../customers/repository";
-import { resolvePresentation } from "../themes/presentation";
+import { byId, customerChain } from "../customers/repository";
+import { type Presentation, resolvePresentation } from "../themes/presentation";
 import { themesOfCustomerGroup } from "../themes/repository";
 
 /**
@@ -23,11 +23,24 @@ export async function builderPageData(request: BuilderRequest) {
   return {
     blueprintName: blueprint[0].name,
     customerName: builder.context.customer.name,
-    datasets: datasetsOf(builder.tables),
+    datasets: datasetsOf(builder.tables, builder.locale).map((d, i) => ({
+      ...d,
+      display_name: datasetDisplayName(builder.tables[i], builder.locale),
+    })),
     reports: saved.map(reportView),
     // The page and its charts in the token's theme, else the customer's (src/themes/presentation.ts).
     view: resolvePresentation({ theme: claims.thm, locale: claims.loc, timezone: claims.tz }, chain, themes),
   };
+}
+
+/**
+ * The view the builder's charts are drawn in (its token's theme, else the customer's): the
+ * customer chain and the group's themes, one D1 round trip, read beside the query it draws.
+ */
+export async function builderView(request: BuilderRequest): Promise<Presentation> {
+  const { db, claims } = request;
+  const [chain, themes] = await db.batch([customerChain(db, byId(claims.cid)), themesOfCustomerGroup(db, byId(claims.cid))]);
+  return resolvePresentation({ theme: claims.thm, locale: claims.loc, timezone: claims.tz }, chain, themes);
 }
 
 /** Whether any blueprint has this embed id (the page tells "nothing here" from "not yours"). */

@@ -12,7 +12,7 @@ import { reportPanelHtml } from "./chart";
 import { BUILDER_SCRIPT_PATH, builderErrorPage, builderPage, type BuilderPageInput } from "./page";
 import { Chart, ReportQuery, ResultColumn } from "./query";
 import { builderRequest, builderRoute, ReportIdField } from "./routes";
-import { blueprintExists, builderPageData } from "./page-data";
+import { blueprintExists, builderPageData, builderView } from "./page-data";
 import { runQuery } from "./queries";
 import { config } from "../config";
 
@@ -121,7 +121,11 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
     const trips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
     const body = c.req.valid("json");
-    const result = await runQuery(builderRequest(c, trips, cacheReport), body.query, body.report_id);
+    const request = builderRequest(c, trips, cacheReport);
+    // A chart is drawn in the view's theme (series, axes, font), read beside the query.
+    const drawn = body.chart.type === "table" ? undefined : builderView(request);
+    drawn?.catch(() => undefined);
+    const result = await runQuery(request, body.query, body.report_id);
     if (config(c.env).DIAGNOSTICS) {
       c.header("X-Data-Round-Trips", String(trips.count));
       for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
@@ -130,7 +134,7 @@ export function registerReportBuilderPageRoutes(app: OpenAPIHono<AppEnv>): void 
     const chartHtml =
       body.chart.type === "table"
         ? ""
-        : `<div class="grid">${reportPanelHtml(result, body.chart, { width: panelWidth(width), rows: width < 480 ? 5 : 6 })}</div>`;
+        : `<div class="grid">${reportPanelHtml(result, body.chart, { width: panelWidth(width), rows: width < 480 ? 5 : 6, view: await drawn })}</div>`;
     return c.json({ success: 1 as const, ...result, chart_html: chartHtml }, 200);
   });
 }

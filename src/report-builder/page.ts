@@ -15,6 +15,8 @@ export const BUILDER_SCRIPT_PATH = "/report-builder.js";
 
 export interface BuilderDataset {
   name: string;
+  /** In the view's locale (the table's translations), else `name`. */
+  display_name?: string;
   description: string | null;
   columns: { name: string; display_name: string; type: string; can_be_grouped: boolean }[];
 }
@@ -152,6 +154,15 @@ th .sort{all:unset;box-sizing:border-box;display:block;width:100%;padding:6px 10
 th .sort:focus-visible{outline:3px solid #f59e0b;outline-offset:-3px}
 td{padding:5px 10px;border-bottom:1px solid var(--cd-border);white-space:nowrap}
 td.num{text-align:right}
+.pick{cursor:pointer}
+.chart-holder .pick:hover{opacity:.8}
+.chart-holder .pick:focus-visible{outline:3px solid #f59e0b;outline-offset:1px;stroke:#f59e0b;stroke-width:3px}
+.chart-holder .pick[aria-pressed=true]{stroke:var(--cd-text);stroke-width:2px}
+tr.pickable{cursor:pointer}
+tr.pickable:hover td{background:#f8fafc}
+td .pick{all:unset;cursor:pointer;color:var(--cd-accent);text-decoration:underline dotted;text-underline-offset:3px}
+td .pick[aria-pressed=true]{font-weight:700;text-decoration-style:solid}
+td .pick:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .empty{color:var(--cd-muted);margin:8px 0}
 [hidden]{display:none !important}
 `;

@@ -11,20 +11,46 @@ import { datasetOf } from "./compiler";
 import { resultCsv } from "./export";
 import type { ReportQuery, ReportResult } from "./query";
 import { compileFor, runReport } from "./run";
+import { entriesFor } from "../lib/i18n/lookup";
 
 /** The builder's datasets, its queries on the customer's data and their exports as files. */
 
 export async function datasets(request: BuilderRequest) {
-  return datasetsOf((await openBuilder(request)).tables);
+  const builder = await openBuilder(request);
+  return datasetsOf(builder.tables, builder.locale);
 }
 
-/** The blueprint's tables as the builder lists them: name, description, columns. */
-export function datasetsOf(tables: StoredTable[]) {
-  return tables.map((table) => ({
-    name: table.dataset_name,
-    description: table.description,
-    columns: table.columns.map((c) => ({ name: c.name, display_name: c.display_name, type: c.type, can_be_grouped: c.can_be_grouped })),
-  }));
+/**
+ * The blueprint's tables as the builder lists them: name, description, columns — the words in
+ * the view's locale (the table's `translations`: exact locale, then language, then its own);
+ * `name`s, which queries use, stay the same.
+ */
+export function datasetsOf(tables: StoredTable[], locale = "en-US") {
+  return tables.map((stored) => {
+    const table = localizedTable(stored, locale);
+    return {
+      name: table.dataset_name,
+      description: table.description,
+      columns: table.columns.map((c) => ({ name: c.name, display_name: c.display_name, type: c.type, can_be_grouped: c.can_be_grouped })),
+    };
+  });
+}
+
+/** The dataset's name as the view's locale shows it (the page's words; queries keep `dataset_name`). */
+export function datasetDisplayName(table: StoredTable, locale: string): string {
+  return entriesFor(table.translations, locale).find((t) => t.dataset_name)?.dataset_name ?? table.dataset_name;
+}
+
+/** A table with its description and columns' display names in the view's locale (its names untouched). */
+export function localizedTable(table: StoredTable, locale: string): StoredTable {
+  const entries = entriesFor(table.translations, locale);
+  if (entries.length === 0) return table;
+  const description = entries.find((t) => t.description !== undefined)?.description ?? table.description;
+  const columns = table.columns.map((c) => {
+    const shown = entries.find((t) => t.columns?.[c.name] !== undefined)?.columns?.[c.name];
+    return shown === undefined ? c : { ...c, display_name: shown };
+  });
+  return { ...table, description, columns };
 }
 
 function lockedFor(claims: BuilderClaims, dataset: string, reportLocks: readonly LockedFilter[] = []): ReportFilter[] {
@@ -35,12 +61,14 @@ function lockedFor(claims: BuilderClaims, dataset: string, reportLocks: readonly
 function compileInput(request: BuilderRequest, builder: OpenedBuilder, query: ReportQuery, reportLocks: readonly LockedFilter[] = []) {
   return {
     env: request.env,
-    table: datasetOf(builder.tables, query.dataset),
+    // Result columns named as the view's locale shows them (the SQL is the same in every locale).
+    table: localizedTable(datasetOf(builder.tables, query.dataset), builder.locale),
     query,
     locked: lockedFor(builder.claims, query.dataset, reportLocks),
     context: builder.context,
     mapping: builder.mapping,
     sources: builder.sources,
+    timezone: builder.timezone,
   };
 }
 

@@ -46,8 +46,8 @@ const SavedReport = z
 
 const Dataset = z
   .object({
-    name: z.string().openapi({ description: "The table's dataset_name." }),
-    description: z.string().nullable(),
+    name: z.string().openapi({ description: "The table's dataset_name: what queries name." }),
+    description: z.string().nullable().openapi({ description: "In the view's locale when the table translates it." }),
     columns: z.array(z.object({ name: z.string(), display_name: z.string(), type: ResultColumn.shape.type, can_be_grouped: z.boolean() })),
   })
   .openapi("ReportDataset");

@@ -7,6 +7,7 @@ import { config } from "../config";
 import { ApiError } from "../http/errors";
 import { readOnlyProblem } from "../lib/sql-read-only";
 import { log } from "../lib/log";
+import { offsetTransitions } from "../lib/i18n/zone-offsets";
 import type { QueryCachePolicy } from "../data/query-cache";
 import { compileReportQuery, type CompiledQuery } from "./compiler";
 import type { ReportFilter } from "../data/filters";
@@ -31,6 +32,8 @@ export interface ReportRun {
   dataRoundTrips?: RoundTripCounter;
   /** The table's `cache_ttl_seconds` with the customer's versions: results kept near the viewer. */
   cache?: QueryCachePolicy;
+  /** The view's time zone (the token's, else the customer's computed one): buckets are its local days. Default UTC. */
+  timezone?: string;
 }
 
 function unavailable(dataset: string, why: string): ApiError {
@@ -50,27 +53,24 @@ export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "so
   return { ...source, kind };
 }
 
+function compileInput(run: ReportRun, dialect: "sqlite" | "postgres") {
+  const { rowLimit } = queryLimits(run.env);
+  return { table: run.table, query: run.query, locked: run.locked, dialect, context: run.context, rowLimit, timezone: run.timezone };
+}
+
 /** The compiled statement for this customer's data source (every check done, nothing run). */
 export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: DataSource & { kind: "d1" | "postgres" } } {
-  const { rowLimit } = queryLimits(run.env);
   // Names and values first (400/422 on the query itself), then where it would run.
-  const probe = compileReportQuery({
-    table: run.table,
-    query: run.query,
-    locked: run.locked,
-    dialect: "sqlite",
-    context: run.context,
-    rowLimit,
-  });
+  const probe = compileReportQuery(compileInput(run, "sqlite"));
   const source = sourceFor(run);
   const dialect = dialectOf(source.kind);
-  const compiled =
-    dialect === "sqlite"
-      ? probe
-      : compileReportQuery({ table: run.table, query: run.query, locked: run.locked, dialect, context: run.context, rowLimit });
+  const compiled = dialect === "sqlite" ? probe : compileReportQuery(compileInput(run, dialect));
   // The vendor's query was checked when the blueprint was saved; checked again before it
-  // runs, as saved and inside the exact statement sent.
-  const problem = readOnlyProblem(run.table.query) ?? readOnlyProblem(compiled.sql, [dialect]);
+  // runs, as saved and inside the exact statements sent.
+  const problem =
+    readOnlyProblem(run.table.query) ??
+    readOnlyProblem(compiled.sql, [dialect]) ??
+    (compiled.zoneRange ? readOnlyProblem(compiled.zoneRange.sql, [dialect]) : null);
   if (problem) {
     log("error", "report query refused", { dataset: run.table.dataset_name, problem });
     throw unavailable(run.table.dataset_name, "its query is not a read-only query.");
@@ -85,21 +85,36 @@ export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: D
  * extra one only says `truncated`.
  */
 export async function runReport(run: ReportRun): Promise<ReportResult> {
-  const { compiled, source } = compileFor(run);
-  const query = { panelId: "report", sql: compiled.sql, params: compiled.params };
-  // The extra row the statement asks for tells `truncated`: the runner keeps `limit` rows.
-  const outcome = (
-    await runSourceQueries(run.env, source, [query], {
-      roundTrips: run.dataRoundTrips,
-      cache: run.cache,
-      limits: { rowLimit: compiled.limit, utc: true },
-    })
-  ).get("report");
-  if (outcome?.status !== "ok") {
-    const message = outcome && outcome.status === "failed" ? outcome.message : undefined;
-    // A timeout says so; any other database message may quote the vendor's SQL, so it stays in the log.
-    throw unavailable(run.table.dataset_name, message && /took longer/.test(message) ? message : "the query could not be run.");
+  const first = compileFor(run);
+  const { source } = first;
+  const once = async (sql: string, params: CompiledQuery["params"], rowLimit: number) => {
+    const outcome = (
+      await runSourceQueries(run.env, source, [{ panelId: "report", sql, params }], {
+        roundTrips: run.dataRoundTrips,
+        cache: run.cache,
+        limits: { rowLimit, utc: true },
+      })
+    ).get("report");
+    if (outcome?.status !== "ok") {
+      const message = outcome && outcome.status === "failed" ? outcome.message : undefined;
+      // A timeout says so; any other database message may quote the vendor's SQL, so it stays in the log.
+      throw unavailable(run.table.dataset_name, message && /took longer/.test(message) ? message : "the query could not be run.");
+    }
+    return outcome;
+  };
+  let compiled = first.compiled;
+  if (compiled.zoneRange) {
+    // D1 has no zone database: the data's range first, then the zone's offsets over it, bound.
+    const range = (await once(compiled.zoneRange.sql, compiled.zoneRange.params, 1)).rows[0] ?? {};
+    const instants = Object.values(range)
+      .filter((v): v is string => typeof v === "string")
+      .map((v) => Date.parse(v))
+      .filter((ms) => !Number.isNaN(ms));
+    const [from, to] = instants.length ? [Math.min(...instants), Math.max(...instants)] : [Date.now(), Date.now()];
+    compiled = compileReportQuery({ ...compileInput(run, "sqlite"), offsets: offsetTransitions(run.timezone ?? "UTC", from, to) });
   }
+  // The extra row the statement asks for tells `truncated`: the runner keeps `limit` rows.
+  const outcome = await once(compiled.sql, compiled.params, compiled.limit);
   const rows = outcome.rows.map((row) => typedRow(row, compiled.columns));
   return { columns: compiled.columns, rows, row_count: rows.length, truncated: outcome.truncated };
 }

@@ -10,6 +10,7 @@ import {
   reportScheduleRuns,
   reportSchedules,
   scheduleUnsubscribes,
+  themes,
 } from "../db/schema";
 import { sqlNow } from "../db/time";
 import { targetColumns, type DeliveryTarget } from "../delivery/target";
@@ -22,8 +23,12 @@ import { targetColumns, type DeliveryTarget } from "../delivery/target";
 
 export type RuleKind = "schedule" | "alert";
 
-/** A schedule with the names of its target: the customer's provided_id or the group tag. */
-export type ScheduleRow = typeof reportSchedules.$inferSelect & { providedId: string | null; groupTag: string | null };
+/** A schedule with the names of its target (the customer's provided_id or the group tag) and of its theme. */
+export type ScheduleRow = typeof reportSchedules.$inferSelect & {
+  providedId: string | null;
+  groupTag: string | null;
+  themeName: string | null;
+};
 
 export type RunRow = typeof reportScheduleRuns.$inferSelect;
 
@@ -47,12 +52,16 @@ const EvaluationRow = z.object({
   fired: sqliteFlag,
 });
 
+// Aliased: in a D1 batch rows come back keyed by column name, and `name` is already the group tag's.
+const themeNameColumn = sql<string | null>`${themes.name}`.as("theme_name");
+
 function schedules(db: Database, where?: SQL) {
   return db
-    .select({ ...getTableColumns(reportSchedules), providedId: customers.providedId, groupTag: groupTags.name })
+    .select({ ...getTableColumns(reportSchedules), providedId: customers.providedId, groupTag: groupTags.name, themeName: themeNameColumn })
     .from(reportSchedules)
     .leftJoin(customers, eq(customers.id, reportSchedules.customerId))
     .leftJoin(groupTags, eq(groupTags.id, reportSchedules.groupTagId))
+    .leftJoin(themes, eq(themes.id, reportSchedules.themeId))
     .where(where)
     .orderBy(asc(reportSchedules.createdAt), asc(reportSchedules.id));
 }
@@ -97,6 +106,8 @@ export type ScheduleValues = { target: DeliveryTarget } & Pick<
       | "conditionValue"
       | "notify"
       | "callbackUrl"
+      | "themeId"
+      | "locale"
     >
   >;
 

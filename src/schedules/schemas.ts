@@ -3,6 +3,7 @@ import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { cronProblem, timezoneProblem } from "./cron";
 import { checkDeliveryTarget, ReportId } from "../delivery/target";
+import { Locale, ThemeReference } from "../themes/presentation";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
 export const GroupTag = z
@@ -54,6 +55,12 @@ export const RuleFields = z.object({
   subject: Subject.nullable().optional(),
   variables: Variables.nullable().optional(),
   paused: z.boolean().optional(),
+  theme: ThemeReference.nullable()
+    .optional()
+    .openapi({ description: "The theme its e-mails are drawn in (a theme of the access group); null or absent: each customer's own." }),
+  locale: Locale.nullable()
+    .optional()
+    .openapi({ description: "The language of its e-mails (BCP 47); null or absent: each customer's own." }),
 });
 
 /** A rule targets one customer or one tag: exactly one of the two on create (`required`), at most one on update. */
@@ -133,6 +140,8 @@ export const ScheduleSchema = z
     source: z
       .enum(["api", "embed"])
       .openapi({ description: "`api`: made through this API; `embed`: a viewer's own subscription from the embed page." }),
+    theme: z.string().nullable().openapi({ description: "The theme its e-mails are drawn in; null: each customer's computed theme." }),
+    locale: z.string().nullable().openapi({ description: "The locale of its e-mails; null: each customer's computed locale." }),
     environment: z.string().nullable().openapi({
       description:
         "A viewer's subscription: the version tag its embed token was pinned to, which its e-mails show (no version with that tag: the run fails). `null` when none (always for `api`).",

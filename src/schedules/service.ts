@@ -12,6 +12,8 @@ import * as reportBuilderRepo from "../report-builder/repository";
 import * as groupTagsRepo from "../group-tags/repository";
 import * as repo from "./repository";
 import { runView } from "./runs";
+import { themeByName } from "../themes/repository";
+import { knownTheme } from "../themes/service";
 import type { CreateScheduleInput, RuleInput, Run, Schedule, UpdateScheduleInput } from "./schemas";
 
 /**
@@ -46,6 +48,8 @@ export function view(row: repo.ScheduleRow): Schedule {
     paused: row.paused,
     next_run_at: row.nextRunAt,
     source: row.source,
+    theme: row.themeName,
+    locale: row.locale,
     environment: row.environment ?? null,
     created_at: row.createdAt,
   };
@@ -72,6 +76,11 @@ export interface RuleAudience {
   groupTag: string | null;
 }
 
+/** The theme a rule's e-mails are drawn in, when the request names it (null: each customer's own). */
+export interface RuleTheme {
+  theme?: string | null;
+}
+
 /**
  * Resolves the audience and checks the dashboard — or the saved report, which must be the one
  * customer's — (and, for an alert, that its panel is a data panel of the version its e-mail
@@ -79,17 +88,18 @@ export interface RuleAudience {
  */
 export async function resolveReferences(
   scope: ScheduleScope,
-  refs: RuleShows & RuleAudience,
-): Promise<{ customerId: number | null; groupTagId: number | null }> {
+  refs: RuleShows & RuleAudience & RuleTheme,
+): Promise<{ customerId: number | null; groupTagId: number | null; themeId?: number | null }> {
   const { db, accessGroupId } = scope;
   const { target } = refs;
-  const [customer, shown, tag, version] = await db.batch([
+  const [customer, shown, tag, version, theme] = await db.batch([
     customersRepo.visibleCustomerId(db, refs.providedId ?? "", accessGroupId),
     target.kind === "dashboard"
       ? dashboardsRepo.dashboardByEmbedId(db, target.embedId)
       : reportBuilderRepo.reportOfVisibleCustomer(db, target.reportId, refs.providedId ?? "", accessGroupId),
     groupTagsRepo.groupTagByKey(db, groupTagsRepo.tagKey(refs.groupTag ?? "")),
     dashboardsRepo.chooseVersion(db, refs.panelId === undefined ? "" : refs.target.embedId, ["email", "production"], true),
+    themeByName(db, accessGroupId, refs.theme ?? ""),
   ]);
   if (refs.providedId !== null && customer.length === 0) {
     throw customerNotFound(refs.providedId);
@@ -113,7 +123,13 @@ export async function resolveReferences(
   }
   if (refs.groupTag !== null && tag.length === 0)
     throw new ApiError("unknown_group_tag", `Group tag '${refs.groupTag}' does not exist.`, "group_tag");
-  return { customerId: refs.providedId !== null ? customer[0].id : null, groupTagId: refs.groupTag !== null ? tag[0].id : null };
+  // A theme named is checked (422 unknown_theme); null clears it; absent leaves it as it is.
+  const themeId = refs.theme === undefined ? undefined : refs.theme === null ? null : knownTheme(theme, refs.theme).id;
+  return {
+    customerId: refs.providedId !== null ? customer[0].id : null,
+    groupTagId: refs.groupTag !== null ? tag[0].id : null,
+    ...(themeId !== undefined ? { themeId } : {}),
+  };
 }
 
 /**
@@ -134,6 +150,7 @@ export async function newRuleColumns(
     ...shows,
     providedId: input.provided_id ?? null,
     groupTag: input.group_tag ?? null,
+    theme: input.theme,
   });
   return {
     target: shows.target,
@@ -146,6 +163,7 @@ export async function newRuleColumns(
     paused,
     nextRunAt: nextRun,
     linkBase,
+    locale: input.locale ?? null,
   };
 }
 
@@ -236,7 +254,7 @@ export async function updateSchedule(
   if (target.kind === "dashboard" && reportOnlyFormat(format)) {
     throw new ApiError("validation_error", `format: '${format}' is the rows of one result: only for a saved report (report_id).`, "format");
   }
-  const audience = await resolveReferences(scope, { target, ...updatedAudience(current, input) });
+  const audience = await resolveReferences(scope, { target, ...updatedAudience(current, input), theme: input.theme });
   const [updated, [row]] = await scope.db.batch([
     repo.updateSchedule(scope.db, input.id, scope.accessGroupId, {
       target,
@@ -247,6 +265,7 @@ export async function updateSchedule(
       subject: input.subject !== undefined ? input.subject : current.subject,
       variables: input.variables !== undefined ? input.variables : current.variables,
       linkBase,
+      ...(input.locale !== undefined ? { locale: input.locale } : {}),
     }),
     repo.scheduleById(scope.db, input.id),
   ]);

@@ -10,6 +10,7 @@ import type { Schedule } from "../schedules/schemas";
 import * as dashboardsRepo from "../dashboards/repository";
 import * as schedulesRepo from "../schedules/repository";
 import * as repo from "./repository";
+import { themeByName } from "../themes/repository";
 import type { SubscriptionInput } from "./schemas";
 
 /**
@@ -28,6 +29,9 @@ export interface Subscriber {
   environment: string | null;
   /** The customer token's hash the embed token was checked against: a subscription made under it dies with it. */
   customerTokenHash: string;
+  /** The token's theme (by name) and locale: the subscription's e-mails are drawn in them (null: the customer's). */
+  theme: string | null;
+  locale: string | null;
 }
 
 const invalid = (message: string) => new ApiError("invalid_embed_token", message);
@@ -57,6 +61,8 @@ export async function subscriber(db: Database, env: Env, embedId: string, author
     variables: claims.vars ?? null,
     environment: claims.env ?? null,
     customerTokenHash: customer.tokenHash,
+    theme: claims.thm ?? null,
+    locale: claims.loc ?? null,
   };
 }
 
@@ -80,7 +86,10 @@ export async function subscribe(
 ): Promise<Schedule> {
   const cron = cronFor(input.frequency, input.hour);
   const next = nextRunAt(cron, input.timezone, now);
-  const [dashboard] = await dashboardsRepo.dashboardByEmbedId(db, who.embedId);
+  const [[dashboard], [theme]] = await db.batch([
+    dashboardsRepo.dashboardByEmbedId(db, who.embedId),
+    themeByName(db, who.accessGroupId, who.theme ?? ""),
+  ]);
   if (!dashboard) throw dashboardNotFound(who.embedId, "dashboard_embed_id");
   const id = `sch_${randomAlphanumeric(20)}`;
   const [, revoked, dropped, [row]] = await db.batch([
@@ -100,6 +109,9 @@ export async function subscribe(
       source: "embed",
       subscriberEmail: who.email,
       environment: who.environment,
+      // The token's theme (gone since it was minted: the customer's) and locale.
+      themeId: who.theme !== null ? (theme?.id ?? null) : null,
+      locale: who.locale,
     }),
     // Tied to the customer token the embed token was checked against: refreshed in the meantime
     // (refresh_customer_token deletes the customer's subscriptions), this one goes too.

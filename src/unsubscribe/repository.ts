@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { customers, reportSchedules, scheduleUnsubscribes, unsubscribeTokens } from "../db/schema";
+import { customers, reportSchedules, scheduleUnsubscribes, themes, unsubscribeTokens } from "../db/schema";
 
 /** Data access for unsubscribe links; unexecuted queries, so callers can batch them. */
 
@@ -8,6 +8,9 @@ import { customers, reportSchedules, scheduleUnsubscribes, unsubscribeTokens } f
 export function insertTokens(db: Database, rows: { tokenHash: string; scheduleId: string; email: string }[]) {
   return db.insert(unsubscribeTokens).values(rows).onConflictDoNothing();
 }
+
+/** The theme the page of a link wears: the rule's, else its customer's own, else the access group's default. */
+const pageThemeId = sql`coalesce(${reportSchedules.themeId}, ${customers.themeId}, (SELECT d.id FROM ${themes} d WHERE d.access_group_id = ${reportSchedules.accessGroupId} AND d.is_default = 1))`;
 
 /** What a link stops: the address, and its rule's kind and description (for the page). */
 export function tokenByHash(db: Database, tokenHash: string) {
@@ -20,6 +23,11 @@ export function tokenByHash(db: Database, tokenHash: string) {
       dashboardEmbedId: reportSchedules.dashboardEmbedId,
       // The page speaks the rule's locale, else its customer's own.
       locale: sql<string | null>`coalesce(${reportSchedules.locale}, ${customers.locale})`,
+      // …and wears the rule's theme, else its customer's own, else the access group's default.
+      themeName: sql<string | null>`(SELECT ${themes.name} FROM ${themes} WHERE ${themes.id} = ${pageThemeId})`.as("theme_name"),
+      themeDocument: sql<string | null>`(SELECT ${themes.document} FROM ${themes} WHERE ${themes.id} = ${pageThemeId})`.as(
+        "theme_document",
+      ),
     })
     .from(unsubscribeTokens)
     .innerJoin(reportSchedules, eq(reportSchedules.id, unsubscribeTokens.scheduleId))

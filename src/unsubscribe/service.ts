@@ -2,6 +2,7 @@ import { type Translator, translator } from "../lib/i18n/messages";
 import type { Database } from "../db/client";
 import * as repo from "./repository";
 import { hashUnsubscribeToken, UNSUBSCRIBE_TOKEN } from "./tokens";
+import type { ThemeDocument } from "../themes/presentation";
 
 /** What an unsubscribe link stops, as its page shows it. */
 export interface UnsubscribeLink {
@@ -11,6 +12,8 @@ export interface UnsubscribeLink {
   unsubscribed: boolean;
   /** The rule's locale, else its customer's (the page speaks it). */
   locale: string;
+  /** The rule's theme, else its customer's own, else the group's default (null: built-in). */
+  theme?: { name: string; document: ThemeDocument } | null;
 }
 
 function describeRule(row: { kind: string; subject: string | null; dashboardEmbedId: string }, t: Translator): string {
@@ -20,11 +23,23 @@ function describeRule(row: { kind: string; subject: string | null; dashboardEmbe
 }
 
 function linkOf(
-  row: { email: string; kind: string; subject: string | null; dashboardEmbedId: string; locale: string | null },
+  row: {
+    email: string;
+    kind: string;
+    subject: string | null;
+    dashboardEmbedId: string;
+    locale: string | null;
+    themeName: string | null;
+    themeDocument: string | null;
+  },
   unsubscribed: boolean,
 ): UnsubscribeLink {
   const locale = row.locale ?? "en-US";
-  return { email: row.email, rule: describeRule(row, translator(locale)), unsubscribed, locale };
+  const theme =
+    row.themeName !== null && row.themeDocument !== null
+      ? { name: row.themeName, document: JSON.parse(row.themeDocument) as ThemeDocument }
+      : null;
+  return { email: row.email, rule: describeRule(row, translator(locale)), unsubscribed, locale, theme };
 }
 
 /** The link's rule and address (nothing changes); null for an unknown token or a rule that is gone. */

@@ -112,6 +112,8 @@ describe("alert operations", () => {
       variables: null,
       paused: false,
       next_run_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/),
+      theme: null,
+      locale: null,
       created_at: expect.any(String),
     });
     const list = await call("GET", "/api/alerts/", { token: ws.read });

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { downloadFileName } from "../../src/delivery/create/jobs";
 import { watchedJobCount } from "../../src/delivery/run/job-endings";
@@ -11,6 +12,7 @@ import {
   fetchDownload,
   isPdf,
   isPng,
+  jobRow,
   pngWidth,
   unqueuedJob,
   waitForJob,
@@ -130,6 +132,29 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect(file.headers.get("Content-Type")).toBe("image/png");
     expect(file.headers.get("Content-Disposition")).toBe('attachment; filename="manual.png"');
     expect(file.headers.get("Cache-Control")).toBe("no-store");
+    expect(watchedJobCount()).toBe(0);
+  });
+
+  it("is woken by the attempt running in this isolate: one look at the row, the file from the attempt, no polling meanwhile", async () => {
+    const { jobId, url } = await linkToUnqueuedJob();
+    // The queue's consumer runs the attempt in a Worker invocation of its own, as in production
+    // (deliverByHand would run it in the test's own context).
+    await (env as unknown as { DELIVERY_QUEUE: Queue }).DELIVERY_QUEUE.send({ jobId });
+    const startedBy = Date.now() + 20_000;
+    let status = "queued";
+    while (status === "queued" && Date.now() < startedBy) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      status = (await jobRow(jobId))?.status ?? "gone";
+    }
+    expect(status).toBe("rendering"); // the attempt has the job: its capture takes a while yet
+    const file = await fetchDownload(`${url}?wait=20`);
+    expect(file.status).toBe(200);
+    expect(isPng(file.bytes)).toBe(true);
+    // One look at the row (the job rendering, its attempt here), then nothing but the wake-up:
+    // no D1 poll, no R2 read.
+    expect(file.headers.get("X-D1-Round-Trips")).toBe("1");
+    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+    expect((await jobRow(jobId))?.status).toBe("done");
     expect(watchedJobCount()).toBe(0);
   });
 

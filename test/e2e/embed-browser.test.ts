@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startEmbedHost } from "../../scripts/lib/embed-host.mjs";
 import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { devApi } from "./service-api";
 
 // These callbacks run in the browser (page.evaluate); the project's types are the Workers'.
 declare const document: any;
 declare const window: any;
+declare const getComputedStyle: any;
 
 const screenshots = join(import.meta.dirname, "..", "..", "test-results");
 let server: Awaited<ReturnType<typeof startLocalServer>>;
@@ -187,4 +189,121 @@ describe("<dashboard-embed> in a browser", () => {
     expect(event).toMatchObject({ type: "dashboard-error", detail: { status: 401 } });
     await page.close();
   });
+});
+
+// Themes (docs/theming.md) on the demo's themes, which `npm start` creates: "Acme night" (dark,
+// its own WOFF2 font "Acme Sans" and a logo) and "Acme light". Screenshots at 360 and 1280 px.
+describe("themes in a browser", () => {
+  const NIGHT = { background: "rgb(11, 16, 32)", text: "rgb(232, 236, 248)", series: "rgb(124, 156, 255)" };
+  const BUILTIN = { background: "rgb(244, 246, 251)", series: "rgb(79, 70, 229)" };
+
+  /** The demo dashboard opened on its own in a theme (none: the customer's, the built-in). */
+  async function themedPage(theme: string | undefined, width: number): Promise<Page> {
+    const minted = await devApi(server.base, server.vars.DEV_API_TOKEN)("/api/generate_embed_token/", {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      locale: "en-US",
+      ...(theme ? { theme } : {}),
+    });
+    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+    const page = await browser.newPage();
+    await page.setViewport({ width, height: 900 });
+    await page.goto(`${minted.body.embed_url}&width=${width}`, { waitUntil: "load" });
+    return page;
+  }
+
+  /** What the page wears: computed colors and font, the first series' fill, the fonts loaded, the logo. */
+  function look(page: Page) {
+    return page.evaluate(async () => {
+      await document.fonts.ready;
+      const body = getComputedStyle(document.body);
+      const chart = document.querySelector("section.panel svg");
+      const fills = [...(chart?.querySelectorAll("path") ?? [])]
+        .map((path: any) => getComputedStyle(path).fill)
+        .filter((fill: string) => fill !== "none" && fill !== "rgba(0, 0, 0, 0)");
+      const logo = document.querySelector("img.cd-logo") as any;
+      return {
+        theme: document.documentElement.dataset.theme,
+        background: getComputedStyle(document.documentElement).backgroundColor,
+        text: body.color,
+        font: body.fontFamily,
+        firstSeries: fills[0],
+        fontLoaded: [...document.fonts].some((f: any) => f.family.replace(/"/g, "") === "Acme Sans" && f.status === "loaded"),
+        fontUsable: document.fonts.check('14px "Acme Sans"'),
+        logo: logo ? { loaded: logo.complete && logo.naturalWidth > 0, src: logo.getAttribute("src") } : null,
+      };
+    });
+  }
+
+  it("draws the page in the dark theme: background, text, font (its WOFF2 loaded), logo and the first series; control: built-in", async () => {
+    for (const width of [1280, 360]) {
+      const page = await themedPage("Acme night", width);
+      const night = await look(page);
+      expect(night).toMatchObject({ theme: "Acme night", background: NIGHT.background, text: NIGHT.text, firstSeries: NIGHT.series });
+      expect(night.font).toContain("Acme Sans");
+      expect(night.fontLoaded && night.fontUsable).toBe(true);
+      expect(night.logo).toMatchObject({ loaded: true, src: expect.stringMatching(/^\/theme-assets\/[0-9a-f]{64}$/) });
+      await page.screenshot({ path: join(screenshots, `theme-night-${width}.png`), fullPage: true });
+      await page.close();
+
+      const light = await themedPage("Acme light", width);
+      expect(await look(light)).toMatchObject({ theme: "Acme light", firstSeries: "rgb(15, 118, 110)", logo: { loaded: true } });
+      await light.screenshot({ path: join(screenshots, `theme-light-${width}.png`), fullPage: true });
+      await light.close();
+
+      const plain = await themedPage(undefined, width);
+      const builtin = await look(plain);
+      expect(builtin).toMatchObject({ theme: "builtin", background: BUILTIN.background, firstSeries: BUILTIN.series, logo: null });
+      expect(builtin.fontLoaded).toBe(false);
+      await plain.screenshot({ path: join(screenshots, `theme-builtin-${width}.png`), fullPage: true });
+      await plain.close();
+    }
+  }, 120_000);
+
+  it("gives <dashboard-embed>'s iframe the theme's background in a dark host page: from the attribute at once, then from the page", async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1200, height: 900 });
+    await page.goto(`${host.origin}/`);
+    await page.evaluate(() => {
+      document.body.style.background = "#0b1020";
+      document.body.style.color = "#e8ecf8";
+    });
+    // The attribute's color is on the iframe before any page has arrived.
+    const before = await page.evaluate(async () => {
+      const element = document.createElement("dashboard-embed");
+      element.setAttribute("embed-id", "sales-overview");
+      element.setAttribute("token", "not-yet-a-token");
+      element.setAttribute("background", "#0b1020");
+      document.getElementById("app")!.appendChild(element);
+      for (let i = 0; i < 5 && !element.querySelector("iframe"); i++) await null;
+      const frame = element.querySelector("iframe");
+      const color = frame ? getComputedStyle(frame).backgroundColor : null;
+      element.remove();
+      return color;
+    });
+    expect(before).toBe(NIGHT.background);
+
+    // Without the attribute: the page's own background once it is ready (control: built-in theme).
+    const frameBackground = async (theme: string | null) => {
+      const event = await page.evaluate(
+        (url) => {
+          return new Promise<string>((resolve) => {
+            const element = document.createElement("dashboard-embed");
+            element.setAttribute("embed-id", "sales-overview");
+            element.setAttribute("token-url", url);
+            element.addEventListener("dashboard-load", () => resolve("dashboard-load"), { once: true });
+            element.addEventListener("dashboard-error", () => resolve("dashboard-error"), { once: true });
+            document.getElementById("app")!.replaceChildren(element);
+          });
+        },
+        `${tokenUrl()}${theme ? `&theme=${encodeURIComponent(theme)}` : ""}`,
+      );
+      expect(event).toBe("dashboard-load");
+      return page.evaluate(() => getComputedStyle(document.querySelector("dashboard-embed iframe")!).backgroundColor);
+    };
+    expect(await frameBackground("Acme night")).toBe(NIGHT.background);
+    await page.screenshot({ path: join(screenshots, "theme-element-dark-host.png"), fullPage: true });
+    expect(await frameBackground(null)).toBe(BUILTIN.background);
+    await page.close();
+  }, 60_000);
 });

@@ -326,6 +326,111 @@ describe("<report-builder> in a browser", () => {
     await again.page.close();
   }, 90_000);
 
+  it("a click on a bar or a row of a grouped result toggles an eq filter on its group column (mouse, Tab + Enter/Space); the host hears it", async () => {
+    const counts = new Map<string, number>();
+    for (const o of berlin) counts.set(o.product, (counts.get(o.product) ?? 0) + 1);
+    const all = (r: string[][]) => r[0].join() === "Product,Count" && r.length === counts.size + 1;
+    const only = (product: string) => (r: string[][]) => r.length === 2 && r[1][0] === product;
+    /** The filter list as the user reads it: "column condition value" per row. */
+    const filters = (frame: Frame) =>
+      frame.evaluate(() =>
+        [...document.querySelectorAll(".row.filter")].map((row: any) =>
+          [...row.querySelectorAll("select, input")]
+            .map((c: any) => (c.tagName === "SELECT" ? c.selectedOptions[0].textContent : c.value))
+            .join(" "),
+        ),
+      );
+    const bar = (frame: Frame, product: string) =>
+      frame.waitForSelector(`#rb-chart-area [role="button"][aria-label="Filter on Product ${product}"]`);
+    const focused = (frame: Frame) =>
+      frame.evaluate(() => ({
+        label: document.activeElement?.getAttribute("aria-label"),
+        outline: getComputedStyle(document.activeElement).outlineStyle,
+      }));
+
+    for (const width of [1280, 360]) {
+      const { page, event } = await mount({ "embed-id": blueprint.embed_id, "token-url": tokenUrl() }, width);
+      expect(event.type).toBe("report-builder-load");
+      await page.evaluate(() => {
+        window.clicks = [];
+        window.addEventListener(
+          "message",
+          (e: any) => e.data?.source === "report-builder" && e.data.type === "click" && window.clicks.push(e.data),
+        );
+      });
+      const frame = builderFrame(page);
+      await (await control(frame, "Orders")).click();
+      await press(frame, "Add group");
+      await choose(frame, "Group by", "Product");
+      await tableRows(frame, all, "counts by product");
+
+      // A bar: a pointer, one click filters to its product, the filter is in the list; the host hears the click.
+      const seats = (await bar(frame, "Seats"))!;
+      expect(await seats.evaluate((b: any) => getComputedStyle(b).cursor)).toBe("pointer");
+      await seats.click();
+      expect((await tableRows(frame, only("Seats"), "only Seats"))[1][1]).toBe(String(counts.get("Seats")));
+      expect(await filters(frame)).toEqual(["Product is Seats"]);
+      expect(await chartText(frame)).not.toContain("Storage");
+      expect(await page.evaluate(() => window.clicks)).toEqual([
+        {
+          source: "report-builder",
+          type: "click",
+          column: "product",
+          value: "Seats",
+          row: { product: "Seats", count: counts.get("Seats") },
+        },
+      ]);
+      // The same bar again: the filter goes, every product is back.
+      await (await bar(frame, "Seats"))!.click();
+      await tableRows(frame, all, "every product again");
+      expect(await filters(frame)).toEqual([]);
+
+      // Keyboard: Tab reaches the bars after the downloads, with a visible ring; Enter filters, Space clears.
+      await frame.evaluate(() => document.getElementById("rb-xlsx").focus());
+      let at = { label: "", outline: "" } as { label?: string | null; outline: string };
+      for (let i = 0; i < 10 && at.label !== "Filter on Product Storage"; i++) {
+        await page.keyboard.press("Tab");
+        at = await focused(frame);
+        if (at.label?.startsWith("Filter on")) expect(at.outline).not.toBe("none");
+      }
+      expect(at.label).toBe("Filter on Product Storage");
+      if (width === 1280)
+        await (await page.$("report-builder"))!.screenshot({ path: join(screenshots, "report-builder-click-focus-1280.png") });
+      await page.keyboard.press("Enter");
+      await tableRows(frame, only("Storage"), "only Storage");
+      expect(await filters(frame)).toEqual(["Product is Storage"]);
+      // Focus stays on the bar of that product in the redrawn chart: a second key press clears it.
+      expect((await focused(frame)).label).toBe("Filter on Product Storage");
+      await page.keyboard.press("Space");
+      await tableRows(frame, all, "every product after Space");
+      expect(await filters(frame)).toEqual([]);
+
+      // A row of the table: a click anywhere on it filters; its product is a button Tab and Enter reach.
+      const row = await frame.waitForFunction(
+        () => [...document.querySelectorAll("#rb-table-area tbody tr")].find((tr: any) => tr.cells[0].textContent === "Support") ?? null,
+      );
+      expect(await row.evaluate((tr: any) => getComputedStyle(tr).cursor)).toBe("pointer");
+      await (await (row as ElementHandle).$("td:nth-child(2)"))!.click();
+      await tableRows(frame, only("Support"), "only Support");
+      expect(await filters(frame)).toEqual(["Product is Support"]);
+      expect(await frame.evaluate(() => document.querySelector("#rb-table-area tbody .pick").getAttribute("aria-pressed"))).toBe("true");
+      await page.screenshot({ path: join(screenshots, `report-builder-click-${width}.png`), fullPage: true });
+      await frame.evaluate(() => document.querySelector("#rb-table-area tbody .pick").focus());
+      await page.keyboard.press("Enter");
+      await tableRows(frame, all, "every product after the row's Enter");
+      expect(await filters(frame)).toEqual([]);
+      expect(await page.evaluate(() => window.clicks.map((c: any) => c.value))).toEqual([
+        "Seats",
+        "Seats",
+        "Storage",
+        "Storage",
+        "Support",
+        "Support",
+      ]);
+      await page.close();
+    }
+  }, 90_000);
+
   it("renames, deletes after confirming, and marks a report the blueprint no longer supports as broken", async () => {
     const orders = (columns: { name: string; type: string }[]) => [
       {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
+import { createTheme, DARK } from "../themes/helpers";
 
 // The report builder page, its script and its one-round-trip `/view` (docs/report-builder.md).
 // What the page does in a browser is tested in test/e2e/report-builder-browser.test.ts.
@@ -183,6 +184,19 @@ describe("POST /report-builder/<embed_id>/view: a result with its chart in one r
     expect(res.body.chart_html).toContain('<section class="panel panel-bar"');
     expect(res.body.chart_html).toContain("<svg");
     expect(res.body.chart_html).toContain("Storage");
+  });
+
+  it("draws the chart in the token's theme (series, axis color, font); control: a token without one, the built-in colors", async () => {
+    expect((await createTheme(ctx.write, { name: "Builder night", theme: { ...DARK, font_family: "Georgia, serif" } })).status).toBe(200);
+    const chart = { type: "bar", x: "product", y: ["sum_amount"] };
+    const themed = await view(await mint({ theme: "Builder night" }), { query: bySum, chart, width: 600 });
+    expect(themed.status).toBe(200);
+    expect(themed.body.chart_html).toMatch(/fill="#7c9cff"/);
+    expect(themed.body.chart_html).not.toMatch(/fill="#4f46e5"/);
+    expect(themed.body.chart_html).toContain("Georgia, serif");
+    const plain = await view(await mint({}), { query: bySum, chart, width: 600 });
+    expect(plain.body.chart_html).toMatch(/fill="#4f46e5"/);
+    expect(plain.body.chart_html).not.toMatch(/fill="#7c9cff"/);
   });
 
   it("draws a KPI for a single value and nothing for a table (the page draws its own)", async () => {

@@ -54,6 +54,8 @@ describe("create_report_schedule", () => {
       paused: false,
       next_run_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T09:00:00Z$/),
       source: "api",
+      theme: null,
+      locale: null,
       environment: null,
       created_at: expect.any(String),
     });

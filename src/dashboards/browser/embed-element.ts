@@ -12,7 +12,15 @@
  * - Without `height` the iframe follows the height the page reports for its content.
  * - `variables` (JSON) and `environment` changes load the dashboard with the new values;
  *   the element's width is passed as `width` (charts are drawn for it) and followed on resize.
- * - Events: `dashboard-load` (`detail.height`), `dashboard-error` (`detail.status`, `detail.message`).
+ * - Events: `dashboard-load` (`detail.height`), `dashboard-error` (`detail.status`, `detail.message`),
+ *   `dashboard-click` (`detail`: the page's click message `{source, type: "click", panel_id,
+ *   column, value, row}`, before the page navigates) and `dashboard-variables`
+ *   (`detail.variables`: the page's unlocked variables, whenever they change in the frame: a
+ *   filter control, a click filter, `setVariables`).
+ * - `setVariables(object)`: the same as setting `variables` (unlocked ones; locked ones are the token's).
+ * - The iframe wears the page's background (its theme's), so a dark app never sees a white
+ *   frame: from the `background` attribute (a CSS color) before the first page arrives, then
+ *   the background the page reports in its `ready` message, kept for every reload.
  *
  * `<report-builder embed-id="<blueprint embed_id>" token-url="…">` (docs/report-builder.md)
  * is the same element over the report builder page: the same credentials, refresh, height and
@@ -70,10 +78,14 @@ const BUILDER: Kind = {
 interface PageMessage {
   source?: string;
   type?: string;
+  dashboard?: string;
+  variables?: Record<string, unknown>;
   status?: number;
   height?: number;
   id?: string;
   name?: string;
+  /** `ready`: the page's computed background (its theme's). */
+  background?: string;
 }
 
 abstract class FramedPage extends HTMLElement {
@@ -85,6 +97,10 @@ abstract class FramedPage extends HTMLElement {
   private width = 0;
   private contentHeight = 0;
   private resize: ResizeObserver | undefined = undefined;
+  /** The variables the dashboard's page last reported (JSON), to tell a change. */
+  private reported: string | null = null;
+  /** The background the page reported (its theme's): the iframe keeps it across reloads. */
+  private pageBackground: string | null = null;
 
   protected abstract get kind(): Kind;
   /** The element's own query parameters of the page's URL. */
@@ -112,6 +128,7 @@ abstract class FramedPage extends HTMLElement {
   attributeChangedCallback(name: string, oldValue: string | null, newValue: string | null): void {
     if (!this.isConnected || oldValue === newValue) return;
     if (name === "height") this.applyHeight(this.contentHeight);
+    else if (name === "background") this.applyBackground();
     else if (name === "token" || name === "token-url" || name === "customer-token") this.start();
     else this.navigate();
   }
@@ -183,7 +200,8 @@ abstract class FramedPage extends HTMLElement {
     return url.toString();
   }
 
-  private navigate(): void {
+  /** Loads the page for the current attributes; `again`: even when the frame's URL is that already (the page may have moved on). */
+  protected navigate(again = false): void {
     const src = this.src();
     if (!src) return;
     if (!this.frame) {
@@ -192,10 +210,11 @@ abstract class FramedPage extends HTMLElement {
       frame.referrerPolicy = "no-referrer";
       frame.style.cssText = "display:block;width:100%;border:0;height:150px";
       this.frame = frame;
+      this.applyBackground();
       this.appendChild(frame);
     }
     this.applyHeight(this.contentHeight);
-    if (this.frame.src !== src) this.frame.src = src;
+    if (again || this.frame.src !== src) this.frame.src = src;
   }
 
   /** Charts are drawn for a width: reload when the element's width really changed. */
@@ -205,6 +224,14 @@ abstract class FramedPage extends HTMLElement {
     if (!this.frame || !this.width || Math.abs(width - this.width) < 16) return;
     clearTimeout(this.resizeTimer);
     this.resizeTimer = setTimeout(() => this.navigate(), 250);
+  }
+
+  /** The page's own background once it said it, else the `background` attribute's color (else transparent: the host's). */
+  private applyBackground(): void {
+    if (!this.frame) return;
+    const given = this.getAttribute("background");
+    const color = this.pageBackground ?? (given && CSS.supports("color", given) ? given : null);
+    this.frame.style.background = color ?? "transparent";
   }
 
   private applyHeight(height: number): void {
@@ -218,6 +245,22 @@ abstract class FramedPage extends HTMLElement {
     if (!this.frame || event.source !== this.frame.contentWindow || event.origin !== ORIGIN) return;
     const data: PageMessage | null = event.data;
     if (!data || data.source !== this.kind.source) return;
+    if (this.kind === DASHBOARD && data.type === "click") {
+      this.dispatchEvent(new CustomEvent("dashboard-click", { detail: data, bubbles: true, composed: true }));
+      return;
+    }
+    if (this.kind === DASHBOARD && data.type === "variables") {
+      // Only this element's dashboard (not one a click opened in the frame).
+      if (data.dashboard !== this.getAttribute("embed-id") || !data.variables) return;
+      const reported = JSON.stringify(data.variables);
+      const changed = this.reported !== null && reported !== this.reported;
+      this.reported = reported;
+      if (changed)
+        this.dispatchEvent(
+          new CustomEvent("dashboard-variables", { detail: { variables: data.variables }, bubbles: true, composed: true }),
+        );
+      return;
+    }
     if (data.type === "saved" && this.kind === BUILDER) {
       this.dispatchEvent(new CustomEvent("report-saved", { detail: { id: data.id, name: data.name }, bubbles: true, composed: true }));
       return;
@@ -228,6 +271,10 @@ abstract class FramedPage extends HTMLElement {
       return;
     }
     if (typeof data.height !== "number") return;
+    if (data.type === "ready" && typeof data.background === "string" && CSS.supports("color", data.background)) {
+      this.pageBackground = data.background;
+      this.applyBackground();
+    }
     this.contentHeight = data.height;
     this.applyHeight(data.height);
     if (data.type !== "ready") return;
@@ -242,7 +289,13 @@ abstract class FramedPage extends HTMLElement {
 
 class DashboardEmbed extends FramedPage {
   static get observedAttributes(): string[] {
-    return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height"];
+    return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height", "background"];
+  }
+  /** Shows the dashboard with these (unlocked) variables: the same as setting `variables`, also when the frame has moved on since. */
+  setVariables(variables: Record<string, unknown>): void {
+    const text = JSON.stringify(variables || {});
+    if (this.getAttribute("variables") === text) this.navigate(true);
+    else this.setAttribute("variables", text);
   }
   protected get kind(): Kind {
     return DASHBOARD;
@@ -264,7 +317,7 @@ class DashboardEmbed extends FramedPage {
 
 class ReportBuilder extends FramedPage {
   static get observedAttributes(): string[] {
-    return ["embed-id", "token", "token-url", "report", "height"];
+    return ["embed-id", "token", "token-url", "report", "height", "background"];
   }
   protected get kind(): Kind {
     return BUILDER;

@@ -17,6 +17,7 @@ import type { JobExtras, JobRequest, ReportInput, ScreenshotInput } from "../sch
 import { config } from "../../config";
 import { insertSavedReportJob, type SavedReportJobToCheck } from "./saved-report";
 import { allOf } from "../../db/conditions";
+import { checkNamedTheme, jobPresentation, namedThemeExists } from "./named-theme";
 
 /** Where jobs are made: the access group they belong to, and where their links point. */
 export interface DeliveryScope extends StartScope {
@@ -69,12 +70,14 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
   const renderable = allOf(
     exists(versions.fallBackToNewest ? dashboards.anyVersion(db, job.embedId) : dashboards.taggedVersion(db, job.embedId, versions.tags)),
     job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
+    namedThemeExists(db, accessGroupId, job.request.presentation?.theme),
   );
   const render: RenderRequest = {
     embedId: job.embedId,
     customer: visibleByProvidedId(job.providedId, accessGroupId),
     versions,
     variables: job.request.variables,
+    presentation: job.request.presentation,
   };
   // A job someone waits for is born claimed by its first attempt, which this call runs.
   const born = scope.background !== undefined;
@@ -98,6 +101,8 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
   ]);
   if (chain.length === 0) throw customerNotFound(job.providedId);
   versionToRender(choice, job.embedId, versions);
+  // The access group's themes were read with the render's rows (the customer is the group's).
+  checkNamedTheme(themes, job.request.presentation?.theme);
   if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
   if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
   const page: JobPage = { customerId: chain[0].id, target: { kind: "dashboard", embedId: job.embedId }, request: job.request };
@@ -147,6 +152,7 @@ export async function requestScreenshot(
     versionTags: versions.tags,
     ...(versions.fallBackToNewest ? {} : { fallBackToNewest: false }),
     callbackUrl: input.callback_url ?? null,
+    ...jobPresentation(input),
     ...jobExtras,
   };
   const jobId = newJobId();
@@ -185,6 +191,8 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
     versionTags: versions.tags,
     ...(versions.fallBackToNewest ? {} : { fallBackToNewest: false }),
     callbackUrl: input.callback_url ?? null,
+    ...jobPresentation(input),
+    origin: scope.baseUrl,
     ...jobExtras,
   };
   const jobId = newJobId();

@@ -10,6 +10,8 @@ import type { Env } from "../../env";
 import * as repo from "../repository";
 import type { JobRequest } from "../schemas";
 import { allOf } from "../../db/conditions";
+import { themeByName } from "../../themes/repository";
+import { checkNamedTheme, namedThemeExists } from "./named-theme";
 
 /**
  * Jobs of saved reports (the report builder's, `report_id`): made like a dashboard's job —
@@ -44,11 +46,13 @@ export async function insertSavedReportJob(
   const condition = allOf(
     exists(reportOfVisibleCustomer(db, job.reportId, job.providedId, accessGroupId)),
     job.callbackUrl === undefined ? undefined : exists(webhooks.secretExists(db, accessGroupId)),
+    namedThemeExists(db, accessGroupId, job.request.presentation?.theme),
   );
-  const [customer, report, secret, inserted, [row]] = await db.batch([
+  const [customer, report, secret, theme, inserted, [row]] = await db.batch([
     visibleCustomerTokenHash(db, job.providedId, accessGroupId),
     reportOfVisibleCustomer(db, job.reportId, job.providedId, accessGroupId),
     webhooks.secretExists(db, accessGroupId),
+    themeByName(db, accessGroupId, job.request.presentation?.theme ?? ""),
     repo.insertJobWhen(
       db,
       {
@@ -67,6 +71,7 @@ export async function insertSavedReportJob(
   if (customer.length === 0) throw customerNotFound(job.providedId);
   if (report.length === 0)
     throw new ApiError("report_not_found", `Customer '${job.providedId}' has no saved report '${job.reportId}'.`, "report_id");
+  checkNamedTheme(theme, job.request.presentation?.theme);
   if (job.callbackUrl !== undefined && secret.length === 0) throw webhookSecretMissing();
   if (inserted.length !== 1 || !row) throw new Error(`job ${id} passed its checks but was not inserted`);
   return { row, customerId: customer[0].id, customerTokenHash: customer[0].tokenHash };

@@ -33,31 +33,31 @@ export type DownloadState =
  * (one indexed read) every 5 ms for the first 250 ms (a warm capture ends within it, and each
  * pause is latency), every 20 ms up to 1 s, every 50 ms up to 5 s, then every 250 ms: forty
  * downloads waiting on a burst of captures look a few hundred times a second, not thousands,
- * and leave the database to the jobs. No pause outlasts the wait.
+ * and leave the database to the jobs. No pause outlasts the wait, and an attempt starting here
+ * or an ending noted on this isolate's board (run/job-endings.ts) cuts a pause short: the
+ * wait never sleeps past an end it can see.
  */
 export function downloadPollPause(waitedMs: number): number {
   return waitedMs < 250 ? 5 : waitedMs < 1000 ? 20 : waitedMs < 5000 ? 50 : 250;
 }
 
 /**
- * While the job's attempt runs in this isolate, a waiting download reads the board
- * (run/job-endings.ts, no I/O) every millisecond for the first 250 ms, every 5 ms up to 2 s,
- * then every 25 ms: it has the file at most that late after the attempt ends, for a few
- * hundred wake-ups of CPU time over a capture of seconds.
+ * How often a waiting download looks at this isolate's board (run/job-endings.ts, no I/O):
+ * every millisecond for the first 250 ms, every 5 ms up to 2 s, then every 25 ms — it has the
+ * file at most that late after an attempt here ends, for a few hundred wake-ups of CPU time
+ * over a capture of seconds.
  */
 export function boardWatchPause(waitedMs: number): number {
   return waitedMs < 250 ? 1 : waitedMs < 2000 ? 5 : 25;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
  * expired tokens are 404. A waiting request learns that the job ended from the attempt when
- * it runs in this isolate (the board: the file in hand, no read), and otherwise by looking
- * at the job (see downloadPollPause) — wherever the job runs, the row tells. It awaits only
- * its own reads and timers, never the attempt itself (Workers run no request's code on
- * behalf of another).
+ * it runs in this isolate (the board: the file in hand, no read), and otherwise by
+ * looking at the job (see downloadPollPause) — wherever the job runs, the row tells. It
+ * awaits only its own reads and timers, never the attempt itself (Workers run no
+ * invocation's code on behalf of another).
  */
 export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
   const jobId = HEX_TOKEN.test(token) ? await env.LINKS.get(await downloadKey(token)) : null;
@@ -83,13 +83,12 @@ export async function download(db: Database, env: Env, token: string, waitSecond
         };
       }
       if (Date.now() >= until) return { state: "pending", status: job.status };
-      if (watch && isAttemptedHere(jobId)) {
-        // The attempt runs here and notes its ending: no look at the database meanwhile.
-        while (isAttemptedHere(jobId) && !watch.ending() && Date.now() < until)
-          await sleep(Math.min(boardWatchPause(Date.now() - started), until - Date.now()));
-      } else {
-        await sleep(Math.min(downloadPollPause(Date.now() - started), until - Date.now()));
-      }
+      // The attempt runs here and notes its ending (or leaves without one): no look at the
+      // database meanwhile. Otherwise the row's next look, unless the board has news first.
+      const waited = Date.now() - started;
+      const left = until - Date.now();
+      const tick = () => boardWatchPause(Date.now() - started);
+      await watch?.news(isAttemptedHere(jobId) ? left : Math.min(downloadPollPause(waited), left), tick);
       const ending = watch?.ending();
       if (ending?.status === "failed") return { state: "failed", error: ending.error };
       if (ending?.status === "done") {

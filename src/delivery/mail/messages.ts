@@ -6,6 +6,9 @@ import { unsubscribeToken, unsubscribeUrl } from "../../unsubscribe/tokens";
 import { REPORT_WIDTH } from "../report-defaults";
 import type { JobRequest } from "../schemas";
 import type { Mail } from "./mime";
+import { assetPath } from "../../themes/asset-path";
+import { BUILTIN_PRESENTATION, documentOf, type Presentation } from "../../themes/presentation";
+import { onAccent } from "../../themes/style";
 
 /** The file a job captured, as its e-mail attaches it. */
 export type StoredFile = { bytes: Uint8Array; contentType: string };
@@ -35,8 +38,34 @@ export function screenshotMail(request: JobRequest, file: StoredFile): Mail {
   };
 }
 
-/** A report job's e-mail: the image inline, linked to the live dashboard, between the end user's own header and footer. */
-export function reportMail(request: JobRequest, file: StoredFile, { attributes, customerName, reportName }: ReportRecipient): Mail {
+/**
+ * What of the view's theme an e-mail wears: the logo at the top (from this service's origin,
+ * where it is served immutable) and the accent on the link button. The image is the capture,
+ * already in the theme.
+ */
+function mailTheme(
+  request: JobRequest,
+  view: Presentation | undefined,
+): { logo: string; accent: string; onAccent: string; radius: number } {
+  const doc = documentOf(view ?? BUILTIN_PRESENTATION);
+  const logo =
+    doc.logo && request.origin
+      ? `<img class="report-logo" src="${escapeHtml(`${request.origin}${assetPath(doc.logo.sha256)}`)}" alt="" height="32" style="display:block;height:32px;width:auto;margin:0 0 16px">\n`
+      : "";
+  return { logo, accent: doc.colors.accent, onAccent: onAccent(doc.colors.accent), radius: Math.min(doc.radius, 12) };
+}
+
+/**
+ * A report job's e-mail: the image inline, linked to the live dashboard, between the end
+ * user's own header and footer; the logo and accent of the view's theme (`view`, the page's).
+ */
+export function reportMail(
+  request: JobRequest,
+  file: StoredFile,
+  { attributes, customerName, reportName }: ReportRecipient,
+  view?: Presentation,
+): Mail {
+  const theme = mailTheme(request, view);
   const header = typeof attributes.header === "string" ? sanitizeHtml(attributes.header) : "";
   const footer = typeof attributes.footer === "string" ? sanitizeHtml(attributes.footer) : "";
   const link = escapeHtml(request.linkUrl ?? "");
@@ -46,9 +75,9 @@ export function reportMail(request: JobRequest, file: StoredFile, { attributes, 
   const titled = reportName === undefined ? "dashboard report" : `report “${reportName}”`;
   const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f4f6fb;font-family:Arial,Helvetica,sans-serif;color:#0f172a">
 <div style="max-width:760px;margin:0 auto">
-${headlineHtml(request)}${header ? `<div class="report-header">${header}</div>` : ""}
+${theme.logo}${headlineHtml(request)}${header ? `<div class="report-header">${header}</div>` : ""}
 <a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="${escapeHtml(reportName === undefined ? "Dashboard report" : `Report “${reportName}”`)} for ${name}" width="${REPORT_WIDTH}" style="display:block;width:100%;max-width:${REPORT_WIDTH}px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
-<p style="font-size:14px;margin:16px 0"><a href="${link}" style="color:#4338ca;font-weight:bold">Open the live ${what}</a></p>
+<p style="font-size:14px;margin:16px 0"><a href="${link}" class="report-link" style="display:inline-block;background:${theme.accent};color:${theme.onAccent};font-weight:bold;text-decoration:none;padding:10px 16px;border-radius:${theme.radius}px">Open the live ${what}</a></p>
 ${footer ? `<div class="report-footer">${footer}</div>` : ""}
 </div></body></html>`;
   const extension = file.contentType === "image/jpeg" ? "jpg" : "png";

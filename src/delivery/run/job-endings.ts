@@ -1,11 +1,11 @@
 /**
  * Download requests waiting in this isolate for a job to end learn it from the attempt that
  * ends it here, with the file in hand: no look at the job row, no R2 read. A note on a
- * board, not a promise: a promise resolved by one request and awaited by another would run
- * the waiter's code in the other request's context (Workers refuse its I/O there), so the
- * waiter reads the board on its own timer, which costs no I/O. This is a shortcut only:
- * waiters in other isolates, and any ending this isolate did not see (a retry elsewhere, a
- * backstop), learn it from the job row (links/download.ts).
+ * board, not a promise: a promise resolved by one invocation and awaited by another crosses
+ * I/O contexts (the workers test pool refuses it outright: "Cannot perform I/O on behalf of a
+ * different request"), so the waiter reads the board on its own timer, which costs no I/O.
+ * This is a shortcut only: waiters in other isolates, and any ending this isolate did not
+ * see (a retry elsewhere, a backstop), learn it from the job row (links/download.ts).
  */
 export type JobEnding =
   | { status: "done"; file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; queryCache?: string; cacheReads?: string } }
@@ -20,14 +20,33 @@ export function jobEnded(jobId: string, ending: JobEnding): void {
   if (entry) entry.ending = ending;
 }
 
-/** Watches job `jobId`: `ending()` is its ending once noted here; `stop()` lets go (the note goes with the last watcher). */
-export function watchJob(jobId: string): { ending: () => JobEnding | undefined; stop: () => void } {
+/** What a waiting download holds while it watches a job on this isolate's board. */
+export interface JobWatch {
+  /** The job's ending once noted here. */
+  ending: () => JobEnding | undefined;
+  /**
+   * Waits at most `ms` for news of the job here: its ending noted, or an attempt starting or
+   * leaving this isolate — looked at every `tick()` ms on the caller's own timer.
+   */
+  news: (ms: number, tick: () => number) => Promise<void>;
+  /** Lets go (the note goes with the last watcher). */
+  stop: () => void;
+}
+
+/** Watches job `jobId` on this isolate's board. */
+export function watchJob(jobId: string): JobWatch {
   const entry = board.get(jobId) ?? { watchers: 0 };
   entry.watchers++;
   board.set(jobId, entry);
   let stopped = false;
   return {
     ending: () => entry.ending,
+    news: async (ms, tick) => {
+      const until = Date.now() + ms;
+      const attempted = isAttemptedHere(jobId);
+      while (!entry.ending && isAttemptedHere(jobId) === attempted && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(tick(), until - Date.now())));
+    },
     stop: () => {
       if (stopped) return;
       stopped = true;
@@ -40,7 +59,11 @@ export function watchJob(jobId: string): { ending: () => JobEnding | undefined; 
 /** Jobs with an attempt in progress in this isolate → how many. */
 const attempted = new Map<string, number>();
 
-/** Runs an attempt of job `jobId`, known to this isolate's waiters while it runs. */
+/**
+ * Runs an attempt of job `jobId`, known to this isolate's waiters while it runs: they stop
+ * looking at the row when it starts, and look again when it leaves without an ending (its
+ * job retried later, perhaps elsewhere).
+ */
 export async function attemptingHere<T>(jobId: string, run: () => Promise<T>): Promise<T> {
   attempted.set(jobId, (attempted.get(jobId) ?? 0) + 1);
   try {
@@ -52,7 +75,7 @@ export async function attemptingHere<T>(jobId: string, run: () => Promise<T>): P
   }
 }
 
-/** Whether an attempt of the job runs in this isolate: it notes its ending here (or stops running here). */
+/** Whether an attempt of the job runs in this isolate: it notes its ending here. */
 export function isAttemptedHere(jobId: string): boolean {
   return attempted.has(jobId);
 }

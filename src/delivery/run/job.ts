@@ -3,7 +3,7 @@ import { byId } from "../../customers/repository";
 import {
   dashboardFromReads,
   panelTables,
-  renderForCustomer,
+  readDashboard,
   renderLoaded,
   type DashboardReadRows,
   type RenderRequest,
@@ -29,6 +29,8 @@ import { jobEnded } from "./job-endings";
 import { reportJobFile, reportJobHtml } from "./saved-report";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
+import type { Presentation as ViewPresentation } from "../../themes/presentation";
+import { inlineThemeAssets } from "../../themes/inline-assets";
 
 /**
  * A first attempt in the API call's background lives at most this long (Workers end
@@ -118,6 +120,9 @@ export async function runJob(
   // A retry after a failed send finds the file stored by the earlier attempt.
   let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string };
   let metadata: Record<string, string> = {};
+  // The view the page was drawn in: the report e-mail wears its logo and accent (a retry that
+  // finds the file stored renders nothing, and its e-mail is in the built-in colors).
+  let view: ViewPresentation | undefined;
   if (job.fileKey) {
     const object = await env.FILES.get(job.fileKey);
     if (!object) throw new JobFailure("render_failed", false, "stored file missing");
@@ -129,7 +134,9 @@ export async function runJob(
     if (isFileExport(request)) {
       captured = await jobFile(db, env, jobPage, cacheReport);
     } else {
-      const html = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
+      const rendered = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
+      view = rendered.view;
+      const html = rendered.html;
       const format =
         request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
       captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
@@ -165,7 +172,7 @@ export async function runJob(
   const mail = await withUnsubscribe(
     env,
     request,
-    job.kind === "report" ? reportMail(request, file, await reportRecipient(db, job, request)) : screenshotMail(request, file),
+    job.kind === "report" ? reportMail(request, file, await reportRecipient(db, job, request), view) : screenshotMail(request, file),
   );
   // The claim: of all deliveries of this job, exactly one moves it to `sending`.
   const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: { ...fileColumns, emailClaimedAt: sqlNow } });
@@ -190,9 +197,17 @@ export async function runJob(
   return undefined;
 }
 
+/** A job's page as captured, and the view it was drawn in (a dashboard's: theme, locale, time zone). */
+interface RenderedPage {
+  html: string;
+  view?: ViewPresentation;
+}
+
 /**
- * The dashboard as the job asked for it, from rows `read` already when given; a customer or
- * dashboard gone meanwhile is final.
+ * The dashboard as the job asked for it, from rows `read` already when given, in the job's own
+ * theme, locale and time zone where it names them (else its customer's); a customer or
+ * dashboard gone meanwhile is final. The theme's fonts and logo are inlined: the capture's
+ * tab has no origin to load `/theme-assets/…` from.
  */
 async function renderJobPage(
   db: Database,
@@ -200,24 +215,22 @@ async function renderJobPage(
   { customerId, target, request }: JobPage,
   cacheReport: QueryCacheReport,
   read?: DashboardRead,
-): Promise<string> {
+): Promise<RenderedPage> {
   const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
     if (target.kind === "saved_report")
-      return await reportJobHtml(db, env, { reportId: target.reportId, customerId, width: request.width, cacheReport });
-    if (read) return await renderLoaded(env, await dashboardFromReads(read.render, read.rows), presentation, { cacheReport });
-    return await renderForCustomer(
-      db,
-      env,
-      {
-        embedId: target.embedId,
-        customer: byId(customerId),
-        versions: { tags: request.versionTags, fallBackToNewest: request.fallBackToNewest ?? true },
-        variables: request.variables,
-        cacheReport,
-      },
-      presentation,
-    );
+      return { html: await reportJobHtml(db, env, { reportId: target.reportId, customerId, width: request.width, cacheReport }) };
+    const loaded = read
+      ? await dashboardFromReads(read.render, read.rows)
+      : await readDashboard(db, {
+          embedId: target.embedId,
+          customer: byId(customerId),
+          versions: { tags: request.versionTags, fallBackToNewest: request.fallBackToNewest ?? true },
+          variables: request.variables,
+          presentation: request.presentation,
+        });
+    const html = await renderLoaded(env, loaded, presentation, { cacheReport });
+    return { html: await inlineThemeAssets(env.FILES, html, loaded.view), view: loaded.view };
   } catch (error) {
     const gone = goneFailure(error);
     if (gone !== undefined) throw new JobFailure(gone.reason, true, gone.message);

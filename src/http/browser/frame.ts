@@ -4,13 +4,16 @@
  * nothing from anywhere.
  *
  * It lets `<dashboard-embed>` size its iframe and hand over fresh signed tokens: it posts
- * `{source: "dashboard-embed", type: "ready" | "height", status, height}` to the parent
+ * `{source: "dashboard-embed", type: "ready" | "height", status, height}` (`ready` also with the
+ * page's computed `background`, its theme's, which the element gives its iframe) to the parent
  * window and accepts `{type: "token", token}` from it, rewriting the `token` of the page's
  * own links and forms. Opened on its own (not framed), a page drawn without a width
  * (`data-fit-window`: a share link on a phone) asks once more with its window's width, so its
  * charts are drawn for that screen (not when both widths draw the same page:
  * `data-fit-window` is the width from which all do).
  */
+
+import { tokenFitsPage } from "./token-dashboard";
 
 /** A page opened on its own: drawn for the window's width when it was drawn for another. */
 function fitWindow(): void {
@@ -35,7 +38,8 @@ function talkToParent(): void {
     const h = height();
     if (type === "height" && h === last) return;
     last = h;
-    window.parent.postMessage({ source: "dashboard-embed", type, status, height: h }, "*");
+    const background = type === "ready" ? { background: getComputedStyle(document.documentElement).backgroundColor } : {};
+    window.parent.postMessage({ source: "dashboard-embed", type, status, height: h, ...background }, "*");
   };
   post("ready");
   if (typeof ResizeObserver === "function") new ResizeObserver(() => post("height")).observe(document.documentElement);
@@ -46,7 +50,8 @@ function talkToParent(): void {
       !data ||
       data.source !== "dashboard-embed" ||
       data.type !== "token" ||
-      typeof data.token !== "string"
+      typeof data.token !== "string" ||
+      !tokenFitsPage(data.token)
     )
       return;
     for (const link of document.querySelectorAll<HTMLAnchorElement>("a[data-embed-link]")) {

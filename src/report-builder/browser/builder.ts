@@ -9,6 +9,7 @@
  * Talks to its parent (`<report-builder>` in embed.js) through parent.ts.
  */
 import { connection, explain, api } from "./api";
+import { clickFilters } from "./click-filter";
 import { byId } from "./dom";
 import { renderControls } from "./controls";
 import { type Boot, page } from "./page";
@@ -28,6 +29,7 @@ function start(boot: Boot): void {
   });
   page.datasets = boot.datasets || [];
   page.state = blankState(page.datasets[0] ? page.datasets[0].name : "");
+  clickFilters();
 
   // Enter in a text field must not submit (and reload) the controls' form.
   byId("rb-controls").addEventListener("submit", (e) => e.preventDefault());

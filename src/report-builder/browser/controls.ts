@@ -42,7 +42,7 @@ function datasetSection(): HTMLElement {
         onchange: () => pickDataset(d.name),
       }),
       el("label", { for: id }, [
-        el("span", { class: "choice-name", text: d.name }),
+        el("span", { class: "choice-name", text: d.display_name || d.name }),
         d.description ? el("span", { class: "choice-desc", text: d.description }) : null,
       ]),
     ]);
@@ -50,7 +50,7 @@ function datasetSection(): HTMLElement {
   const dataset = currentDataset();
   const columns = dataset
     ? el("details", { class: "columns" }, [
-        el("summary", { text: `Columns of ${dataset.name} (${dataset.columns.length})` }),
+        el("summary", { text: `Columns of ${dataset.display_name || dataset.name} (${dataset.columns.length})` }),
         el(
           "ul",
           {},

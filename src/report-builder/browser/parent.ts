@@ -1,7 +1,7 @@
 /**
  * The builder page and its parent (`<report-builder>` in embed.js): `{source: "report-builder", type}`
  * messages — `ready` / `height` (with `status` and `height`), `error` (`status`), `saved`
- * (`id`, `name`) — and, from the parent, `{type: "token", token}` with a fresh token.
+ * (`id`, `name`), `click` (`column`, `value`, `row`: a bar or row of a grouped result was clicked) — and, from the parent, `{type: "token", token}` with a fresh token.
  */
 
 const SOURCE = "report-builder";
@@ -14,9 +14,10 @@ let lastHeight = -1;
 let readySent = false;
 
 export type ParentMessage =
-  | { type: "ready" | "height"; status: number; height: number }
+  | { type: "ready" | "height"; status: number; height: number; background?: string }
   | { type: "error"; status: number }
-  | { type: "saved"; id: string; name: string };
+  | { type: "saved"; id: string; name: string }
+  | { type: "click"; column: string; value: unknown; row: Record<string, unknown> };
 
 export function post(message: ParentMessage): void {
   if (framed) window.parent.postMessage({ source: SOURCE, ...message }, "*");
@@ -30,7 +31,13 @@ function postHeight(type: "ready" | "height"): void {
   const h = pageHeight();
   if (type === "height" && h === lastHeight) return;
   lastHeight = h;
-  post({ type, status: pageStatus, height: h });
+  // `ready` carries the page's background (its theme's): `<report-builder>` gives it to its iframe.
+  post({
+    type,
+    status: pageStatus,
+    height: h,
+    ...(type === "ready" ? { background: getComputedStyle(document.documentElement).backgroundColor } : {}),
+  });
 }
 
 /** Once the first result (or problem) is shown: the parent learns the page's status and height, then every change of height. */

@@ -11,6 +11,12 @@ import { buildQuery, chartFor } from "./query";
 import { isNumber } from "./vocabulary";
 
 let debounce: ReturnType<typeof setTimeout> | undefined;
+let shown: () => void = () => undefined;
+
+/** Called once with what runs after each result is drawn (click-filter.ts: the bars and rows become clickable). */
+export function whenResultShown(then: () => void): void {
+  shown = then;
+}
 
 /** Runs after typing pauses. */
 export function runSoon(): void {
@@ -115,6 +121,7 @@ export function renderResult(): void {
     return;
   }
   tableArea.appendChild(renderTable(a));
+  shown();
 }
 
 function renderTable(a: ViewAnswer): HTMLElement {

@@ -8,7 +8,10 @@ export interface Column {
 }
 
 export interface Dataset {
+  /** What queries name. */
   name: string;
+  /** What the page shows: the name in the view's locale. */
+  display_name?: string;
   description: string | null;
   columns: Column[];
 }

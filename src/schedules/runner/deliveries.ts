@@ -24,8 +24,10 @@ export interface Delivery {
   headline?: string;
   /** A viewer's subscription: the version tag its embed token was pinned to. */
   environment?: string | null;
-  /** The rule's locale: its e-mail footer speaks it (null: English). */
+  /** The rule's locale: its e-mail footer speaks it (null: English), and its page is drawn in it (null: the customer's). */
   locale?: string | null;
+  /** The rule's theme, by name (null: the customer's computed theme). */
+  theme?: string | null;
 }
 
 export async function startDelivery(db: Database, env: Env, d: Delivery): Promise<string> {
@@ -36,6 +38,9 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
     email: d.email,
     ...(d.subject !== null ? { subject: d.subject } : {}),
     ...(d.variables !== null ? { variables: d.variables } : {}),
+    // The rule's theme and locale; the time zone is always the customer's (the rule's own is its cron's).
+    ...(d.theme ? { theme: d.theme } : {}),
+    ...(d.locale ? { locale: d.locale } : {}),
   };
   const extras = {
     unsubscribe: { scheduleId: d.scheduleId, base: d.linkBase, ...(d.locale ? { locale: d.locale } : {}) },

@@ -164,6 +164,7 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
             accessGroupId: schedule.accessGroupId,
             linkBase: schedule.linkBase,
             locale: schedule.locale,
+            theme: schedule.themeName,
             format: schedule.format,
             providedId: target.providedId,
             target: storedTarget(schedule),

@@ -26,6 +26,13 @@ export default async function loadPage(html: string, timeoutMs: number): Promise
   document.close();
   const bounded = (promise: Promise<unknown>) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, left()))]);
   if (document.readyState !== "complete") await bounded(new Promise((resolve) => window.addEventListener("load", resolve, { once: true })));
+  // A theme's fonts (inlined as data: URLs) are loaded before the shot, each declared face
+  // explicitly: `fonts.ready` alone covers only faces the layout has asked for so far.
+  const faces: Promise<unknown>[] = [];
+  document.fonts.forEach((face) => {
+    faces.push(face.load().catch(() => undefined));
+  });
+  await bounded(Promise.all(faces));
   await bounded(document.fonts.ready);
   const marked = () => document.body !== null && document.body.getAttribute("data-render-complete") === "true";
   const isDashboard = document.querySelector("main.dashboard") !== null;
