@@ -22,6 +22,7 @@ export const browserBuildDir = join(root, ".build", "browser");
 export const browserScripts = [
   { name: "frame", source: "src/http/browser/frame.ts", inline: true },
   { name: "subscribe-control", source: "src/dashboards/browser/subscribe-control.ts", inline: true },
+  { name: "clicks", source: "src/dashboards/browser/clicks.ts", inline: true },
   { name: "embed-element", source: "src/dashboards/browser/embed-element.ts", keeps: '"__EMBED_SERVICE_ORIGIN__"' },
   { name: "report-builder", source: "src/report-builder/browser/builder.ts" },
   { name: "capture", source: "src/delivery/run/browser/capture.ts", expression: true },

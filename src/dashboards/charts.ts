@@ -39,6 +39,19 @@ export function pieSlices(slices: { name: string; value: number }[]): { name: st
   return [...slices.filter((_, index) => kept.has(index)), { name: "Other", value: other }];
 }
 
+/** The row each slice of `pieSlices` was drawn from, in the slices' order (null for "Other"). */
+export function pieSliceRows<T>(rows: T[], valueOf: (row: T) => number): (T | null)[] {
+  if (rows.length <= MAX_PIE_SLICES) return rows;
+  const kept = new Set(
+    rows
+      .map((row, index) => ({ value: valueOf(row), index }))
+      .sort((a, b) => b.value - a.value || a.index - b.index)
+      .slice(0, MAX_PIE_SLICES - 1)
+      .map((s) => s.index),
+  );
+  return [...rows.filter((_, index) => kept.has(index)), null];
+}
+
 export const PALETTE = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#8b5cf6", "#14b8a6", "#f97316", "#64748b", "#ec4899"];
 
 /** The built-in theme's charts (as they were before themes: a view without a theme draws these). */
@@ -64,7 +77,7 @@ export interface ChartWords {
 
 const EN_US: ChartWords = { clock: { locale: "en-US", timezone: "UTC" }, formats: {} };
 
-function toNumber(value: unknown): number | null {
+export function toNumber(value: unknown): number | null {
   if (value === null || value === undefined || value === "") return null;
   const n = typeof value === "number" ? value : Number(value);
   return Number.isFinite(n) ? n : null;
@@ -144,6 +157,8 @@ export function cartesianChart(
   size: { width: number; height: number },
   words: ChartWords = EN_US,
   look: ChartLook = BUILTIN_LOOK,
+  /** A live page whose points answer clicks: lines and areas draw a dot at each point (something to click and focus). */
+  points = false,
 ): string {
   const { clock, formats } = words;
   const TEXT = look.text;
@@ -153,7 +168,7 @@ export function cartesianChart(
   const categories = rows.map((row) => formatValue(row[xColumn] ?? "", clock, formats[xColumn]));
   const values = yColumns.map((column) => rows.map((row) => toNumber(row[column])));
   const series = yColumns.map((column) => words.names?.[column] ?? column);
-  const key = JSON.stringify(["cartesian", type, series, size.width, size.height, categories, values, clock.locale, look]);
+  const key = JSON.stringify(["cartesian", type, series, size.width, size.height, categories, values, clock.locale, look, points]);
   return drawnOnce(key, () =>
     render(
       {
@@ -178,7 +193,8 @@ export function cartesianChart(
           type: type === "area" ? "line" : type,
           data: values[i],
           smooth: false,
-          showSymbol: false,
+          showSymbol: points,
+          symbolSize: points ? 9 : undefined,
           barMaxWidth: 36,
           itemStyle: type === "bar" ? { borderRadius: [3, 3, 0, 0] } : undefined,
           areaStyle: type === "area" ? { opacity: 0.18 } : undefined,

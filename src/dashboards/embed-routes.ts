@@ -12,6 +12,8 @@ import { DataRoundTrips } from "../data/query-runner";
 import { pageWidth } from "./layout";
 import { panelRows, renderForCustomer } from "./customer-dashboard";
 import { isRefusal, resolveViewer } from "./viewer";
+import { drillThrough } from "./drill-through";
+import { CLICK_DATA_MARK, clickScriptHash } from "./clicks";
 import { config } from "../config";
 import { retryNotFoundOnPrimary } from "../http/replica-retry";
 
@@ -69,6 +71,42 @@ const embedPage = declaredRoute({
       "No valid token: expired, altered, for another dashboard, refreshed customer token, deleted customer, or customer tokens refused by EMBED_REQUIRE_SIGNED. No dashboard data.",
     ),
     404: html("Unknown dashboard, or an environment the dashboard does not have."),
+    422: html("The dashboard has no version or draft to render."),
+  },
+});
+
+const openTarget = declaredRoute({
+  access: "embed token in query",
+  method: "get",
+  path: "/embed/{embedId}/open/{panelId}",
+  operationId: "embedOpenTarget",
+  middleware: [retryNotFoundOnPrimary],
+  tags,
+  summary: "A click on a panel whose `on_click` opens another dashboard (redirects to it)",
+  description:
+    'What the live embed page navigates to when a bar, point, slice or row of a panel with `on_click: {action: "open"}` is clicked. ' +
+    "The target dashboard is the one the saved panel names (a `dashboard` parameter naming another is refused with 403); the service mints " +
+    "the target page's token itself from this one: same customer, locked variables, environment, presentation and origins, expiry no later. " +
+    "`row` (JSON) holds the clicked row's values; the target's variables are set from the columns the panel names.",
+  request: {
+    params: z.object({ embedId: z.string(), panelId: z.string() }),
+    query: z.object({
+      token: z.string().optional(),
+      customer_token: z.string().optional(),
+      environment: z.string().optional(),
+      width: z.string().optional(),
+      dashboard: z
+        .string()
+        .optional()
+        .openapi({ description: "The dashboard the page expects to open (refused unless it is the panel's)." }),
+      row: z.string().optional().openapi({ description: "The clicked row's values by result column (JSON)." }),
+    }),
+  },
+  responses: {
+    302: { description: "To `/embed/<target>` with the minted token and the variables set from the row." },
+    401: html("No valid token for this dashboard."),
+    403: html("The request names a dashboard this panel does not open."),
+    404: html("No such panel with an `open` action, or the dashboard is unknown."),
     422: html("The dashboard has no version or draft to render."),
   },
 });
@@ -142,7 +180,6 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     // A viewer whose token carries user_email gets the Subscribe control (live pages only).
     const subscriber =
       viewer.userEmail && c.req.query("token") ? { email: viewer.userEmail, token: c.req.query("token") as string } : undefined;
-    await pageSecurityHeaders(c, viewer.frameAncestors, subscriber && { hash: await subscribeScriptHash() });
     const dataRoundTrips = new DataRoundTrips();
     const cacheReport = new QueryCacheReport();
     try {
@@ -151,8 +188,17 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         c.get("db"),
         c.env,
         { embedId, ...viewer, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) },
-        { ...pageWidth(query.width), interaction: { path: `/embed/${encodeURIComponent(embedId)}`, query, locked: viewer.locked } },
+        {
+          ...pageWidth(query.width),
+          interaction: { path: `/embed/${encodeURIComponent(embedId)}`, query, locked: viewer.locked, clicks: true },
+        },
       );
+      // The click script when the page has one (panels' on_click, variables told to the host); the Subscribe control's for a subscriber.
+      const hashes = [
+        ...(page.includes(CLICK_DATA_MARK) ? [await clickScriptHash()] : []),
+        ...(subscriber ? [await subscribeScriptHash()] : []),
+      ];
+      await pageSecurityHeaders(c, viewer.frameAncestors, hashes.length > 0 ? { hash: hashes.join(" ") } : undefined);
       if (config(c.env).DIAGNOSTICS) {
         c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
         // Per data source (`<id>=<trips>`) and the PostgreSQL connections opened.
@@ -166,6 +212,25 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         page.replace(/<body[^>]*>/, (body) => `${body}\n${control}`),
         200,
       );
+    } catch (error) {
+      const page = error instanceof ApiError ? errorPageFor(error) : null;
+      if (!page) throw error;
+      await pageSecurityHeaders(c, viewer.frameAncestors);
+      return c.html(page.html, page.status);
+    }
+  });
+
+  app.openapi(openTarget, async (c) => {
+    const embedId = c.req.param("embedId");
+    const query = c.req.query();
+    const viewer = await resolveViewer(c.env, embedId, query);
+    await pageSecurityHeaders(c, isRefusal(viewer) ? undefined : viewer.frameAncestors);
+    if (isRefusal(viewer)) return c.html(errorPage("Not authorised", viewer.refused, 401), 401);
+    try {
+      const drill = await drillThrough(c.get("db"), c.env, { embedId, panelId: c.req.param("panelId"), viewer, query });
+      if ("refused" in drill)
+        return c.html(errorPage(drill.status === 401 ? "Not authorised" : "Not available", drill.refused, drill.status), drill.status);
+      return c.redirect(drill.location, 302);
     } catch (error) {
       const page = error instanceof ApiError ? errorPageFor(error) : null;
       if (!page) throw error;

@@ -5,6 +5,7 @@ import { escapeHtml } from "../lib/html";
 import { type ColumnFormat, formatNumber, formatValue, type ViewClock } from "../lib/i18n/format";
 import { directionOf, type Translator, translator } from "../lib/i18n/messages";
 import { BUILTIN_LOOK, cartesianChart, compactNumber, pieChart } from "./charts";
+import { CLICK_STYLE, clickData } from "./clicks";
 import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition, VariableDefinition } from "./definition";
 import {
@@ -37,6 +38,12 @@ export interface Interaction {
   query: Record<string, string>;
   /** Variables a signed token locks: no control for them. */
   locked: string[];
+  /**
+   * The live embed page's clicks (panels' `on_click`, docs/embedding.md "Clicks"): its marks
+   * answer clicks and the page tells the host its variables (the click script and its data,
+   * allowed by the script's hash: `clickScriptHash`). Absent: a page nobody clicks on.
+   */
+  clicks?: boolean;
 }
 
 export interface RenderInput {
@@ -101,18 +108,19 @@ export function renderDashboard(given: RenderInput): string {
     ? renderControls(input.definition.variables, input.context, input.interaction, translator(locale), localized.optionLabels)
     : "";
   const view = viewOf(input);
+  const clicks = input.interaction?.clicks ? clickData(input.definition, input.results, input.context, input.interaction) : "";
   const logo = logoImg(view);
   const heading = logo ? `<div class="brand">${logo}<h1>${escapeHtml(title)}</h1></div>` : `<h1>${escapeHtml(title)}</h1>`;
   // A page nobody interacts with (a capture, a share link) is "still": a table there cannot be
   // scrolled sideways, so its cells wrap and every column shows.
   return `<!doctype html>
 ${htmlTag(view)}<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${PANEL_STYLE}${presentationCss(view)}</style></head>
+<title>${escapeHtml(title)}</title><style>${PANEL_STYLE}${clicks ? CLICK_STYLE : ""}${presentationCss(view)}</style></head>
 <body data-render-complete="true"><main class="dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${input.fitToWindow ? ` data-fit-window="${WIDEST_LAYOUT_FROM_PX}"` : ""}>
 <header class="dashboard-header">${heading}<p>${escapeHtml(input.context.customer.name)}</p></header>
 ${controls}<div class="grid">
 ${panels}
-</div></main>${frameScriptTag}</body></html>`;
+</div></main>${clicks}${frameScriptTag}</body></html>`;
 }
 
 /**
@@ -223,7 +231,8 @@ function renderPanel(panel: PanelDefinition, input: RenderInput, g: Geometry): s
   // Stacked panels have no grid row to fill: a chart's body gets the height it was drawn for.
   const isChart = panel.type === "bar" || panel.type === "line" || panel.type === "area" || panel.type === "pie";
   const body = g.stacked && isChart ? ` style="height:${chartSize(g, panel).height}px;flex:none"` : "";
-  return `<section class="panel panel-${panel.type}" style="${style}" data-panel-id="${escapeHtml(panel.id)}">${head}<div class="body"${body}>${panelBody(panel, input, g, words)}</div></section>`;
+  const click = isData && clickable(panel, input) ? ` data-click="${panel.on_click?.action}"` : "";
+  return `<section class="panel panel-${panel.type}" style="${style}" data-panel-id="${escapeHtml(panel.id)}"${click}>${head}<div class="body"${body}>${panelBody(panel, input, g, words)}</div></section>`;
 }
 
 /** Each data panel links to its rows as CSV, with the page's credential and variables. */
@@ -231,6 +240,11 @@ function csvLink(panel: PanelDefinition, interaction: Interaction, t: Translator
   const { width: _width, ...query } = keptQuery(interaction);
   const href = `${interaction.path}/panels/${encodeURIComponent(panel.id)}.csv?${queryString(query)}`;
   return `<a class="csv" data-embed-link href="${escapeHtml(href)}" download>${escapeHtml(t("panel.csv"))}</a>`;
+}
+
+/** Whether the page's marks of `panel` answer clicks (the live embed page, a panel with on_click). */
+function clickable(panel: PanelDefinition, input: RenderInput): boolean {
+  return panel.on_click !== undefined && input.interaction?.clicks === true;
 }
 
 function message(text: string, kind: string): string {
@@ -265,8 +279,16 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, word
       );
     default:
       return (
-        cartesianChart(panel.type, rows, panel.x_column, panel.y_columns, chartSize(g, panel), { clock, formats, names }, look(input)) +
-        cutNote(result, words)
+        cartesianChart(
+          panel.type,
+          rows,
+          panel.x_column,
+          panel.y_columns,
+          chartSize(g, panel),
+          { clock, formats, names },
+          look(input),
+          clickable(panel, input),
+        ) + cutNote(result, words)
       );
   }
 }

@@ -12,7 +12,12 @@
  * - Without `height` the iframe follows the height the page reports for its content.
  * - `variables` (JSON) and `environment` changes load the dashboard with the new values;
  *   the element's width is passed as `width` (charts are drawn for it) and followed on resize.
- * - Events: `dashboard-load` (`detail.height`), `dashboard-error` (`detail.status`, `detail.message`).
+ * - Events: `dashboard-load` (`detail.height`), `dashboard-error` (`detail.status`, `detail.message`),
+ *   `dashboard-click` (`detail`: the page's click message `{source, type: "click", panel_id,
+ *   column, value, row}`, before the page navigates) and `dashboard-variables`
+ *   (`detail.variables`: the page's unlocked variables, whenever they change in the frame: a
+ *   filter control, a click filter, `setVariables`).
+ * - `setVariables(object)`: the same as setting `variables` (unlocked ones; locked ones are the token's).
  * - The iframe wears the page's background (its theme's), so a dark app never sees a white
  *   frame: from the `background` attribute (a CSS color) before the first page arrives, then
  *   the background the page reports in its `ready` message, kept for every reload.
@@ -73,6 +78,8 @@ const BUILDER: Kind = {
 interface PageMessage {
   source?: string;
   type?: string;
+  dashboard?: string;
+  variables?: Record<string, unknown>;
   status?: number;
   height?: number;
   id?: string;
@@ -90,6 +97,8 @@ abstract class FramedPage extends HTMLElement {
   private width = 0;
   private contentHeight = 0;
   private resize: ResizeObserver | undefined = undefined;
+  /** The variables the dashboard's page last reported (JSON), to tell a change. */
+  private reported: string | null = null;
   /** The background the page reported (its theme's): the iframe keeps it across reloads. */
   private pageBackground: string | null = null;
 
@@ -191,7 +200,8 @@ abstract class FramedPage extends HTMLElement {
     return url.toString();
   }
 
-  private navigate(): void {
+  /** Loads the page for the current attributes; `again`: even when the frame's URL is that already (the page may have moved on). */
+  protected navigate(again = false): void {
     const src = this.src();
     if (!src) return;
     if (!this.frame) {
@@ -204,7 +214,7 @@ abstract class FramedPage extends HTMLElement {
       this.appendChild(frame);
     }
     this.applyHeight(this.contentHeight);
-    if (this.frame.src !== src) this.frame.src = src;
+    if (again || this.frame.src !== src) this.frame.src = src;
   }
 
   /** Charts are drawn for a width: reload when the element's width really changed. */
@@ -235,6 +245,22 @@ abstract class FramedPage extends HTMLElement {
     if (!this.frame || event.source !== this.frame.contentWindow || event.origin !== ORIGIN) return;
     const data: PageMessage | null = event.data;
     if (!data || data.source !== this.kind.source) return;
+    if (this.kind === DASHBOARD && data.type === "click") {
+      this.dispatchEvent(new CustomEvent("dashboard-click", { detail: data, bubbles: true, composed: true }));
+      return;
+    }
+    if (this.kind === DASHBOARD && data.type === "variables") {
+      // Only this element's dashboard (not one a click opened in the frame).
+      if (data.dashboard !== this.getAttribute("embed-id") || !data.variables) return;
+      const reported = JSON.stringify(data.variables);
+      const changed = this.reported !== null && reported !== this.reported;
+      this.reported = reported;
+      if (changed)
+        this.dispatchEvent(
+          new CustomEvent("dashboard-variables", { detail: { variables: data.variables }, bubbles: true, composed: true }),
+        );
+      return;
+    }
     if (data.type === "saved" && this.kind === BUILDER) {
       this.dispatchEvent(new CustomEvent("report-saved", { detail: { id: data.id, name: data.name }, bubbles: true, composed: true }));
       return;
@@ -264,6 +290,12 @@ abstract class FramedPage extends HTMLElement {
 class DashboardEmbed extends FramedPage {
   static get observedAttributes(): string[] {
     return ["embed-id", "token", "token-url", "customer-token", "environment", "variables", "height", "background"];
+  }
+  /** Shows the dashboard with these (unlocked) variables: the same as setting `variables`, also when the frame has moved on since. */
+  setVariables(variables: Record<string, unknown>): void {
+    const text = JSON.stringify(variables || {});
+    if (this.getAttribute("variables") === text) this.navigate(true);
+    else this.setAttribute("variables", text);
   }
   protected get kind(): Kind {
     return DASHBOARD;

@@ -13,6 +13,8 @@
  * `data-fit-window` is the width from which all do).
  */
 
+import { tokenFitsPage } from "./token-dashboard";
+
 /** A page opened on its own: drawn for the window's width when it was drawn for another. */
 function fitWindow(): void {
   const main = document.querySelector("main[data-fit-window]");
@@ -48,7 +50,8 @@ function talkToParent(): void {
       !data ||
       data.source !== "dashboard-embed" ||
       data.type !== "token" ||
-      typeof data.token !== "string"
+      typeof data.token !== "string" ||
+      !tokenFitsPage(data.token)
     )
       return;
     for (const link of document.querySelectorAll<HTMLAnchorElement>("a[data-embed-link]")) {

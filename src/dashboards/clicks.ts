@@ -1,0 +1,106 @@
+import CLICK_SCRIPT from "#browser/clicks.js";
+import type { PanelResult, Row } from "../data/query-runner";
+import type { PlaceholderContext } from "../data/placeholders";
+import { inlineScriptHash } from "../http/pages";
+import { chartPoints, pieSliceRows, toNumber } from "./charts";
+import { clickColumn, type Definition, type PanelDefinition } from "./definition";
+
+// The live embed page's clicks (DESIGN 20.4, docs/embedding.md "Clicks"): what the page's click
+// script (src/dashboards/browser/clicks.ts) is handed as data, and the look of clickable marks.
+// Only the embed route asks for it (Interaction.clicks): captures, PDFs, e-mails, share links
+// and previews carry neither the data, nor the script, nor a tabindex.
+
+/** What one clickable panel hands the script: its action and the row behind each mark (by ECharts' data index, or table row). */
+interface PanelClicks {
+  action: "filter" | "open" | "emit";
+  /** The result column a click reports (and a filter takes). */
+  column: string | null;
+  variable?: string;
+  dashboard?: string;
+  /** `open`: the target's variables, each from a result column. */
+  targets?: Record<string, string>;
+  rows: (Row | null)[];
+}
+
+/** The rows behind a panel's marks, in the order the marks were drawn. */
+function markRows(panel: PanelDefinition, rows: Row[]): (Row | null)[] {
+  switch (panel.type) {
+    case "bar":
+    case "line":
+    case "area":
+      return chartPoints(rows);
+    case "pie":
+      return pieSliceRows(rows, (row) => toNumber(row[panel.value_column]) ?? 0);
+    case "kpi":
+      return rows.slice(0, 1);
+    case "table":
+      return rows.slice(0, 200);
+    default:
+      return [];
+  }
+}
+
+/** A JSON text that cannot end the `<script>` element it sits in. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+/**
+ * The data block and the click script of a live embed page: the page's unlocked variables
+ * (posted to the host on load), the locked ones (a click never changes them), and each
+ * clickable panel's action and rows. Pages with no clickable panel and no variable get nothing.
+ */
+export function clickData(
+  definition: Definition,
+  results: Map<string, PanelResult>,
+  context: PlaceholderContext,
+  interaction: { path: string; locked: string[] },
+): string {
+  const panels: Record<string, PanelClicks> = {};
+  for (const panel of definition.panels) {
+    const click = panel.on_click;
+    const result = results.get(panel.id);
+    if (!click || panel.type === "text" || result?.status !== "ok" || result.rows.length === 0) continue;
+    const rows = markRows(panel, result.rows);
+    const column = clickColumn(panel) ?? Object.keys(result.rows[0])[0] ?? null;
+    panels[panel.id] =
+      click.action === "filter"
+        ? { action: "filter", column, variable: click.variable, rows }
+        : click.action === "open"
+          ? { action: "open", column, dashboard: click.dashboard, targets: click.variables, rows }
+          : { action: "emit", column, rows };
+  }
+  const unlocked = definition.variables.filter((v) => !interaction.locked.includes(v.name));
+  if (Object.keys(panels).length === 0 && unlocked.length === 0) return "";
+  const state = {
+    path: interaction.path,
+    variables: Object.fromEntries(unlocked.map((v) => [v.name, context.variables[v.name] ?? null])),
+    locked: interaction.locked,
+    panels,
+  };
+  return `${CLICK_DATA_MARK}${scriptJson(state)}</script><script>${CLICK_SCRIPT}</script>`;
+}
+
+/** In a page that carries the click script (its data block). */
+export const CLICK_DATA_MARK = '<script type="application/json" id="dashboard-clicks">';
+
+/** `'sha256-…'` of the click script, for the live embed page's `script-src`. */
+export function clickScriptHash(): Promise<string> {
+  return inlineScriptHash(CLICK_SCRIPT);
+}
+
+/** Clickable marks: a pointer, a focus ring, the selected value of a click filter highlighted (the others dimmed). */
+export const CLICK_STYLE = `
+[data-pick]{cursor:pointer}
+[data-pick]:focus{outline:none}
+svg [data-pick]:focus-visible{outline:3px solid #f59e0b;outline-offset:2px;stroke:#f59e0b;stroke-width:3px}
+tr[data-pick]:focus-visible,.kpi-value[data-pick]:focus-visible{outline:3px solid #f59e0b;outline-offset:-3px}
+svg [data-pick]:hover{opacity:.82}
+.picking svg [data-pick]:not([aria-pressed=true]){opacity:.4}
+svg [data-pick][aria-pressed=true]{stroke:var(--cd-text);stroke-width:2px}
+tr[data-pick]:hover td{background:color-mix(in srgb,var(--cd-accent) 8%,var(--cd-surface))}
+tr[data-pick][aria-pressed=true] td{background:color-mix(in srgb,var(--cd-accent) 18%,var(--cd-surface));font-weight:600}
+`;
