@@ -120,6 +120,8 @@ export function reportPage(input: {
   width?: number;
   isDemo?: boolean;
   fitToWindow?: boolean;
+  /** Theme, locale and time zone of the view (the built-in presentation when absent). */
+  view?: Presentation;
 }): string {
   const tableRows = Math.min(10, Math.max(3, Math.ceil(input.result.rows.length / 2) + 1));
   const panels =
@@ -139,5 +141,6 @@ export function reportPage(input: {
     width: input.width,
     // A share link opened on a phone asks again with its window's width, as a dashboard's does.
     fitToWindow: input.fitToWindow,
+    view: input.view,
   });
 }

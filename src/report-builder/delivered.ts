@@ -11,7 +11,8 @@ import { resultCsv } from "./export";
 import type { ReportResult } from "./query";
 import * as repo from "./repository";
 import { lockedFiltersFit, locksOnDataset, staleReportLockError } from "./locks";
-import { computedPresentation, DEFAULT_TIMEZONE } from "../themes/presentation";
+import { type PresentationChoice, resolvePresentation } from "../themes/presentation";
+import { themesOfCustomerGroup } from "../themes/repository";
 import { runReport } from "./run";
 import { reportNotFound, reportView, type Report } from "./saved-reports";
 
@@ -29,6 +30,8 @@ export interface SavedReportRun {
   cacheReport?: QueryCacheReport;
   /** The delivery's time zone, when it names one; else the customer's computed one. */
   timezone?: string;
+  /** The delivery's own theme and locale (and zone), else the customer's computed ones (20.1). */
+  presentation?: PresentationChoice;
 }
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
@@ -41,16 +44,19 @@ export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
  * the query. `report_not_found` when the report is not that customer's.
  */
 export async function runSavedReport(db: Database, env: Env, input: SavedReportRun & { dataRoundTrips?: RoundTripCounter }) {
-  const [report, chain, sources] = await db.batch([
+  const [report, chain, sources, themes] = await db.batch([
     repo.reportOfCustomer(db, input.reportId, input.customerId),
     customersRepo.customerChain(db, customersRepo.byId(input.customerId)),
     dashboardsRepo.dataSources(db),
+    themesOfCustomerGroup(db, customersRepo.byId(input.customerId)),
   ]);
   if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
   const saved = reportView(report[0].report);
   // The locks it was saved under go with it to every delivery; one that no longer fits refuses the run.
   if (!lockedFiltersFit(report[0].tables, saved.locked_filters)) throw staleReportLockError();
   const view = customerDataView(chain, sources);
+  // Drawn in the delivery's theme and locale, else the customer's, as a dashboard's job is.
+  const presentation = resolvePresentation(input.presentation ?? {}, chain, themes);
   const table = datasetOf(report[0].tables, saved.query.dataset);
   const result = await runReport({
     env,
@@ -62,11 +68,11 @@ export async function runSavedReport(db: Database, env: Env, input: SavedReportR
     sources: view.sources,
     dataRoundTrips: input.dataRoundTrips,
     // Buckets in the delivery's zone, else the customer's (20.1).
-    timezone: input.timezone ?? computedPresentation(chain).timezone ?? DEFAULT_TIMEZONE,
+    timezone: input.timezone ?? presentation.timezone,
     // The locks are part of the compiled SQL and its values, so of the key: the builder's run with the same locks shares it.
     cache: { ttlSeconds: table.cache_ttl_seconds ?? 0, versions: view.cacheVersions, report: input.cacheReport },
   });
-  return { report: saved, result, customerName: chain[0].name, isDemo: view.isDemo };
+  return { report: saved, result, customerName: chain[0].name, isDemo: view.isDemo, presentation };
 }
 
 /** The page a capture of the report shows: its chart, then its table (src/report-builder/chart.ts). */
@@ -75,8 +81,9 @@ export async function savedReportHtml(
   env: Env,
   run: SavedReportRun & { width: number; fitToWindow?: boolean },
 ): Promise<string> {
-  const { report, result, customerName, isDemo } = await runSavedReport(db, env, run);
+  const { report, result, customerName, isDemo, presentation } = await runSavedReport(db, env, run);
   return reportPage({
+    view: presentation,
     title: report.name,
     customerName,
     result,

@@ -15,6 +15,7 @@ import {
 import { fetchDownload, isPdf, jobCount, pngWidth, sentMails, waitForJob } from "./helpers";
 import { base64Bytes, parseMime, type Part } from "./mime";
 import { decodePng } from "./png";
+import { createTheme, DARK } from "../themes/helpers";
 
 // Saved reports delivered like dashboards: `report_id` on /api/dashboard/screenshot and
 // /api/dashboard/report, drawn as one page (chart + table) through the real Browser Rendering
@@ -111,6 +112,18 @@ describe("a saved report e-mailed as PNG and CSV", () => {
     const rows = csvRows(new TextDecoder().decode(base64Bytes(attachment!.body)));
     expect(rows).toEqual(await expectedRows(alpha));
     expect(rows.map((r) => r.sum_amount)).toEqual(["100", "250"]);
+  }, 120_000);
+
+  it("draws the report page in the delivery's theme: its margin pixel is the theme's background (control: the built-in)", async () => {
+    expect((await createTheme(ws.write, { name: "Report night", theme: DARK })).status).toBe(200);
+    const corner = async (body: Record<string, unknown>) => {
+      const res = await screenshot({ report_id: report.id, width: 640, ...body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const png = await decodePng((await fetchDownload(`${res.body.url}?wait=30`)).bytes);
+      return `#${[0, 1, 2].map((i) => png.data[(2 * png.width + 2) * 4 + i].toString(16).padStart(2, "0")).join("")}`;
+    };
+    expect(await corner({ theme: "Report night" })).toBe(DARK.colors.background);
+    expect(await corner({})).toBe("#f4f6fb");
   }, 120_000);
 
   it("captures the report page as PNG at the asked width and as PDF, behind the download link", async () => {

@@ -219,7 +219,15 @@ async function renderJobPage(
   const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
     if (target.kind === "saved_report")
-      return { html: await reportJobHtml(db, env, { reportId: target.reportId, customerId, width: request.width, cacheReport }) };
+      return {
+        html: await reportJobHtml(db, env, {
+          reportId: target.reportId,
+          customerId,
+          width: request.width,
+          cacheReport,
+          presentation: request.presentation,
+        }),
+      };
     const loaded = read
       ? await dashboardFromReads(read.render, read.rows)
       : await readDashboard(db, {
@@ -254,7 +262,15 @@ async function jobFile(
 ): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
   const format = request.exportType === "csv" ? "csv" : "xlsx";
   try {
-    if (target.kind === "saved_report") return await reportJobFile(db, env, { reportId: target.reportId, customerId, format, cacheReport });
+    if (target.kind === "saved_report")
+      return await reportJobFile(db, env, {
+        reportId: target.reportId,
+        customerId,
+        format,
+        cacheReport,
+        // Buckets in the job's time zone, else the customer's.
+        presentation: request.presentation,
+      });
     if (format === "csv") throw new JobFailure("render_failed", true, "a dashboard has no CSV export");
     const tables = await panelTables(db, env, {
       embedId: target.embedId,

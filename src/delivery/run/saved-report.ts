@@ -4,6 +4,7 @@ import { savedReportFile, savedReportHtml } from "../../report-builder/delivered
 import type { Database } from "../../db/client";
 import type { Env } from "../../env";
 import { JobFailure } from "../job-state";
+import type { PresentationChoice } from "../../themes/presentation";
 
 /**
  * A saved report's job (`report_id`) draws or writes the report instead of a dashboard
@@ -28,6 +29,8 @@ export interface ReportJobPage {
   reportId: string;
   customerId: number;
   cacheReport: QueryCacheReport;
+  /** The job's own theme, locale and time zone, else the customer's (src/themes/presentation.ts). */
+  presentation?: PresentationChoice;
 }
 
 /** The page a capture of the report shows (its chart, then its table), drawn for the capture's width. */
