@@ -21,7 +21,10 @@ const median = (values) => {
   return (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
 };
 
-const server = await startLocalServer({ port: 19993 });
+const server = await startLocalServer({
+  port: 19993,
+  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn", "--log-level", "warn"],
+});
 const api = async (path, body) => {
   const response = await fetch(`${server.base}${path}`, {
     method: "POST",
@@ -52,7 +55,7 @@ try {
   // The dark theme without its font (same colors, same logo): the capture's control.
   const night = demoThemes().find((t) => t.name === DARK_THEME);
   const { fonts: _fonts, ...withoutFont } = night.theme;
-  const plain = await api("/api/create_theme/", { name: "Acme night, no font", theme: withoutFont });
+  const plain = await api("/api/create_theme/", { name: "Acme night no font", theme: withoutFont });
   if (plain.status !== 200 && plain.body.error?.code !== "theme_exists") throw new Error(JSON.stringify(plain.body));
 
   const mint = async (theme) => {
@@ -107,7 +110,7 @@ try {
   const captures = { font: [], noFont: [] };
   for (let i = 0; i < CAPTURES; i++) {
     captures.font.push(await capture(DARK_THEME));
-    captures.noFont.push(await capture("Acme night, no font"));
+    captures.noFont.push(await capture("Acme night no font"));
   }
 
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;

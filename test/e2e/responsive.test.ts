@@ -240,3 +240,69 @@ describe("filter controls in a browser", () => {
     await page.close();
   });
 });
+
+describe("an Arabic (ar-EG) page", () => {
+  // Set DOCS_SCREENSHOTS=1 to also draw en-US, de-DE and ja-JP for docs/locales.md (not in CI: time).
+  const locales = process.env.DOCS_SCREENSHOTS ? ["en-US", "de-DE", "ja-JP", "ar-EG"] : ["ar-EG"];
+
+  it.each([360, 1280])(
+    "%i px: dir=rtl, mirrored (first panel on the right), no overflow; numbers and charts left to right",
+    async (width) => {
+      for (const locale of locales) {
+        const minted = await api("/api/generate_embed_token/", {
+          provided_id: "acme-berlin",
+          dashboard_embed_id: "sales-overview",
+          locale,
+        });
+        expect(minted.status).toBe(200);
+        const page = await browser.newPage();
+        await page.setViewport({ width, height: 900, deviceScaleFactor: 1 });
+        await page.goto(`${minted.body.embed_url}&width=${width}`);
+        await page.waitForSelector('body[data-render-complete="true"]');
+        await page.screenshot({ path: join(shots, `locale-${locale}-${width}.png`) as `${string}.png`, fullPage: true });
+        const layout = await page.evaluate(inspect);
+        const seen = await page.evaluate(() => {
+          const direction = (selector: string) => {
+            const el = document.querySelector(selector);
+            return el ? getComputedStyle(el).direction : null;
+          };
+          const panels = [...document.querySelectorAll(".panel")].map((p: any) => p.getBoundingClientRect());
+          return {
+            lang: document.documentElement.lang,
+            dir: document.documentElement.dir,
+            pageDirection: getComputedStyle(document.body).direction,
+            chart: direction("svg.chart"),
+            chartHolder: direction(".chart"),
+            kpi: direction(".kpi-value bdi") ?? direction(".kpi-value"),
+            number: direction("td.num"),
+            rightEdge: document.documentElement.clientWidth,
+            first: { left: panels[0].left, right: panels[0].right },
+            // The first two panels that share a row, in document order (none in one column).
+            pair: panels
+              .map((p: any, i: number) => [p, panels[i + 1]])
+              .filter(([a, b]: any[]) => b && Math.round(a.top) === Math.round(b.top))
+              .map(([a, b]: any[]) => ({ first: a.left, second: b.left }))[0],
+          };
+        });
+        await page.close();
+        expect(layout.problems, locale).toEqual([]);
+        expect(seen.lang).toBe(locale);
+        if (locale !== "ar-EG") continue;
+        expect(seen.dir).toBe("rtl");
+        expect(seen.pageDirection).toBe("rtl");
+        expect(seen.chart).toBe("ltr");
+        expect(seen.chartHolder).toBe("ltr");
+        expect(seen.kpi).toBe("ltr");
+        if (seen.number !== null) expect(seen.number).toBe("ltr");
+        if (width >= 640) {
+          // Two panels side by side: the first is the right one.
+          expect(seen.pair).toBeDefined();
+          expect(seen.pair.first).toBeGreaterThan(seen.pair.second);
+        } else expect(seen.pair).toBeUndefined();
+        // Mirrored: the first panel touches the right side of the page, not the left.
+        expect(seen.rightEdge - seen.first.right).toBeLessThan(seen.first.left + 1);
+      }
+    },
+    90_000,
+  );
+});
