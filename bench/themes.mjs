@@ -23,7 +23,16 @@ const median = (values) => {
 
 const server = await startLocalServer({
   port: 19993,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn", "--log-level", "warn"],
+  args: [
+    "--var",
+    "RATE_LIMIT_PER_MINUTE:1000000000",
+    "--var",
+    "DELIVERY_LIMIT_PER_MINUTE:1000000",
+    "--var",
+    "LOG_LEVEL:warn",
+    "--log-level",
+    "warn",
+  ],
 });
 const api = async (path, body) => {
   const response = await fetch(`${server.base}${path}`, {

@@ -40,11 +40,11 @@ export function pieSlices(slices: { name: string; value: number }[]): { name: st
 }
 
 /** The row each slice of `pieSlices` was drawn from, in the slices' order (null for "Other"). */
-export function pieSliceRows<T>(rows: T[], valueOf: (row: T) => number): (T | null)[] {
+export function pieSliceRows<T>(rows: T[], valueOfRow: (row: T) => number): (T | null)[] {
   if (rows.length <= MAX_PIE_SLICES) return rows;
   const kept = new Set(
     rows
-      .map((row, index) => ({ value: valueOf(row), index }))
+      .map((row, index) => ({ value: valueOfRow(row), index }))
       .sort((a, b) => b.value - a.value || a.index - b.index)
       .slice(0, MAX_PIE_SLICES - 1)
       .map((s) => s.index),
