@@ -6,7 +6,8 @@ import { createServer } from "node:http";
  * then mints a signed embed token through the API with its secret API token).
  *
  *   GET /                       the host page (sets the session cookie)
- *   GET /token?customer=…&dashboard=…&expires_in=…   {"token": "…"}; 401 without the cookie
+ *   GET /token?customer=…&dashboard=…&expires_in=…[&variables=<json>]   {"token": "…"}; 401 without the cookie
+ *                               (`variables`: locked by the token)
  *   GET /token?customer=…&blueprint=<id>[&can_save=false][&user_id=…][&filters=<json>]
  *                               a report builder token, the same way
  *   GET /bad-token              {"token": "not-a-token"}
@@ -37,6 +38,7 @@ export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
       if (url.searchParams.has("filters")) body.filters = JSON.parse(url.searchParams.get("filters"));
       if (url.searchParams.has("locale")) body.locale = url.searchParams.get("locale");
       if (url.searchParams.has("theme")) body.theme = url.searchParams.get("theme");
+      if (url.searchParams.has("variables")) body.variables = JSON.parse(url.searchParams.get("variables"));
       const minted = await fetch(`${apiBase}/api/generate_embed_token/`, {
         method: "POST",
         headers: { "Service-Authorization": `Token ${apiToken}`, "Content-Type": "application/json" },

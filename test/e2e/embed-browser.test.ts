@@ -13,6 +13,7 @@ import { devApi } from "./service-api";
 declare const document: any;
 declare const window: any;
 declare const getComputedStyle: any;
+declare const MouseEvent: any;
 
 const screenshots = join(import.meta.dirname, "..", "..", "test-results");
 let server: Awaited<ReturnType<typeof startLocalServer>>;
@@ -306,4 +307,175 @@ describe("themes in a browser", () => {
     expect(await frameBackground(null)).toBe(BUILTIN.background);
     await page.close();
   }, 60_000);
+});
+
+describe("clicks in a browser (on_click: filter, open, emit)", () => {
+  /** Mounts the demo dashboard and records every dashboard-click and dashboard-variables event in `window.__events`. */
+  async function mountRecording(attributes: Record<string, string>, width = 1200) {
+    const page = await browser.newPage();
+    await page.setViewport({ width, height: 900 });
+    await page.goto(`${host.origin}/`);
+    await page.evaluate((attrs) => {
+      return new Promise<void>((resolve) => {
+        const element = document.createElement("dashboard-embed");
+        for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, value);
+        window.__events = [];
+        for (const type of ["dashboard-click", "dashboard-variables"])
+          element.addEventListener(type, (e: any) => window.__events.push({ type, detail: e.detail }));
+        element.addEventListener("dashboard-load", () => resolve(), { once: true });
+        document.getElementById("app")!.appendChild(element);
+      });
+    }, attributes);
+    await dashboardFrame(page).waitForSelector("[data-pick]");
+    return page;
+  }
+
+  const events = (page: Page) => page.evaluate(() => window.__events as { type: string; detail: any }[]);
+  const waitForEvents = (page: Page, count: number) => page.waitForFunction((n) => window.__events.length >= n, {}, count);
+  /** The frame after it navigated to a page whose URL passes `test`, its marks ready. */
+  async function frameWhen(page: Page, test: (url: string) => boolean): Promise<Frame> {
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      const frame = page.frames().find((f) => f.url().includes("/embed/") && test(f.url()));
+      if (frame) {
+        try {
+          await frame.waitForSelector("body[data-render-complete]", { timeout: 2000 });
+          return frame;
+        } catch {
+          /* navigating */
+        }
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("the frame never got there");
+  }
+  /** Clicks a mark (a pie slice's centre may be its hole: the click is dispatched on the element). */
+  const clickMark = (frame: Frame, selector: string) =>
+    frame.evaluate((s) => document.querySelector(s)!.dispatchEvent(new MouseEvent("click", { bubbles: true })), selector);
+
+  const slice = 'section[data-panel-id="by_product"] svg path[data-pick]';
+
+  it("a click on a pie slice posts dashboard-click (detail checked), filters the page, a second click clears it; dashboard-variables follows", async () => {
+    const page = await mountRecording({ "embed-id": "sales-overview", "token-url": tokenUrl() });
+    let frame = dashboardFrame(page);
+    const state = await frame.evaluate(() => JSON.parse(document.getElementById("dashboard-clicks").textContent));
+    const index = await frame.evaluate((s) => Number(document.querySelector(s).getAttribute("ecmeta_data_index")), slice);
+    const row = state.panels.by_product.rows[index];
+    expect(await frame.evaluate((s) => getComputedStyle(document.querySelector(s)).cursor, slice)).toBe("pointer");
+    expect(await frame.evaluate((s) => document.querySelector(s).getAttribute("tabindex"), slice)).toBe("0");
+
+    await clickMark(frame, slice);
+    await waitForEvents(page, 2);
+    const [click, variables] = await events(page);
+    expect(click).toEqual({
+      type: "dashboard-click",
+      detail: { source: "dashboard-embed", type: "click", panel_id: "by_product", column: "product", value: row.product, row },
+    });
+    expect(variables.type).toBe("dashboard-variables");
+    expect(variables.detail.variables).toEqual({ since: "2026-01-01", product: row.product });
+    frame = await frameWhen(page, (url) => url.includes("var_product="));
+    expect(await frame.evaluate(() => document.body.innerText)).toContain(`your sales of ${row.product} since`);
+    // The selected slice is marked pressed (highlighted), the others dimmed.
+    expect(await frame.evaluate((s) => document.querySelector(s).getAttribute("aria-pressed"), slice)).toBe("true");
+    expect(await frame.evaluate(() => document.querySelector('section[data-panel-id="by_product"]').classList.contains("picking"))).toBe(
+      true,
+    );
+
+    await clickMark(frame, slice);
+    await waitForEvents(page, 4);
+    expect((await events(page))[3].detail.variables).toEqual({ since: "2026-01-01", product: "All products" });
+    frame = await frameWhen(page, (url) => !url.includes("var_product="));
+    expect(await frame.evaluate(() => document.body.innerText)).toContain("your sales of All products since");
+    await page.close();
+  }, 60_000);
+
+  it("a variable the token locks is not changed by a click, and the click is still posted", async () => {
+    const locked = `${tokenUrl()}&variables=${encodeURIComponent('{"product":"Seats"}')}`;
+    const page = await mountRecording({ "embed-id": "sales-overview", "token-url": locked });
+    const frame = dashboardFrame(page);
+    const before = frame.url();
+    await clickMark(frame, slice);
+    await waitForEvents(page, 1);
+    expect((await events(page))[0].detail).toMatchObject({ type: "click", panel_id: "by_product", column: "product", value: "Seats" });
+    await new Promise((r) => setTimeout(r, 800));
+    expect(dashboardFrame(page).url()).toBe(before);
+    expect(await dashboardFrame(page).evaluate(() => document.body.innerText)).toContain("your sales of Seats since");
+    await page.close();
+  }, 60_000);
+
+  it("Tab + Enter on a bar opens the month's orders for the same customer (a token the service minted); Back returns; a tampered open is refused", async () => {
+    const page = await mountRecording({ "embed-id": "sales-overview", "token-url": tokenUrl() });
+    const frame = dashboardFrame(page);
+    await frame.focus('section[data-panel-id="by_month"] a.csv');
+    await page.keyboard.press("Tab");
+    const focused = await frame.evaluate(() => {
+      const active = document.activeElement;
+      return {
+        pick: active.hasAttribute("data-pick"),
+        panel: active.closest("section").getAttribute("data-panel-id"),
+        outline: getComputedStyle(active).outlineStyle,
+        index: Number(active.getAttribute("ecmeta_data_index")),
+      };
+    });
+    expect(focused).toMatchObject({ pick: true, panel: "by_month", outline: "solid" });
+    const month = (await frame.evaluate(() => JSON.parse(document.getElementById("dashboard-clicks").textContent))).panels.by_month.rows[
+      focused.index
+    ].month;
+    await page.screenshot({ path: join(screenshots, "embed-clicks-focus-1200.png"), fullPage: true });
+    const sourceToken = new URL(frame.url()).searchParams.get("token")!;
+    await page.keyboard.press("Enter");
+    await waitForEvents(page, 1);
+    expect((await events(page))[0].detail).toMatchObject({ type: "click", panel_id: "by_month", column: "month", value: month });
+    const target = await frameWhen(page, (url) => url.includes("/embed/month-orders"));
+    expect(new URL(target.url()).searchParams.get("var_month")).toBe(month);
+    const text = await target.evaluate(() => document.body.innerText);
+    expect(text).toContain(`Orders of ${month}`);
+    expect(text).toContain("Acme Berlin");
+    // The token in the target's URL is the service's, for the target dashboard and the same customer.
+    const claims = (t: string) => JSON.parse(Buffer.from(t.split(".")[1], "base64url").toString());
+    const minted = claims(new URL(target.url()).searchParams.get("token")!);
+    expect(minted.dsh).toBe("month-orders");
+
+    // A tampered open (another dashboard than the panel's) is refused; the panel's own passes.
+    expect(minted.cid).toBe(claims(sourceToken).cid);
+    const tampered = await target.evaluate(
+      (t) =>
+        fetch(`/embed/sales-overview/open/by_month?token=${t}&dashboard=monthly-report&row=%7B%7D`, { redirect: "manual" }).then(
+          (r) => r.status,
+        ),
+      sourceToken,
+    );
+    expect(tampered).toBe(403);
+    const control = await target.evaluate(
+      (t) =>
+        fetch(`/embed/sales-overview/open/by_month?token=${t}&dashboard=month-orders&row=%7B%7D`, { redirect: "manual" }).then(
+          (r) => r.type,
+        ),
+      sourceToken,
+    );
+    expect(control).toBe("opaqueredirect");
+
+    // The browser's Back (the joint history: the frame's page goes back, the host page stays).
+    await page.evaluate(() => window.history.back());
+    const back = await frameWhen(page, (url) => url.includes("/embed/sales-overview"));
+    expect(await back.evaluate(() => document.body.innerText)).toContain("Revenue by month");
+    await page.close();
+  }, 60_000);
+
+  it("setVariables shows the new values and dashboard-variables reports them; screenshots at 360 and 1280", async () => {
+    for (const width of [360, 1280]) {
+      const page = await mountRecording({ "embed-id": "sales-overview", "token-url": tokenUrl() }, width);
+      await page.evaluate(() => document.querySelector("dashboard-embed").setVariables({ product: "Storage" }));
+      await page.waitForFunction(() => window.__events.some((e: any) => e.type === "dashboard-variables"));
+      const reported = (await events(page)).find((e) => e.type === "dashboard-variables")!;
+      expect(reported.detail.variables).toEqual({ since: "2026-01-01", product: "Storage" });
+      const frame = await frameWhen(page, (url) => url.includes("var_product=Storage"));
+      expect(await frame.evaluate(() => document.body.innerText)).toContain("your sales of Storage since");
+      expect(await frame.evaluate((s) => document.querySelector(s).getAttribute("aria-pressed"), slice)).toBe("true");
+      await frame.focus('section[data-panel-id="by_month"] a.csv');
+      await page.keyboard.press("Tab");
+      await page.screenshot({ path: join(screenshots, `embed-clicks-${width}.png`), fullPage: true });
+      await page.close();
+    }
+  }, 90_000);
 });

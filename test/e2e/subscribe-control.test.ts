@@ -75,7 +75,7 @@ describe("Subscribe on the live embed page", () => {
     await page.close();
   }, 120_000);
 
-  it("runs the built scripts: the page's inline scripts are the built control and frame script, allowed by exactly their hashes", async () => {
+  it("runs the built scripts: the page's inline scripts are the built control, click and frame scripts, allowed by exactly their hashes", async () => {
     const minted = await api("/api/generate_embed_token/", {
       provided_id: "acme-berlin",
       dashboard_embed_id: "sales-overview",
@@ -87,10 +87,11 @@ describe("Subscribe on the live embed page", () => {
     await page.waitForSelector("body[data-render-complete=true]");
     const html = await response!.text();
     const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-    expect(scripts).toEqual([builtBrowserScript("subscribe-control"), builtBrowserScript("frame")]);
+    // The demo dashboard has clickable panels: the click script runs too (docs/embedding.md "Clicks").
+    expect(scripts).toEqual([builtBrowserScript("subscribe-control"), builtBrowserScript("clicks"), builtBrowserScript("frame")]);
     const hash = (script: string) => `'sha256-${createHash("sha256").update(script, "utf8").digest("base64")}'`;
     const csp = response!.headers()["content-security-policy"];
-    expect(csp).toContain(`script-src ${hash(scripts[1])} ${hash(scripts[0])};`);
+    expect(csp).toContain(`script-src ${hash(scripts[2])} ${hash(scripts[1])} ${hash(scripts[0])};`);
     // The control's script ran: it wrote the browser's time zone into the control.
     expect(await page.$eval("#subscribe .zone", (z: any) => z.textContent)).not.toBe("");
     await page.close();
