@@ -3,6 +3,7 @@ import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../themes/pres
 import { logoImg, presentationCss } from "../themes/style";
 import { errorPage } from "../http/pages";
 import { escapeHtml } from "../lib/html";
+import { catalogueFor } from "../lib/i18n/messages";
 
 /**
  * The report builder page (docs/report-builder.md): a shell its script fills
@@ -44,8 +45,19 @@ function inlineJson(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
+/** The catalogue's `builder.*` words in the view's language, without their prefix: all the script needs of it. */
+export function builderWords(locale: string): Record<string, string> {
+  const words: Record<string, string> = {};
+  for (const [key, text] of Object.entries(catalogueFor(locale))) if (key.startsWith("builder.")) words[key.slice(8)] = text;
+  return words;
+}
+
 export function builderPage(input: BuilderPageInput): string {
+  const view = input.view ?? BUILTIN_PRESENTATION;
+  const words = builderWords(view.locale);
   const boot = {
+    locale: view.locale,
+    words,
     base: `/report-builder/${encodeURIComponent(input.embedId)}`,
     can_save: input.canSave,
     datasets: input.datasets,
@@ -54,15 +66,15 @@ export function builderPage(input: BuilderPageInput): string {
     report: input.report ?? null,
   };
   return `<!doctype html>
-${htmlTag(input.view ?? BUILTIN_PRESENTATION)}<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(input.blueprintName)} – report builder</title><style>${PANEL_STYLE}${STYLE}${input.view ? presentationCss(input.view) : ""}</style></head>
+${htmlTag(view)}<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(input.blueprintName)} – ${escapeHtml(words.title)}</title><style>${PANEL_STYLE}${STYLE}${input.view ? presentationCss(input.view) : ""}</style></head>
 <body data-status="200"><main class="rb">
 <header class="rb-head">${input.view ? logoImg(input.view) : ""}<h1>${escapeHtml(input.blueprintName)}</h1><p>${escapeHtml(input.customerName)}</p></header>
 <div class="rb-layout">
-<form id="rb-controls" class="rb-controls" aria-label="Build the report" novalidate></form>
-<section id="rb-result" class="rb-result" aria-label="Result" aria-busy="true">
-<div class="rb-bar"><p id="rb-status" class="rb-status" role="status" aria-live="polite">Loading…</p>
-<div id="rb-downloads" class="rb-downloads" hidden><button type="button" id="rb-csv">Download CSV</button><button type="button" id="rb-xlsx">Download XLSX</button><span id="rb-download-status" class="hint" role="status"></span></div></div>
+<form id="rb-controls" class="rb-controls" aria-label="${escapeHtml(words.controls)}" novalidate></form>
+<section id="rb-result" class="rb-result" aria-label="${escapeHtml(words.result)}" aria-busy="true">
+<div class="rb-bar"><p id="rb-status" class="rb-status" role="status" aria-live="polite">${escapeHtml(words.loading)}</p>
+<div id="rb-downloads" class="rb-downloads" hidden><button type="button" id="rb-csv">${escapeHtml(words.download_csv)}</button><button type="button" id="rb-xlsx">${escapeHtml(words.download_xlsx)}</button><span id="rb-download-status" class="hint" role="status"></span></div></div>
 <div id="rb-message" class="rb-message" role="alert" hidden></div>
 <div id="rb-chart-area" class="rb-chart-area"></div>
 <div id="rb-table-area" class="rb-table-area"></div>
@@ -112,7 +124,8 @@ legend+*{clear:left}
 .field label,.values legend{font-size:12px;color:var(--cd-muted);font-weight:500}
 .values{flex-basis:100%}
 select,input[type=text],input[type=number],input[type=date]{font:inherit;color:var(--cd-text);padding:5px 8px;border:1px solid var(--cd-border);border-radius:6px;background:var(--cd-surface);min-width:0;max-width:100%;min-height:32px}
-input[type=number],input[type=date]{width:10em}
+input[type=number],input[type=date],input.date{width:10em}
+input[aria-invalid=true]{border-color:#dc2626}
 button{font:inherit;font-size:13px;font-weight:600;padding:5px 12px;min-height:32px;border:1px solid #c7d2fe;border-radius:6px;background:#eef2ff;color:#3730a3;cursor:pointer;max-width:100%;overflow-wrap:anywhere}
 button:hover{background:#e0e7ff}
 button.primary{background:var(--cd-accent);border-color:var(--cd-accent);color:var(--cd-on-accent)}

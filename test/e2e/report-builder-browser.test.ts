@@ -11,6 +11,7 @@ import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startEmbedHost } from "../../scripts/lib/embed-host.mjs";
 import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { demoOrders } from "../../scripts/lib/seed.mjs";
+import { CATALOGUES } from "../../src/lib/i18n/messages";
 
 // These callbacks run in the browser (page.evaluate); the project's types are the Workers'.
 declare const document: any;
@@ -86,7 +87,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const tokenUrl = (extra = "") => `/token?customer=acme-berlin&blueprint=${blueprint.id}${extra}`;
+// acme-berlin reads German (de-DE); the tests that press controls by their English words mint en-US.
+const tokenUrl = (extra = "", locale = "en-US") => `/token?customer=acme-berlin&blueprint=${blueprint.id}&locale=${locale}${extra}`;
 
 type Fired = { type: string; detail: any; ms: number };
 
@@ -451,7 +453,8 @@ describe("<report-builder> in a browser", () => {
       ]),
     });
     const changing = (await api("/api/get_blueprint/", { blueprint_id: created.blueprint_id })).blueprint;
-    const token = (await api("/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: changing.id })).token;
+    const token = (await api("/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: changing.id, locale: "en-US" }))
+      .token;
     for (const [name, column] of [
       ["By product", "product"],
       ["By day", "day"],
@@ -476,7 +479,10 @@ describe("<report-builder> in a browser", () => {
       ]),
     });
 
-    const { page } = await mount({ "embed-id": changing.embed_id, "token-url": `/token?customer=acme-berlin&blueprint=${changing.id}` });
+    const { page } = await mount({
+      "embed-id": changing.embed_id,
+      "token-url": `/token?customer=acme-berlin&blueprint=${changing.id}&locale=en-US`,
+    });
     const frame = builderFrame(page);
     const item = (name: string) =>
       frame.evaluate(
@@ -605,4 +611,38 @@ describe("<report-builder> in a browser", () => {
     }
     expect(existsSync(join(screenshots, "report-builder-360.png"))).toBe(true);
   }, 90_000);
+  it("speaks the view's language: a de-DE builder shows the German catalogue's words; its date filter reads and shows dd.mm.yyyy, the query keeps ISO", async () => {
+    const german = CATALOGUES.de;
+    for (const width of [1280, 360]) {
+      const { page, event } = await mount({ "embed-id": blueprint.embed_id, "token-url": tokenUrl("", "de-DE") }, width);
+      expect(event.type).toBe("report-builder-load");
+      const frame = builderFrame(page);
+      expect(await frame.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual(["de-DE", "ltr"]);
+      // A legend and a button, named by the German catalogue (control: not the English words).
+      expect(await (await control(frame, german["builder.filters"])).evaluate((f: any) => f.tagName)).toBe("FIELDSET");
+      expect(german["builder.add_filter"]).not.toBe(CATALOGUES.en["builder.add_filter"]);
+      const views: any[] = [];
+      page.on("request", (r) => {
+        if (r.url().endsWith("/view") && r.method() === "POST") views.push(JSON.parse(r.postData() ?? "{}").query);
+      });
+      await press(frame, german["builder.add_filter"]);
+      await choose(frame, german["builder.filter_on"], "Order day");
+      const from = (await frame.waitForSelector("#rb-f0-value"))!;
+      // The format shown is the locale's (Intl's), not the browser's: a text field with its pattern.
+      expect(await from.evaluate((i: any) => [i.type, i.placeholder])).toEqual(["text", "DD.MM.YYYY"]);
+      await from.type("31.02.2026");
+      expect(await from.evaluate((i: any) => i.getAttribute("aria-invalid"))).toBe("true");
+      await from.click({ count: 3 });
+      await from.type("01.03.2026");
+      await (await frame.$("#rb-f0-value-to"))!.type("31.03.2026");
+      await frame.waitForFunction(() => document.activeElement && !document.querySelector("[aria-invalid=true]"));
+      const deadline = Date.now() + 10_000;
+      while (!views.some((q) => q.filters?.[0]?.values?.[1] === "2026-03-31") && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(views.at(-1).filters).toEqual([{ column: "day", op: "between", values: ["2026-03-01", "2026-03-31"] }]);
+      await frame.evaluate(() => (document.activeElement as any).blur());
+      await page.screenshot({ path: join(screenshots, `report-builder-de-DE-${width}.png`), fullPage: true });
+      await page.close();
+    }
+  }, 60_000);
 });

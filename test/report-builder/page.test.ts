@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 import { createTheme, DARK } from "../themes/helpers";
+import { CATALOGUES } from "../../src/lib/i18n/messages";
+import { escapeHtml } from "../../src/lib/html";
 
 // The report builder page, its script and its one-round-trip `/view` (docs/report-builder.md).
 // What the page does in a browser is tested in test/e2e/report-builder-browser.test.ts.
@@ -86,6 +88,34 @@ describe("GET /report-builder/<embed_id>: the builder page", () => {
     // Every URL in the page is this service's.
     for (const [, url] of html.matchAll(/(?:src|href)="([^"]*)"/g)) expect(url.startsWith("/")).toBe(true);
     expect(res.headers.get("Cache-Control")).toBe("no-store");
+  });
+
+  it("speaks the view's language: the page's own words and the script's words from the catalogue of the token's locale", async () => {
+    for (const [locale, language, dir] of [
+      ["ja-JP", "ja", "ltr"],
+      ["de-DE", "de", "ltr"],
+      ["ar-EG", "ar", "rtl"],
+    ] as const) {
+      const html = (await call("GET", `/report-builder/${blueprint.embed_id}?token=${await mint({ locale })}`)).body as string;
+      const words = CATALOGUES[language];
+      expect(html).toContain(`<html lang="${locale}" dir="${dir}"`);
+      // Server-rendered: the status before the first result, the download buttons, the form's name.
+      expect(html).toContain(`aria-live="polite">${escapeHtml(words["builder.loading"])}</p>`);
+      expect(html).toContain(`id="rb-csv">${escapeHtml(words["builder.download_csv"])}</button>`);
+      expect(html).toContain(`aria-label="${escapeHtml(words["builder.controls"])}"`);
+      // The script's words: every `builder.*` entry of that catalogue, nothing of another language.
+      const given = boot(html);
+      expect(given.locale).toBe(locale);
+      expect(given.words.add_filter).toBe(words["builder.add_filter"]);
+      expect(given.words.group_by).toBe(words["builder.group_by"]);
+      const keys = Object.keys(words).filter((k) => k.startsWith("builder."));
+      expect(Object.keys(given.words).sort()).toEqual(keys.map((k) => k.slice(8)).sort());
+      expect(given.words.add_filter).not.toBe(CATALOGUES.en["builder.add_filter"]);
+    }
+    // Control: a token in a language without a catalogue gets English.
+    const html = (await call("GET", `/report-builder/${blueprint.embed_id}?token=${await mint({ locale: "pt-BR" })}`)).body as string;
+    expect(boot(html).words.add_filter).toBe(CATALOGUES.en["builder.add_filter"]);
+    expect(html).toContain(`id="rb-csv">${CATALOGUES.en["builder.download_csv"]}</button>`);
   });
 
   it("tells the script whether saving is allowed and which filters are locked", async () => {

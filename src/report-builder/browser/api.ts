@@ -1,4 +1,5 @@
 /** The builder's calls to this service (`/report-builder/<embed id>/…`, docs/report-builder.md) and what their failures tell the user. */
+import { t } from "./words";
 import { post } from "./parent";
 
 /** Where the calls go and the token they carry (the parent may hand over a fresh one). */
@@ -35,25 +36,25 @@ export function api<T>(method: string, path: string, payload?: unknown, options:
           throw new ApiProblem(
             response.status,
             error.code || "",
-            error.message || `The service answered ${response.status}.`,
+            error.message || t("service_answered", { status: response.status }),
             Number(response.headers.get("Retry-After")) || 0,
           );
         });
     },
     (error) => {
       if (error && error.name === "AbortError") throw error;
-      throw new ApiProblem(0, "network", "Could not reach the service. Check the connection and try again.", 0);
+      throw new ApiProblem(0, "network", t("network"), 0);
     },
   );
 }
 
 /** What to tell the user about a failed call. */
 export function explain(error: unknown): string {
-  if (!(error instanceof ApiProblem)) return `Something went wrong: ${String((error instanceof Error && error.message) || error)}`;
-  if (error.status === 401) return "This report builder link has expired or is no longer valid. Reload the page to continue.";
-  if (error.status === 429) return `Too many requests right now. Please wait ${error.retryAfter || "a few"} seconds and try again.`;
-  if (error.code === "dataset_data_unavailable") return `The data for this dataset is not available right now. ${error.message}`;
-  if (error.code === "saving_not_allowed") return "Saving reports is not allowed here.";
-  if (error.status >= 500) return `The service could not answer (${error.status}). Please try again in a moment.`;
+  if (!(error instanceof ApiProblem)) return t("went_wrong", { message: String((error instanceof Error && error.message) || error) });
+  if (error.status === 401) return t("expired");
+  if (error.status === 429) return t("too_many", { seconds: error.retryAfter || t("a_few") });
+  if (error.code === "dataset_data_unavailable") return t("data_unavailable", { message: error.message });
+  if (error.code === "saving_not_allowed") return t("saving_not_allowed");
+  if (error.status >= 500) return t("server_error", { status: error.status });
   return error.message;
 }

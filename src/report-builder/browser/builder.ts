@@ -8,6 +8,7 @@
  * bytes than the rendering code it replaces. Charts are drawn by the service (`/view`).
  * Talks to its parent (`<report-builder>` in embed.js) through parent.ts.
  */
+import { setWords, t } from "./words";
 import { connection, explain, api } from "./api";
 import { clickFilters } from "./click-filter";
 import { byId } from "./dom";
@@ -20,6 +21,7 @@ import { loadReports, openReport } from "./saved";
 import type { Dataset } from "./vocabulary";
 
 function start(boot: Boot): void {
+  setWords(boot.words, boot.locale);
   connection.token = new URLSearchParams(location.search).get("token") || "";
   connection.base = boot.base;
   page.canSave = boot.can_save !== false;
@@ -66,7 +68,7 @@ function start(boot: Boot): void {
         openReport(wanted);
         return;
       }
-      if (boot.report) page.notice = "The saved report asked for is not there any more.";
+      if (boot.report) page.notice = t("report_missing");
       renderControls();
       run();
     },

@@ -5,6 +5,7 @@
  * and is saved with the report. The marks are found in the service's SVG by the metadata
  * ECharts' server-side renderer writes on them (`ecmeta_data_index`): no chart library here.
  */
+import { t } from "./words";
 import { columnOf, type FilterChoice } from "./query";
 import { el, formatValue } from "./dom";
 import { currentDataset, page } from "./page";
@@ -53,9 +54,9 @@ function toggle(picked: Picked, row: Record<string, unknown>, key: string): void
 function clickable(node: Element, picked: Picked, row: Record<string, unknown>, key: string): void {
   const dataset = currentDataset();
   const what = picked.map(
-    (p) => `${columnOf(dataset, p.column)?.display_name || p.column} ${p.value === null ? "(empty)" : formatValue(p.value)}`,
+    (p) => `${columnOf(dataset, p.column)?.display_name || p.column} ${p.value === null ? t("empty") : formatValue(p.value)}`,
   );
-  node.setAttribute("aria-label", `Filter on ${what.join(", ")}`);
+  node.setAttribute("aria-label", t("filter_on_what", { what: what.join(", ") }));
   node.setAttribute("aria-pressed", String(picked.every((p) => page.state.filters.some((f) => isSet(f, p)))));
   node.addEventListener("click", () => toggle(picked, row, key));
   if (node.tagName !== "BUTTON") {

@@ -6,7 +6,8 @@ import { blankState, columnOf } from "./query";
 import { run } from "./result";
 import { changed, drawControlsWith, isChecked } from "./redraw";
 import { savedSection } from "./saved";
-import { AGGREGATES, BUCKETS, CHARTS, TYPE_NAMES, aggregateAllowed, isDate, isNumber } from "./vocabulary";
+import { aggregateAllowed, aggregates, buckets, charts, isDate, isNumber, typeName } from "./vocabulary";
+import { t } from "./words";
 
 /** Rebuilds the controls; focus goes back to the control that had it (ids are stable). */
 export function renderControls(): void {
@@ -50,17 +51,17 @@ function datasetSection(): HTMLElement {
   const dataset = currentDataset();
   const columns = dataset
     ? el("details", { class: "columns" }, [
-        el("summary", { text: `Columns of ${dataset.display_name || dataset.name} (${dataset.columns.length})` }),
+        el("summary", { text: t("columns_of", { name: dataset.display_name || dataset.name, count: dataset.columns.length }) }),
         el(
           "ul",
           {},
           dataset.columns.map((c) =>
-            el("li", {}, [el("span", { text: c.display_name }), el("span", { class: "type", text: TYPE_NAMES[c.type] || c.type })]),
+            el("li", {}, [el("span", { text: c.display_name }), el("span", { class: "type", text: typeName(c.type) })]),
           ),
         ),
       ])
     : null;
-  return el("fieldset", { class: "group" }, [el("legend", { text: "Dataset" }), ...options, columns]);
+  return el("fieldset", { class: "group" }, [el("legend", { text: t("dataset") }), ...options, columns]);
 }
 
 function pickDataset(name: string): void {
@@ -72,11 +73,11 @@ function pickDataset(name: string): void {
 
 function modeSection(): HTMLElement {
   const modes = [
-    ["summary", "Summary (group and aggregate)"],
-    ["records", "List of records"],
+    ["summary", t("view_summary")],
+    ["records", t("view_records")],
   ] as const;
   return el("fieldset", { class: "group" }, [
-    el("legend", { text: "View" }),
+    el("legend", { text: t("view") }),
     ...modes.map(([mode, label]) => {
       const id = `rb-mode-${mode}`;
       const pick = () => {
@@ -100,7 +101,7 @@ function groupSection(): HTMLElement {
     return el("div", { class: "row" }, [
       select(
         `rb-g${i}-col`,
-        "Group by",
+        t("group_by"),
         groupable.map((c) => [c.name, c.display_name]),
         g.column,
         (v) => {
@@ -110,24 +111,24 @@ function groupSection(): HTMLElement {
         },
       ),
       column && isDate(column.type)
-        ? select(`rb-g${i}-bucket`, "By", BUCKETS, g.bucket, (v) => {
+        ? select(`rb-g${i}-bucket`, t("by"), buckets(), g.bucket, (v) => {
             g.bucket = v;
             run();
           })
         : null,
       button(
-        "Remove",
+        t("remove"),
         () => {
           page.state.groups.splice(i, 1);
           changed();
         },
-        { class: "quiet", "aria-label": `Remove group ${i + 1}` },
+        { class: "quiet", "aria-label": t("remove_group", { n: i + 1 }) },
       ),
     ]);
   });
   const add = groupable.length
     ? button(
-        "Add group",
+        t("add_group"),
         () => {
           const used = page.state.groups.map((g) => g.column);
           const next = groupable.filter((c) => used.indexOf(c.name) < 0)[0] || groupable[0];
@@ -137,8 +138,8 @@ function groupSection(): HTMLElement {
         },
         { id: "rb-add-group" },
       )
-    : el("p", { class: "hint", text: "No column of this dataset can be grouped." });
-  return el("fieldset", { class: "group" }, [el("legend", { text: "Groups" }), ...rows, add]);
+    : el("p", { class: "hint", text: t("no_groupable") });
+  return el("fieldset", { class: "group" }, [el("legend", { text: t("groups") }), ...rows, add]);
 }
 
 function valueSection(): HTMLElement {
@@ -146,7 +147,7 @@ function valueSection(): HTMLElement {
   const rows = page.state.values.map((v, i) => {
     const columns = columnsOfDataset.filter((c) => aggregateAllowed(v.aggregate, c.type));
     return el("div", { class: "row" }, [
-      select(`rb-v${i}-agg`, "Calculate", AGGREGATES, v.aggregate, (a) => {
+      select(`rb-v${i}-agg`, t("calculate"), aggregates(), v.aggregate, (a) => {
         v.aggregate = a;
         if (a === "count") v.column = "";
         else if (!v.column || !aggregateAllowed(a, columnsOfDataset.find((c) => c.name === v.column)?.type)) {
@@ -159,7 +160,7 @@ function valueSection(): HTMLElement {
         ? null
         : select(
             `rb-v${i}-col`,
-            "Of",
+            t("of"),
             columns.map((c) => [c.name, c.display_name]),
             v.column,
             (c) => {
@@ -168,17 +169,17 @@ function valueSection(): HTMLElement {
             },
           ),
       button(
-        "Remove",
+        t("remove"),
         () => {
           page.state.values.splice(i, 1);
           changed();
         },
-        { class: "quiet", "aria-label": `Remove value ${i + 1}` },
+        { class: "quiet", "aria-label": t("remove_value", { n: i + 1 }) },
       ),
     ]);
   });
   const add = button(
-    "Add value",
+    t("add_value"),
     () => {
       const numeric = columnsOfDataset.filter((c) => isNumber(c.type))[0];
       page.state.values.push(numeric ? { aggregate: "sum", column: numeric.name } : { aggregate: "count", column: "" });
@@ -187,14 +188,14 @@ function valueSection(): HTMLElement {
     },
     { id: "rb-add-value" },
   );
-  return el("fieldset", { class: "group" }, [el("legend", { text: "Values" }), ...rows, add]);
+  return el("fieldset", { class: "group" }, [el("legend", { text: t("values") }), ...rows, add]);
 }
 
 function columnsSection(): HTMLElement {
   const all = (currentDataset()?.columns ?? []).map((c) => c.name);
   const chosen = page.state.columns.length ? page.state.columns : all;
   return el("fieldset", { class: "group" }, [
-    el("legend", { text: "Columns to list" }),
+    el("legend", { text: t("columns_to_list") }),
     ...(currentDataset()?.columns ?? []).map((c, i) => {
       const id = `rb-col-${i}`;
       const toggle = (e: Event) => {
@@ -216,8 +217,8 @@ function columnsSection(): HTMLElement {
 
 function chartSection(): HTMLElement {
   return el("fieldset", { class: "group" }, [
-    el("legend", { text: "Chart" }),
-    select("rb-chart", "Chart type", CHARTS, page.state.chart, (v) => {
+    el("legend", { text: t("chart") }),
+    select("rb-chart", t("chart_type"), charts(), page.state.chart, (v) => {
       page.state.chart = v;
       run();
     }),

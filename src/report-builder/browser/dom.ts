@@ -1,4 +1,5 @@
 /** Small DOM helpers: the page is rebuilt from the state with these, no UI library (it would outweigh the code it replaces). */
+import { locale, t } from "./words";
 import type { Options } from "./vocabulary";
 
 type Handler = (event: Event) => void;
@@ -60,7 +61,7 @@ export function focusLast(id: string): void {
 
 export function formatValue(value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number") return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
-  if (typeof value === "boolean") return value ? "Yes" : "No";
+  if (typeof value === "number") return value.toLocaleString(locale, { maximumFractionDigits: 2 });
+  if (typeof value === "boolean") return value ? t("yes") : t("no");
   return String(value);
 }

@@ -1,4 +1,6 @@
 /** The filters section of the controls: a row per filter, its input fitting the column's type and condition. */
+import { datePattern, readDate, showDate } from "./date-field";
+import { locale, t } from "./words";
 import { api } from "./api";
 import { changed, isChecked, renderControls } from "./redraw";
 import { type Child, button, el, fieldValue, focusLast, select } from "./dom";
@@ -16,7 +18,7 @@ export function filterSection(): HTMLElement {
     return el("div", { class: "row filter" }, [
       select(
         `rb-f${i}-col`,
-        "Filter on",
+        t("filter_on"),
         columns.map((c) => [c.name, c.display_name]),
         f.column,
         (v) => {
@@ -26,7 +28,7 @@ export function filterSection(): HTMLElement {
       ),
       select(
         `rb-f${i}-op`,
-        "Condition",
+        t("condition"),
         ops.map((op) => [op, opLabel(op, column.type)]),
         f.op,
         (op) => {
@@ -43,12 +45,12 @@ export function filterSection(): HTMLElement {
       ),
       filterInput(f, column, i),
       button(
-        "Remove",
+        t("remove"),
         () => {
           page.state.filters.splice(i, 1);
           changed();
         },
-        { class: "quiet", "aria-label": `Remove filter ${i + 1}` },
+        { class: "quiet", "aria-label": t("remove_filter", { n: i + 1 }) },
       ),
     ]);
   });
@@ -56,17 +58,19 @@ export function filterSection(): HTMLElement {
   const lockedNote = locked.length
     ? el("p", {
         class: "hint",
-        text: `Always applied here: ${locked
-          .map((f) => {
-            const c = columnOf(dataset, f.column);
-            const what = f.values ? ` ${f.values.join(", ")}` : f.value !== undefined ? ` ${f.value}` : "";
-            return `${c ? c.display_name : f.column} ${opLabel(f.op, c ? c.type : "")}${what}`;
-          })
-          .join("; ")}`,
+        text: t("always_applied", {
+          filters: locked
+            .map((f) => {
+              const c = columnOf(dataset, f.column);
+              const what = f.values ? ` ${f.values.join(", ")}` : f.value !== undefined ? ` ${f.value}` : "";
+              return `${c ? c.display_name : f.column} ${opLabel(f.op, c ? c.type : "")}${what}`;
+            })
+            .join("; "),
+        }),
       })
     : null;
   const add = button(
-    "Add filter",
+    t("add_filter"),
     () => {
       page.state.filters.push(newFilter(columns[0]));
       changed();
@@ -74,7 +78,7 @@ export function filterSection(): HTMLElement {
     },
     { id: "rb-add-filter" },
   );
-  return el("fieldset", { class: "group" }, [el("legend", { text: "Filters" }), lockedNote, ...rows, add]);
+  return el("fieldset", { class: "group" }, [el("legend", { text: t("filters") }), lockedNote, ...rows, add]);
 }
 
 function newFilter(column: Column): FilterChoice {
@@ -86,32 +90,34 @@ function newFilter(column: Column): FilterChoice {
 function filterInput(f: FilterChoice, column: Column, i: number): Child {
   const id = `rb-f${i}-value`;
   if (f.op === "is_null" || f.op === "is_not_null") return null;
-  const kind = isNumber(column.type) ? "number" : isDate(column.type) ? "date" : "text";
+  const kind = isNumber(column.type) ? "number" : "text";
   const input = (inputId: string, label: string, value: string, onvalue: (value: string) => void) =>
-    el("div", { class: "field" }, [
-      el("label", { for: inputId, text: label }),
-      el("input", {
-        id: inputId,
-        type: kind,
-        step: column.type === "FLOAT" ? "any" : undefined,
-        value,
-        oninput: (e: Event) => {
-          onvalue(fieldValue(e));
-          runSoon();
-        },
-        onchange: (e: Event) => {
-          onvalue(fieldValue(e));
-          run();
-        },
-      }),
-    ]);
+    isDate(column.type)
+      ? dateInput(inputId, label, value, onvalue)
+      : el("div", { class: "field" }, [
+          el("label", { for: inputId, text: label }),
+          el("input", {
+            id: inputId,
+            type: kind,
+            step: column.type === "FLOAT" ? "any" : undefined,
+            value,
+            oninput: (e: Event) => {
+              onvalue(fieldValue(e));
+              runSoon();
+            },
+            onchange: (e: Event) => {
+              onvalue(fieldValue(e));
+              run();
+            },
+          }),
+        ]);
   if (column.type === "BOOLEAN") {
     return select(
       id,
-      "Value",
+      t("value"),
       [
-        ["true", "Yes"],
-        ["false", "No"],
+        ["true", t("yes")],
+        ["false", t("no")],
       ],
       String(f.value),
       (v) => {
@@ -122,11 +128,11 @@ function filterInput(f: FilterChoice, column: Column, i: number): Child {
   }
   if (f.op === "between") {
     return el("div", { class: "pair" }, [
-      input(id, "From", f.values[0] || "", (v) => {
+      input(id, t("from"), f.values[0] || "", (v) => {
         f.values[0] = v;
         f.values[1] = f.values[1] || "";
       }),
-      input(`${id}-to`, "To", f.values[1] || "", (v) => {
+      input(`${id}-to`, t("to"), f.values[1] || "", (v) => {
         f.values[1] = v;
         f.values[0] = f.values[0] || "";
       }),
@@ -134,11 +140,11 @@ function filterInput(f: FilterChoice, column: Column, i: number): Child {
   }
   if (f.op === "in" || f.op === "not_in") {
     const known = page.distinct[`${page.state.dataset}/${column.name}`];
-    if (known === "loading" || known === undefined) return el("p", { class: "hint", id, text: "Loading the values…" });
-    if (known === "failed") return el("p", { class: "hint", id, text: "The values could not be loaded. Choose another condition." });
+    if (known === "loading" || known === undefined) return el("p", { class: "hint", id, text: t("loading_values") });
+    if (known === "failed") return el("p", { class: "hint", id, text: t("values_failed") });
     const options = known.concat(f.values.filter((v) => known.indexOf(v) < 0));
     return el("fieldset", { class: "values", id }, [
-      el("legend", { text: "Values" }),
+      el("legend", { text: t("values") }),
       ...options.map((value, j) => {
         const boxId = `${id}-${j}`;
         const toggle = (e: Event) => {
@@ -147,14 +153,48 @@ function filterInput(f: FilterChoice, column: Column, i: number): Child {
         };
         return el("div", { class: "choice inline" }, [
           el("input", { type: "checkbox", id: boxId, checked: f.values.indexOf(value) >= 0, onchange: toggle }),
-          el("label", { for: boxId, text: value === "" ? "(empty)" : value }),
+          el("label", { for: boxId, text: value === "" ? t("empty") : value }),
         ]);
       }),
     ]);
   }
-  return input(id, "Value", f.value, (v) => {
+  return input(id, t("value"), f.value, (v) => {
     f.value = v;
   });
+}
+
+/**
+ * A date filter's field: shows the date in the view's format (date-field.ts), hands on the
+ * ISO date read from it; what is no date yet is marked invalid and leaves the query as it was.
+ */
+function dateInput(inputId: string, label: string, value: string, onvalue: (value: string) => void): HTMLElement {
+  const read = (e: Event, then: () => void) => {
+    const field = e.target as HTMLInputElement;
+    const iso = field.value.trim() === "" ? "" : readDate(field.value, locale);
+    if (iso === null) {
+      field.setAttribute("aria-invalid", "true");
+      return;
+    }
+    field.removeAttribute("aria-invalid");
+    onvalue(iso);
+    then();
+  };
+  const pattern = datePattern(locale);
+  return el("div", { class: "field" }, [
+    el("label", { for: inputId, text: label }),
+    el("input", {
+      id: inputId,
+      type: "text",
+      class: "date",
+      inputmode: "numeric",
+      autocomplete: "off",
+      placeholder: pattern,
+      title: t("date_format", { pattern }),
+      value: showDate(value, locale),
+      oninput: (e: Event) => read(e, runSoon),
+      onchange: (e: Event) => read(e, run),
+    }),
+  ]);
 }
 
 /** The values a text column holds (up to 100), for "is one of": one query, kept per column. */

@@ -19,6 +19,9 @@ export interface Boot {
   locked_filters?: LockedFilter[];
   reports?: SavedReport[] | null;
   report: string | null;
+  /** The view's locale and our own words in its language (`builder.*` of the catalogue, without the prefix). */
+  locale?: string;
+  words?: Record<string, string>;
 }
 
 /** A saved report as the service lists it; its query may name what is gone (a "broken" report). */

@@ -1,4 +1,5 @@
 /** The controls' choices (`State`) and the report query and chart they make (docs/report-builder.md). */
+import { t } from "./words";
 import { type Column, type Dataset, chartLabel, isNumber } from "./vocabulary";
 
 export interface GroupChoice {
@@ -153,14 +154,14 @@ export function chartFor(query: Query, chosen: string): { chart: Chart; note: st
     let y = query.values.map(valueResultName);
     const needsGroup = type === "bar" || type === "line" || type === "area" || type === "pie";
     if ((needsGroup && (!x || y.length === 0)) || (type === "kpi" && y.length === 0)) {
-      note = `A ${chartLabel(type).toLowerCase()} chart needs a group and a value: showing a table.`;
+      note = t("chart_needs", { chart: chartLabel(type) });
       type = "table";
     }
     if (type === "pie") y = y.slice(0, 1);
     if (type === "kpi") return { chart: { type: "kpi", y: y.slice(0, 1) }, note };
     if (type !== "table") return { chart: { type, x, y }, note };
   } else if (type !== "table") {
-    note = "A list of records is shown as a table.";
+    note = t("records_table");
   }
   return { chart: { type: "table" }, note };
 }

@@ -3,6 +3,7 @@
  * result together with the server's chart markup (the dashboards' SVG), so each change is one
  * round trip, and a change made while one is in flight aborts it (AbortController).
  */
+import { locale, t } from "./words";
 import { ApiProblem, api, explain } from "./api";
 import { button, byId, el, formatValue } from "./dom";
 import { currentDataset, page, type ViewAnswer } from "./page";
@@ -30,7 +31,7 @@ export function run(): void {
   const dataset = currentDataset();
   if (!dataset) {
     page.result = null;
-    page.problem = { text: page.datasets.length ? "Pick a dataset." : "No datasets are offered here yet." };
+    page.problem = { text: page.datasets.length ? t("pick_dataset") : t("no_datasets") };
     page.busy = false;
     renderResult();
     ready();
@@ -76,7 +77,7 @@ function renderStatus(): void {
   const status = byId("rb-status");
   byId("rb-result").setAttribute("aria-busy", page.busy ? "true" : "false");
   if (page.busy) {
-    status.textContent = "Updating…";
+    status.textContent = t("updating");
     return;
   }
   if (!page.result || page.problem) {
@@ -86,8 +87,8 @@ function renderStatus(): void {
   const a = page.result.answer;
   const n = a.row_count;
   status.textContent = a.truncated
-    ? `Showing the first ${n.toLocaleString("en-US")} rows`
-    : n.toLocaleString("en-US") + (n === 1 ? " row" : " rows");
+    ? t("showing_first", { count: n.toLocaleString(locale) })
+    : t(n === 1 ? "one_row" : "rows", { count: n.toLocaleString(locale) });
 }
 
 export function renderResult(): void {
@@ -101,7 +102,7 @@ export function renderResult(): void {
   message.hidden = !problem;
   if (problem) {
     message.appendChild(el("p", { text: problem.text }));
-    if (problem.retry) message.appendChild(button("Try again", run));
+    if (problem.retry) message.appendChild(button(t("try_again"), run));
     chartArea.textContent = "";
     tableArea.textContent = "";
     return;
@@ -117,7 +118,7 @@ export function renderResult(): void {
   }
   tableArea.textContent = "";
   if (a.rows.length === 0) {
-    tableArea.appendChild(el("p", { class: "empty", text: "No rows match. Change or remove a filter." }));
+    tableArea.appendChild(el("p", { class: "empty", text: t("no_rows") }));
     return;
   }
   tableArea.appendChild(renderTable(a));
@@ -142,7 +143,7 @@ function renderTable(a: ViewAnswer): HTMLElement {
               page.state.sort = [{ column: c.name, direction: direction === "asc" ? "desc" : "asc" }];
               run();
             },
-            { class: "sort", id: `rb-sort-${c.name}`, title: `Sort by ${c.display_name}` },
+            { class: "sort", id: `rb-sort-${c.name}`, title: t("sort_by", { name: c.display_name }) },
           ),
         ],
       );
@@ -155,7 +156,7 @@ function renderTable(a: ViewAnswer): HTMLElement {
       a.columns.map((c) => el("td", { class: isNumber(c.type) ? "num" : "", text: formatValue(row[c.name]) })),
     ),
   );
-  return el("div", { class: "table-wrap", tabindex: 0, role: "region", "aria-label": "Result table" }, [
+  return el("div", { class: "table-wrap", tabindex: 0, role: "region", "aria-label": t("result_table") }, [
     el("table", {}, [el("thead", {}, [head]), el("tbody", {}, rows)]),
   ]);
 }
@@ -168,7 +169,7 @@ export function download(format: "csv" | "xlsx"): void {
     "-",
   );
   const status = byId("rb-download-status");
-  status.textContent = `Preparing the ${format.toUpperCase()} file…`;
+  status.textContent = t("preparing", { format: format.toUpperCase() });
   api<Response>(
     "POST",
     "/export",
@@ -183,7 +184,7 @@ export function download(format: "csv" | "xlsx"): void {
         link.click();
         link.remove();
         setTimeout(() => URL.revokeObjectURL(link.href), 10000);
-        status.textContent = `Downloaded ${name}.${format}.`;
+        status.textContent = t("downloaded", { file: `${name}.${format}` });
       },
       (error) => {
         status.textContent = explain(error);

@@ -1,4 +1,5 @@
 /** The blueprint's saved reports: listed, opened, saved, renamed and deleted from the controls' first section. */
+import { t } from "./words";
 import { api, explain } from "./api";
 import { changed, renderControls } from "./redraw";
 import { type Child, button, el, focusLast } from "./dom";
@@ -12,13 +13,13 @@ import { renderResult, run } from "./result";
 function brokenReason(report: SavedReport): string | null {
   const q = report.query;
   const dataset = datasetByName(q?.dataset);
-  if (!dataset) return `The dataset “${q?.dataset}” is no longer offered.`;
+  if (!dataset) return t("dataset_gone", { name: String(q?.dataset) });
   let missing: string | null = null;
   const check = (name: string | undefined, groupable?: boolean) => {
     if (missing || name === undefined) return;
     const c = columnOf(dataset, name);
-    if (!c) missing = `The column “${name}” no longer exists in ${dataset.name}.`;
-    else if (groupable && !c.can_be_grouped) missing = `“${c.display_name}” can no longer be grouped.`;
+    if (!c) missing = t("column_gone", { name, dataset: dataset.display_name || dataset.name });
+    else if (groupable && !c.can_be_grouped) missing = t("column_not_groupable", { name: c.display_name });
   };
   for (const g of q?.group_by ?? []) check(g.column, true);
   for (const v of q?.values ?? []) check(v.column);
@@ -28,17 +29,17 @@ function brokenReason(report: SavedReport): string | null {
 }
 
 export function savedSection(): HTMLElement {
-  const children: Child[] = [el("legend", { text: "Saved reports" })];
+  const children: Child[] = [el("legend", { text: t("saved_reports") })];
   if (page.notice) children.push(el("p", { class: "notice", role: "status", text: page.notice }));
-  if (page.reports === null) children.push(el("p", { class: "hint", text: "The saved reports could not be loaded." }));
-  else if (page.reports.length === 0) children.push(el("p", { class: "hint", text: "No saved reports yet." }));
+  if (page.reports === null) children.push(el("p", { class: "hint", text: t("reports_failed") }));
+  else if (page.reports.length === 0) children.push(el("p", { class: "hint", text: t("no_reports") }));
   else children.push(el("ul", { class: "reports" }, page.reports.map(savedItem)));
   if (page.canSave) {
     const current = page.current;
     children.push(
       el("div", { class: "row save" }, [
         el("div", { class: "field grow" }, [
-          el("label", { for: "rb-name", text: "Report name" }),
+          el("label", { for: "rb-name", text: t("report_name") }),
           el("input", {
             id: "rb-name",
             type: "text",
@@ -49,8 +50,8 @@ export function savedSection(): HTMLElement {
             },
           }),
         ]),
-        current ? button("Save changes", () => save(false), { id: "rb-save-changes" }) : null,
-        button(current ? "Save as new" : "Save report", () => save(true), { id: "rb-save", class: "primary" }),
+        current ? button(t("save_changes"), () => save(false), { id: "rb-save-changes" }) : null,
+        button(current ? t("save_as_new") : t("save_report"), () => save(true), { id: "rb-save", class: "primary" }),
       ]),
     );
   }
@@ -62,8 +63,8 @@ function savedItem(report: SavedReport): HTMLElement {
   const { current, editing } = page;
   const label = el("span", { class: "report-name" }, [
     el("span", { text: report.name }),
-    current && current.id === report.id ? el("span", { class: "badge", text: "open" }) : null,
-    reason ? el("span", { class: "badge broken", text: "broken" }) : null,
+    current && current.id === report.id ? el("span", { class: "badge", text: t("badge_open") }) : null,
+    reason ? el("span", { class: "badge broken", text: t("badge_broken") }) : null,
   ]);
   const parts: Child[] = [label];
   if (reason) parts.push(el("span", { class: "reason", text: reason }));
@@ -76,26 +77,26 @@ function savedItem(report: SavedReport): HTMLElement {
     parts.push(
       el("div", { class: "row" }, [
         el("div", { class: "field grow" }, [
-          el("label", { for: inputId, text: "New name" }),
+          el("label", { for: inputId, text: t("new_name") }),
           el("input", { id: inputId, type: "text", maxlength: 200, value: report.name }),
         ]),
-        button("Save name", () => rename(report, (document.getElementById(inputId) as HTMLInputElement).value), {
+        button(t("save_name"), () => rename(report, (document.getElementById(inputId) as HTMLInputElement).value), {
           class: "primary",
           id: "rb-rename-ok",
         }),
-        button("Cancel", stopEditing),
+        button(t("cancel"), stopEditing),
       ]),
     );
   } else if (editing && editing.id === report.id && editing.kind === "delete") {
     parts.push(
       el("div", { class: "confirm", role: "alert" }, [
-        el("span", { text: `Delete “${report.name}”? This cannot be undone.` }),
-        button("Delete", () => remove(report), { class: "danger", id: "rb-delete-ok" }),
-        button("Cancel", stopEditing, { id: "rb-delete-cancel" }),
+        el("span", { text: t("delete_ask", { name: report.name }) }),
+        button(t("delete"), () => remove(report), { class: "danger", id: "rb-delete-ok" }),
+        button(t("cancel"), stopEditing, { id: "rb-delete-cancel" }),
       ]),
     );
   } else {
-    const actions = [button("Open", () => openReport(report), { "aria-label": `Open ${report.name}` })];
+    const actions = [button(t("open"), () => openReport(report), { "aria-label": t("open_name", { name: report.name }) })];
     if (page.canSave) {
       const startEditing = (kind: "rename" | "delete", focus: string) => () => {
         page.editing = { id: report.id, kind };
@@ -103,9 +104,17 @@ function savedItem(report: SavedReport): HTMLElement {
         focusLast(focus);
       };
       actions.push(
-        button("Rename", startEditing("rename", `rb-rename-${report.id}`), { class: "quiet", "aria-label": `Rename ${report.name}` }),
+        button(t("rename"), startEditing("rename", `rb-rename-${report.id}`), {
+          class: "quiet",
+          "aria-label": t("rename_name", { name: report.name }),
+        }),
       );
-      actions.push(button("Delete", startEditing("delete", "rb-delete-cancel"), { class: "quiet", "aria-label": `Delete ${report.name}` }));
+      actions.push(
+        button(t("delete"), startEditing("delete", "rb-delete-cancel"), {
+          class: "quiet",
+          "aria-label": t("delete_name", { name: report.name }),
+        }),
+      );
     }
     parts.push(el("div", { class: "actions" }, actions));
   }
@@ -153,7 +162,7 @@ export function openReport(report: SavedReport): void {
   if (reason || !datasetByName(q.dataset)) {
     renderControls();
     page.result = null;
-    page.problem = { text: `This report cannot be shown: ${reason || "its dataset is gone"} Pick what to show instead, or delete it.` };
+    page.problem = { text: t("cannot_show", { reason: reason || t("its_dataset_gone") }) };
     // Still ask the service: it names the first thing that is missing.
     if (datasetByName(q.dataset)) run();
     else {
@@ -169,7 +178,7 @@ function save(asNew: boolean): void {
   const nameInput = document.getElementById("rb-name") as HTMLInputElement | null;
   const name = (nameInput ? nameInput.value : "").trim();
   if (!name) {
-    page.notice = "Give the report a name to save it.";
+    page.notice = t("name_to_save");
     renderControls();
     focusLast("rb-name");
     return;
@@ -187,7 +196,7 @@ function save(asNew: boolean): void {
         const saved = answer.report;
         page.current = saved;
         page.state.name = saved.name;
-        page.notice = `Saved “${saved.name}”.`;
+        page.notice = t("saved", { name: saved.name });
         post({ type: "saved", id: saved.id, name: saved.name });
         return loadReports();
       },
@@ -201,7 +210,7 @@ function save(asNew: boolean): void {
 function rename(report: SavedReport, newName: string): void {
   const name = (newName || "").trim();
   if (!name) {
-    page.notice = "A report needs a name.";
+    page.notice = t("needs_name");
     renderControls();
     return;
   }
@@ -209,7 +218,7 @@ function rename(report: SavedReport, newName: string): void {
     .then(
       (answer) => {
         page.editing = null;
-        page.notice = `Renamed to “${answer.report.name}”.`;
+        page.notice = t("renamed", { name: answer.report.name });
         if (page.current && page.current.id === report.id) {
           page.current = answer.report;
           page.state.name = answer.report.name;
@@ -228,7 +237,7 @@ function remove(report: SavedReport): void {
     .then(
       () => {
         page.editing = null;
-        page.notice = `Deleted “${report.name}”.`;
+        page.notice = t("deleted", { name: report.name });
         if (page.current && page.current.id === report.id) {
           page.current = null;
           page.state.name = "";

@@ -1,3 +1,5 @@
+import { t } from "./words";
+
 /** What the builder's controls name things by: column types, aggregates, date buckets, charts and filter conditions. */
 
 export interface Column {
@@ -19,62 +21,27 @@ export interface Dataset {
 /** A select's options: `[value, label]`. */
 export type Options = [string, string][];
 
-export const TYPE_NAMES: Record<string, string> = {
-  INTEGER: "Whole number",
-  FLOAT: "Number",
-  STRING: "Text",
-  BOOLEAN: "Yes / no",
-  DATE: "Date",
-  DATETIME: "Date and time",
-  TIMESTAMP: "Date and time",
+/** A column type's name on the page. */
+export function typeName(type: string): string {
+  const key = TYPE_KEYS[type];
+  return key ? t(key) : type;
+}
+const TYPE_KEYS: Record<string, string> = {
+  INTEGER: "type_integer",
+  FLOAT: "type_number",
+  STRING: "type_text",
+  BOOLEAN: "type_boolean",
+  DATE: "type_date",
+  DATETIME: "type_datetime",
+  TIMESTAMP: "type_datetime",
 };
-export const AGGREGATES: Options = [
-  ["count", "Count of rows"],
-  ["count_distinct", "Distinct count"],
-  ["sum", "Sum"],
-  ["avg", "Average"],
-  ["min", "Minimum"],
-  ["max", "Maximum"],
-];
-export const BUCKETS: Options = [
-  ["day", "Day"],
-  ["week", "Week"],
-  ["month", "Month"],
-  ["quarter", "Quarter"],
-  ["year", "Year"],
-];
-export const CHARTS: Options = [
-  ["auto", "Automatic"],
-  ["table", "Table"],
-  ["bar", "Bar"],
-  ["line", "Line"],
-  ["area", "Area"],
-  ["pie", "Pie"],
-  ["kpi", "Single number (KPI)"],
-];
-const OP_LABELS: Record<string, string> = {
-  eq: "is",
-  neq: "is not",
-  gt: "greater than",
-  gte: "at least",
-  lt: "less than",
-  lte: "at most",
-  between: "between",
-  in: "is one of",
-  not_in: "is none of",
-  contains: "contains",
-  starts_with: "starts with",
-  is_null: "is empty",
-  is_not_null: "is not empty",
-};
-const DATE_OP_LABELS: Record<string, string> = {
-  eq: "on",
-  gt: "after",
-  gte: "on or after",
-  lt: "before",
-  lte: "on or before",
-  between: "between",
-};
+
+/** Options whose label is the word `<prefix><value>` (read when drawn: the words arrive with the page's boot data). */
+const worded = (prefix: string, values: string[]): Options => values.map((v) => [v, t(prefix + v)]);
+export const aggregates = (): Options => worded("agg_", ["count", "count_distinct", "sum", "avg", "min", "max"]);
+export const buckets = (): Options => worded("bucket_", ["day", "week", "month", "quarter", "year"]);
+export const charts = (): Options => worded("chart_", ["auto", "table", "bar", "line", "area", "pie", "kpi"]);
+const DATE_OPS = new Set(["eq", "gt", "gte", "lt", "lte"]);
 
 export function isNumber(type: string | undefined): boolean {
   return type === "INTEGER" || type === "FLOAT";
@@ -99,10 +66,10 @@ export function opsFor(type: string): string[] {
 }
 
 export function opLabel(op: string, type: string): string {
-  return (isDate(type) && DATE_OP_LABELS[op]) || OP_LABELS[op];
+  return t(isDate(type) && DATE_OPS.has(op) ? `date_${op}` : `op_${op}`);
 }
 
 export function chartLabel(type: string): string {
-  for (const [value, label] of CHARTS) if (value === type) return label;
+  for (const [value, label] of charts()) if (value === type) return label;
   return type;
 }
