@@ -3,6 +3,7 @@ import { BUILTIN_PRESENTATION, htmlTag, type Presentation as ViewPresentation } 
 import { BUILTIN_THEME_CSS, type ChartLook, chartLook, logoImg, presentationCss } from "../themes/style";
 import { escapeHtml } from "../lib/html";
 import { type ColumnFormat, formatNumber, formatValue, type ViewClock } from "../lib/i18n/format";
+import { datePattern, showDate } from "../lib/i18n/date-field";
 import { directionOf, type Translator, translator } from "../lib/i18n/messages";
 import { BUILTIN_LOOK, cartesianChart, compactNumber, pieChart } from "./charts";
 import { CLICK_STYLE, clickData } from "./clicks";
@@ -105,7 +106,7 @@ export function renderDashboard(given: RenderInput): string {
     .map((panel) => renderPanel(panel, input, g))
     .join("\n");
   const controls = input.interaction
-    ? renderControls(input.definition.variables, input.context, input.interaction, translator(locale), localized.optionLabels)
+    ? renderControls(input.definition.variables, input.context, input.interaction, locale, localized.optionLabels)
     : "";
   const view = viewOf(input);
   const clicks = input.interaction?.clicks ? clickData(input.definition, input.results, input.context, input.interaction) : "";
@@ -165,9 +166,10 @@ function renderControls(
   variables: VariableDefinition[],
   context: PlaceholderContext,
   interaction: Interaction,
-  t: Translator,
+  locale: string,
   optionLabels: Map<string, Map<string, string>>,
 ): string {
+  const t = translator(locale);
   const controlled = variables.filter(
     (v): v is VariableDefinition & { control: NonNullable<VariableDefinition["control"]> } =>
       v.control !== undefined && !interaction.locked.includes(v.name),
@@ -196,8 +198,13 @@ function renderControls(
               `<option value="${escapeHtml(option)}"${option === value ? " selected" : ""}>${escapeHtml(labels?.get(option) ?? option)}</option>`,
           )
           .join("")}</select>`;
+      } else if (control.type === "date") {
+        // Shown in the locale's format (a browser's own date input shows the browser's), the
+        // ISO date in the hidden field the form submits: the frame script keeps the two in step.
+        const pattern = escapeHtml(datePattern(locale));
+        input = `<input type="text" id="${name}" value="${escapeHtml(showDate(value, locale))}" data-date-of="${name}" placeholder="${pattern}" title="${pattern}" inputmode="numeric" autocomplete="off" class="date"><input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
       } else {
-        input = `<input type="${control.type === "date" ? "date" : "text"}" name="${name}" id="${name}" value="${escapeHtml(value)}">`;
+        input = `<input type="text" name="${name}" id="${name}" value="${escapeHtml(value)}">`;
       }
       return `<label class="control" for="${name}"><span>${label}</span>${input}</label>`;
     })
@@ -388,6 +395,8 @@ html,body{margin:0;background:var(--cd-bg);color:var(--cd-text);font:14px/1.45 v
 .controls{display:flex;flex-wrap:wrap;align-items:flex-end;gap:8px 12px;margin:0 0 16px;padding:10px 12px;background:var(--cd-surface);border:1px solid var(--cd-border);border-radius:var(--cd-radius)}
 .control{display:flex;flex-direction:column;gap:2px;font-size:12px;color:var(--cd-muted);min-width:0;max-width:100%}
 .control input,.control select{font:inherit;font-size:14px;color:var(--cd-text);padding:5px 8px;border:1px solid var(--cd-border);border-radius:6px;background:var(--cd-surface);min-width:0;max-width:100%}
+.control input.date{width:10em}
+.control input[aria-invalid=true]{border-color:#dc2626}
 .controls button{font:inherit;font-size:14px;font-weight:600;padding:6px 14px;border:0;border-radius:6px;background:var(--cd-accent);color:var(--cd-on-accent);cursor:pointer}
 .grid{display:grid;grid-template-columns:repeat(12,minmax(0,1fr));grid-auto-rows:${ROW_PX}px;gap:${GAP_PX}px}
 .panel{position:relative;display:flex;flex-direction:column;min-width:0;background:var(--cd-surface);border:1px solid var(--cd-border);border-radius:var(--cd-radius);padding:${PANEL_PAD_Y}px ${PANEL_PAD_X}px;box-shadow:0 1px 2px rgba(15,23,42,.04);overflow:hidden;break-inside:avoid;page-break-inside:avoid}

@@ -18,7 +18,9 @@ describe("filter controls", () => {
     const res = await page(`customer_token=${alpha.token}&var_since=2026-02-01&var_note=kept&width=900`);
     const html: string = res.body;
     expect(html).toMatch(new RegExp(`<form class="controls" method="get" action="/embed/${embedId}">`));
-    expect(html).toContain('<input type="date" name="var_since" id="var_since" value="2026-02-01">');
+    // A date: shown in the locale's format (en-US here), the ISO date in the hidden field the form submits.
+    expect(html).toContain('<input type="text" id="var_since" value="02/01/2026" data-date-of="var_since" placeholder="MM/DD/YYYY"');
+    expect(html).toContain('<input type="hidden" name="var_since" value="2026-02-01">');
     expect(html).toContain('<option value="All" selected>All</option>');
     expect(html).toContain("<span>From day</span>");
     const fields = formFields(html);

@@ -217,9 +217,13 @@ describe("filter controls in a browser", () => {
     await page.goto(`${minted.body.embed_url}&width=1280`);
     const before = await page.$eval('[data-panel-id="orders"] .kpi-value', (el: any) => el.textContent);
     await page.select('select[name="var_product"]', "Seats");
-    await page.$eval('input[name="var_since"]', (el: any) => (el.value = "2026-06-01"));
+    // The date is typed the en-US way into the visible field; the URL carries the ISO date.
+    await page.click("#var_since", { count: 3 });
+    await page.type("#var_since", "06/01/2026");
     await Promise.all([page.waitForNavigation(), page.click('.controls button[type="submit"]')]);
     expect(page.url()).toContain("var_product=Seats");
+    expect(page.url()).toContain("var_since=2026-06-01");
+    expect(await page.$eval("#var_since", (el: any) => el.value)).toBe("06/01/2026");
     expect(page.url()).toContain("token=");
     const intro = await page.$eval('[data-panel-id="intro"]', (el: any) => el.textContent);
     expect(intro).toContain("your sales of Seats since 2026-06-01");
@@ -237,6 +241,35 @@ describe("filter controls in a browser", () => {
     expect(await page.$('select[name="var_product"]')).toBeNull();
     expect(await page.$('input[name="var_since"]')).not.toBeNull();
     expect(await page.$eval('[data-panel-id="intro"]', (el: any) => el.textContent)).toContain("your sales of Storage");
+    await page.close();
+  });
+});
+
+describe("a date control in the view's locale", () => {
+  it("de-DE shows and reads dd.mm.yyyy (Intl's format, not the browser's), the URL keeps ISO; a non-date is marked, the URL unchanged", async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    const minted = await api("/api/generate_embed_token/", {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      locale: "de-DE",
+    });
+    await page.goto(`${minted.body.embed_url}&width=1280&var_since=2026-03-01`);
+    const german = (iso: string) =>
+      new Intl.DateTimeFormat("de-DE", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: "UTC" }).format(
+        new Date(`${iso}T00:00:00Z`),
+      );
+    expect(await page.$eval("#var_since", (el: any) => [el.type, el.value])).toEqual(["text", german("2026-03-01")]);
+    await page.click("#var_since", { count: 3 });
+    await page.type("#var_since", "31.02.2026");
+    expect(await page.$eval("#var_since", (el: any) => el.getAttribute("aria-invalid"))).toBe("true");
+    expect(await page.$eval('input[name="var_since"]', (el: any) => el.value)).toBe("2026-03-01");
+    await page.click("#var_since", { count: 3 });
+    await page.type("#var_since", german("2026-06-15"));
+    await page.screenshot({ path: join(shots, "date-control-de-DE-1280.png"), clip: { x: 0, y: 0, width: 1280, height: 260 } });
+    await Promise.all([page.waitForNavigation(), page.click('.controls button[type="submit"]')]);
+    expect(new URL(page.url()).searchParams.get("var_since")).toBe("2026-06-15");
+    expect(await page.$eval("#var_since", (el: any) => el.value)).toBe(german("2026-06-15"));
     await page.close();
   });
 });

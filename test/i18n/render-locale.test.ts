@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NO_CUSTOMER } from "../../src/data/placeholders";
 import { type RenderInput, renderDashboard } from "../../src/dashboards/render";
 import { CATALOGUES } from "../../src/lib/i18n/messages";
+import { datePattern } from "../../src/lib/i18n/date-field";
 import { admin, dashboard, kpi, unique } from "../dashboards/helpers";
 import type { Definition } from "../../src/dashboards/definition";
 
@@ -107,5 +108,44 @@ describe("column_formats", () => {
       const saved = await admin("POST", "/admin/dashboard_versions/", { embed_id: id, definition: { panels: [table(style)] } });
       expect(saved.status, style).toBe(200);
     }
+  });
+
+  it("a date control shows the locale's date format (Intl's parts), the form submits the ISO date", () => {
+    const dated = {
+      variables: [{ name: "since", default: "2026-03-01", control: { type: "date", label: "Since" } }],
+      panels: [{ id: "k", type: "kpi", title: "K", layout: { x: 0, y: 0, w: 4, h: 2 }, schema_id: 1, sql: "SELECT 1" }],
+    } as unknown as Definition;
+    for (const locale of ["de-DE", "ja-JP", "en-US", "ar-EG"]) {
+      const html = renderDashboard({
+        definition: dated,
+        dashboardName: "Sales",
+        context: { ...NO_CUSTOMER, variables: { since: "2026-03-01" } },
+        isDemo: false,
+        results: new Map([["k", { status: "ok", rows: [{ value: 1 }], truncated: false }]]),
+        interaction: { path: "/embed/x", query: {}, locked: [] },
+        locale,
+      });
+      const shown = new Intl.DateTimeFormat(locale, { year: "numeric", month: "2-digit", day: "2-digit", timeZone: "UTC" }).format(
+        Date.UTC(2026, 2, 1),
+      );
+      const field = /<input type="text" id="var_since" value="([^"]*)" data-date-of="var_since" placeholder="([^"]*)"/.exec(html);
+      expect(field?.[1], locale).toBe(shown);
+      // The pattern follows the locale's order of day, month and year.
+      const pattern = field![2];
+      const order = new Intl.DateTimeFormat(locale, { year: "numeric", month: "2-digit", day: "2-digit" })
+        .formatToParts(0)
+        .map((p) => p.type)
+        .filter((t) => t !== "literal");
+      expect(
+        [...pattern.matchAll(/YYYY|MM|DD/g)].map((m) => ({ YYYY: "year", MM: "month", DD: "day" })[m[0]]),
+        locale,
+      ).toEqual(order);
+      // What the form submits: the ISO date (no date input of the browser's format).
+      expect(html).toContain('<input type="hidden" name="var_since" value="2026-03-01">');
+      expect(html).not.toContain('type="date"');
+    }
+    // Our pattern notation, for a person to read: day.month.year in German, year/month/day in Japanese.
+    expect(datePattern("de-DE")).toBe("DD.MM.YYYY");
+    expect(datePattern("ja-JP")).toBe("YYYY/MM/DD");
   });
 });

@@ -13,6 +13,7 @@
  * `data-fit-window` is the width from which all do).
  */
 
+import { readDate } from "./date-field";
 import { tokenFitsPage } from "./token-dashboard";
 
 /** A page opened on its own: drawn for the window's width when it was drawn for another. */
@@ -65,5 +66,28 @@ function talkToParent(): void {
   });
 }
 
+/**
+ * The filter form's date fields (src/dashboards/render.ts): a text field in the locale's format
+ * (`data-date-of`) and the hidden ISO field of that name the form submits. What is typed is read
+ * in the locale's order; what is no date yet is marked invalid and leaves the ISO value as it was.
+ */
+function localDateFields(): void {
+  const locale = document.documentElement.lang || "en-US";
+  for (const field of document.querySelectorAll<HTMLInputElement>("input[data-date-of]")) {
+    const name = field.getAttribute("data-date-of");
+    const iso = field.form?.querySelector<HTMLInputElement>(`input[type=hidden][name="${name}"]`);
+    if (!iso) continue;
+    field.addEventListener("input", () => {
+      const read = field.value.trim() === "" ? "" : readDate(field.value, locale);
+      if (read === null) field.setAttribute("aria-invalid", "true");
+      else {
+        field.removeAttribute("aria-invalid");
+        iso.value = read;
+      }
+    });
+  }
+}
+
+localDateFields();
 if (window.parent === window) fitWindow();
 else talkToParent();

@@ -1,5 +1,5 @@
 /** The filters section of the controls: a row per filter, its input fitting the column's type and condition. */
-import { datePattern, readDate, showDate } from "./date-field";
+import { datePattern, readDate, showDate } from "../../http/browser/date-field";
 import { locale, t } from "./words";
 import { api } from "./api";
 import { changed, isChecked, renderControls } from "./redraw";

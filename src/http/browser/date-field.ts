@@ -1,8 +1,10 @@
 /**
- * Date filter values shown in the view's date format while the query keeps ISO dates. A
- * browser's own `<input type=date>` shows the browser's format, not the page's locale, so the
- * builder shows a text field spelled like `Intl.DateTimeFormat(locale)` spells a date
- * (`26.11.2026` in de-DE, `2026/11/26` in ja-JP) and reads back what is typed in that order.
+ * Date fields in the view's date format while URLs and queries keep ISO dates. A browser's own
+ * `<input type=date>` shows the browser's format, not the page's locale, so the dashboards'
+ * filter form (through the frame script) and the report builder show a text field spelled like
+ * `Intl.DateTimeFormat(locale)` spells a date (`26.11.2026` in de-DE, `2026/11/26` in ja-JP)
+ * and read back what is typed in that order. The server spells the field's first value the
+ * same way (src/lib/i18n/date-field.ts: a browser file cannot be imported there).
  */
 type Part = "year" | "month" | "day";
 
