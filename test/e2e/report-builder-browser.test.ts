@@ -641,6 +641,7 @@ describe("<report-builder> in a browser", () => {
         await new Promise((r) => setTimeout(r, 100));
       expect(views.at(-1).filters).toEqual([{ column: "day", op: "between", values: ["2026-03-01", "2026-03-31"] }]);
       await frame.evaluate(() => (document.activeElement as any).blur());
+      await frame.waitForFunction(() => document.getElementById("rb-result").getAttribute("aria-busy") !== "true");
       await page.screenshot({ path: join(screenshots, `report-builder-de-DE-${width}.png`), fullPage: true });
       await page.close();
     }
