@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { offsetSeconds } from "../lib/i18n/zone-offsets";
 import { errorDetail } from "../lib/log";
 
 /**
@@ -41,26 +42,9 @@ export function timezoneProblem(name: string): string | null {
   }
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Minutes the zone's wall clock is ahead of UTC at `at`. */
+/** Minutes the zone's wall clock is ahead of UTC at `at` (the one offset reader, src/lib/i18n/zone-offsets.ts). */
 function offsetMinutes(timezone: string, at: number): number {
-  let format = formatters.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: timezone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-    });
-    formatters.set(timezone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(new Date(at)).map((p) => [p.type, p.value]));
-  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute));
-  return Math.round((wall - Math.floor(at / MINUTE) * MINUTE) / MINUTE);
+  return Math.round(offsetSeconds(timezone, at) / 60);
 }
 
 /** The slot as the API shows it: ISO 8601 UTC, whole minute, e.g. 2026-12-01T07:00:00Z. */
