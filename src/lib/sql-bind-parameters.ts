@@ -37,7 +37,7 @@ export function bindParameterProblem(sql: string): string | null {
  * too (`$$…$$` is a string to PostgreSQL, which SQLite would bind: the `$` forms the rule
  * names are PostgreSQL's `$n`).
  */
-function sqliteParameter(tokens: Token[], postgresTokens: Token[]): Token | undefined {
+function sqliteParameter(tokens: readonly Token[], postgresTokens: readonly Token[]): Token | undefined {
   let postgresAt: Map<number, Token> | undefined;
   return tokens.find((token) => {
     if (token.kind !== "param") return false;
@@ -61,7 +61,7 @@ const OPERATOR_CHARACTERS = new Set("+-*/<>=~!@#%^&|`?");
  * as something else: `?` (also its jsonb operators — jsonb_exists() says the same),
  * `:name` (not the `::type` cast, not an array slice `a[1:n]`) and `@name` (not `<@`).
  */
-function postgresParameter(tokens: Token[]): Token | undefined {
+function postgresParameter(tokens: readonly Token[]): Token | undefined {
   let brackets = 0;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];

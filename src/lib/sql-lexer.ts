@@ -45,7 +45,7 @@ export interface Token {
 }
 
 export interface Lexed {
-  tokens: Token[];
+  tokens: readonly Token[];
   /**
    * Set when the database itself would refuse to read the text (an unterminated string, a
    * character it has no token for): its tokens stop there, and that database runs nothing.
@@ -63,9 +63,30 @@ const isNamePart = (c: string) => isNameStart(c) || isDigit(c) || c === "$";
 const isDigit = (c: string) => c >= "0" && c <= "9";
 const isSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v";
 
-/** The tokens of `sql` as the given database reads them. */
-export function lexSql(sql: string, dialect: SqlDialect): Lexed {
-  return new Scanner(sql, dialect).run();
+/** Texts up to this long are remembered once lexed (see `lexSql`); longer ones are lexed every time. */
+const REMEMBERED_TEXT_CHARS = 20_000;
+/** How many lexed texts are remembered; when full, the oldest is forgotten. */
+const REMEMBERED_TEXTS = 1_000;
+const lexedTexts = new Map<string, Readonly<Lexed>>();
+
+/**
+ * The tokens of `sql` as the given database reads them. A dashboard's panel texts are lexed
+ * at every view and capture, four times each (placeholders, then the read-only rule on the
+ * text as saved and as sent): the result, a pure function of the text, is remembered per
+ * isolate and handed out frozen, so no caller can change what the next one reads.
+ */
+export function lexSql(sql: string, dialect: SqlDialect): Readonly<Lexed> {
+  if (sql.length > REMEMBERED_TEXT_CHARS) return new Scanner(sql, dialect).run();
+  const key = `${dialect}:${sql}`;
+  const known = lexedTexts.get(key);
+  if (known) return known;
+  const lexed = new Scanner(sql, dialect).run();
+  for (const token of lexed.tokens) Object.freeze(token);
+  Object.freeze(lexed.tokens);
+  const frozen = Object.freeze(lexed);
+  if (lexedTexts.size >= REMEMBERED_TEXTS) lexedTexts.delete(lexedTexts.keys().next().value as string);
+  lexedTexts.set(key, frozen);
+  return frozen;
 }
 
 class Scanner {

@@ -100,7 +100,7 @@ export function readOnlyProblem(sql: string, dialects: readonly SqlDialect[] = [
 }
 
 /** The rule on one database's tokens; `complete` is false when they stop at an unreadable spot. */
-function tokensProblem(all: Token[], complete: boolean): string | null {
+function tokensProblem(all: readonly Token[], complete: boolean): string | null {
   const code = all.filter((t) => t.kind !== "space" && t.kind !== "comment");
   if (code.length === 0) return complete ? "the query is empty" : null;
   const first = code[0];

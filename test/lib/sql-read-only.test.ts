@@ -92,3 +92,27 @@ describe("bindPlaceholders", () => {
     expect(bound).toEqual({ sql: "SELECT  $1 ::text,  $2", params: ["acme", "2026-01-01"] });
   });
 });
+
+describe("lexSql remembers what it read", () => {
+  it("hands out the same frozen tokens for the same text and database, and lexes anew for another database", () => {
+    const sql = "SELECT \"a\" FROM t WHERE x = '{{ customer.provided_id }}' -- note";
+    const first = lexSql(sql, "sqlite");
+    expect(lexSql(sql, "sqlite")).toBe(first);
+    expect(Object.isFrozen(first.tokens) && first.tokens.every((t) => Object.isFrozen(t))).toBe(true);
+    expect(() => (first.tokens as { kind: string }[])[0].kind = "space").toThrow(TypeError);
+    expect(() => (first.tokens as unknown[]).push({})).toThrow(TypeError);
+    // Control: the other database reads the same text itself, and an edited text is lexed afresh.
+    expect(lexSql(sql, "postgres")).not.toBe(first);
+    expect(lexSql(`${sql} `, "sqlite")).not.toBe(first);
+    expect(lexSql(`${sql} `, "sqlite").tokens.map((t) => t.text).join("")).toBe(`${sql} `);
+    // What it remembers decides nothing differently: a refused text is refused every time.
+    expect(readOnlyProblem("DELETE FROM t")).toContain("DELETE");
+    expect(readOnlyProblem("DELETE FROM t")).toContain("DELETE");
+  });
+
+  it("does not keep long texts: each is lexed on its own", () => {
+    const long = `SELECT ${"1 + ".repeat(6_000)}1`;
+    expect(lexSql(long, "sqlite")).not.toBe(lexSql(long, "sqlite"));
+    expect(readOnlyProblem(long)).toBeNull();
+  });
+});

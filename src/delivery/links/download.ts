@@ -43,12 +43,14 @@ export function downloadPollPause(waitedMs: number): number {
 
 /**
  * How often a waiting download looks at this isolate's board (run/job-endings.ts, no I/O):
- * every millisecond for the first 250 ms, every 5 ms up to 2 s, then every 25 ms — it has the
- * file at most that late after an attempt here ends, for a few hundred wake-ups of CPU time
- * over a capture of seconds.
+ * after a twentieth of the time it has waited, at least every millisecond and at most every
+ * 50 ms — it has the file at most 5 % (and 50 ms) later than the attempt here hands it over,
+ * for about a hundred wake-ups in a wait of seconds. Forty downloads waiting on a burst of
+ * captures looked every millisecond before, thousands of wake-ups that took the CPU the
+ * captures needed.
  */
 export function boardWatchPause(waitedMs: number): number {
-  return waitedMs < 250 ? 1 : waitedMs < 2000 ? 5 : 25;
+  return Math.min(50, Math.max(1, Math.round(waitedMs / 20)));
 }
 
 /**

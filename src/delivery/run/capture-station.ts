@@ -18,13 +18,10 @@ export const CAPTURE_BUDGET_MS = 20_000;
  * is not waited for.
  */
 const ANSWER_GRACE_MS = 2_000;
-/**
- * How often a call waiting for the station's tab looks whether its turn has come: the next
- * in line often (the hand-over is latency), the others seldom (forty waiters would otherwise
- * cost the station thousands of wake-ups a second).
- */
-const NEXT_LOOKS_MS = 5;
-const OTHERS_LOOK_MS = 50;
+/** A call waiting in the station's line: woken when the tab is handed to it. */
+interface InLine {
+  wake: () => void;
+}
 
 /** What crosses the RPC boundary: a JobFailure's fields travel as data, since RPC keeps only an error's message. */
 type StationAnswer =
@@ -64,9 +61,11 @@ function stationIndex(key: string, stations: number): number {
  * bench:delivery` shows the stages). Captures run one after the other: the tab is shared,
  * and one browser composites one screenshot at a time anyway.
  *
- * Every call awaits only what it creates itself: it takes a number and watches, on its own
- * timer, for its turn (plain fields of the station, no promise of another call), and every
- * step of its capture is bounded by its deadline. A browser that died or stopped answering
+ * Calls wait in line: the call that lets go of the tab hands it to the next one, waking it
+ * (a Durable Object's calls share one I/O context, so a promise may cross them here as
+ * the browser connection does; no call looks at the line on a timer, which cost a burst of
+ * forty waiting calls thousands of wake-ups). A call waits at most until its deadline, and
+ * every step of its capture is bounded by it. A browser that died or stopped answering
  * fails the capture in hand (the attempt is retried) and the next call gets a new browser.
  */
 export class CaptureStation extends DurableObject<Env> {
@@ -76,9 +75,9 @@ export class CaptureStation extends DurableObject<Env> {
   private sessionId: string | undefined;
   /** Sessions that stopped answering: never connected to again (they time out on their own). */
   private readonly shunned = new Set<string>();
-  /** Numbers of the calls waiting for the tab, first come first served. */
-  private readonly waiting: number[] = [];
-  private nextNumber = 0;
+  /** The calls waiting for the tab, first come first served. */
+  private readonly line: InLine[] = [];
+  /** Whether a call holds the tab (from its turn until it lets go). */
   private busy = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -97,25 +96,42 @@ export class CaptureStation extends DurableObject<Env> {
     try {
       return await this.captureNow(html, options, deadline);
     } finally {
-      this.busy = false;
+      this.handOver();
     }
   }
 
-  /** Waits for this call's turn at the tab; false when the deadline passes first. */
+  /** Waits for this call's turn at the tab; false when the deadline passes first (its place in line is then given up). */
   private async turn(deadline: number): Promise<boolean> {
-    const number = this.nextNumber++;
-    this.waiting.push(number);
-    try {
-      while (this.busy || this.waiting[0] !== number) {
-        if (Date.now() >= deadline) return false;
-        const pause = this.waiting[0] === number ? NEXT_LOOKS_MS : OTHERS_LOOK_MS;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(pause, deadline - Date.now())));
-      }
+    if (!this.busy) {
       this.busy = true;
       return true;
-    } finally {
-      this.waiting.splice(this.waiting.indexOf(number), 1);
     }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waiting = new Promise<boolean>((resolve) => {
+      const call: InLine = { wake: () => resolve(true) };
+      this.line.push(call);
+      timer = setTimeout(
+        () => {
+          const place = this.line.indexOf(call);
+          if (place < 0) return; // handed the tab meanwhile: its wake-up is on the way
+          this.line.splice(place, 1);
+          resolve(false);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    try {
+      return await waiting;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Gives the tab to the next call in line, or frees it. */
+  private handOver(): void {
+    const next = this.line.shift();
+    if (next) next.wake();
+    else this.busy = false;
   }
 
   private async captureNow(html: string, options: CaptureOptions, deadline: number): Promise<StationAnswer> {

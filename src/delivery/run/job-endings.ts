@@ -45,7 +45,7 @@ export function watchJob(jobId: string): JobWatch {
       const until = Date.now() + ms;
       const attempted = isAttemptedHere(jobId);
       while (!entry.ending && isAttemptedHere(jobId) === attempted && Date.now() < until)
-        await new Promise((resolve) => setTimeout(resolve, Math.min(tick(), until - Date.now())));
+        await scheduler.wait(Math.min(tick(), until - Date.now())); // the runtime's own timer: no Node.js timer object per look
     },
     stop: () => {
       if (stopped) return;

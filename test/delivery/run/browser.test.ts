@@ -76,4 +76,23 @@ describe("the capture station", () => {
     // Its turn given up, the next call is served as usual.
     expect(isPng((await capture(env as never, page("next"), { width: 500, scale: 1, format: "png" })).bytes)).toBe(true);
   });
+
+  it("serves calls waiting in line one after the other, first come first served", async () => {
+    const finished: number[] = [];
+    const calls = [0, 1, 2, 3].map((n) =>
+      capture(env as never, page(`call ${n}`), { width: 400 + n * 10, scale: 1, format: "png" }).then((shot) => {
+        finished.push(n);
+        return shot;
+      }),
+    );
+    const shots = await Promise.all(calls);
+    expect(shots.map((shot) => pngWidth(shot.bytes))).toEqual([400, 410, 420, 430]);
+    expect(finished).toEqual([0, 1, 2, 3]);
+    // The line is empty and the tab free again: the next call is served at once.
+    const inside = await runInDurableObject(station(), async (instance) => {
+      const state = instance as unknown as { line: unknown[]; busy: boolean };
+      return { waiting: state.line.length, busy: state.busy };
+    });
+    expect(inside).toEqual({ waiting: 0, busy: false });
+  });
 });
