@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { downloadFileName } from "../../src/delivery/create/jobs";
+import { boardWatchPause } from "../../src/delivery/links/download";
 import { watchedJobCount } from "../../src/delivery/run/job-endings";
 import { roundTrips } from "../helpers/api";
 import {
@@ -178,6 +179,10 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect(new TextDecoder().decode(file.bytes)).toBe("elsewhere");
     expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=1 queue=0");
     expect(watchedJobCount()).toBe(0);
+  });
+
+  it("looks at the board less often the longer it waits: every millisecond at first, then a twentieth of the wait, at most every 50 ms", () => {
+    expect([0, 10, 30, 100, 400, 1000, 5000, 30_000].map(boardWatchPause)).toEqual([1, 1, 2, 5, 20, 50, 50, 50]);
   });
 
   it("answers 202 with Retry-After when the wait ends before the job", async () => {
