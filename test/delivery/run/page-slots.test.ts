@@ -9,8 +9,14 @@ describe("page slots: pages ahead of the capture station", () => {
     const first = await takePageSlot(2, soon(5_000));
     const second = await takePageSlot(2, soon(5_000));
     const order: string[] = [];
-    const third = takePageSlot(2, soon(5_000)).then((slot) => (order.push("third"), slot));
-    const fourth = takePageSlot(2, soon(5_000)).then((slot) => (order.push("fourth"), slot));
+    const third = takePageSlot(2, soon(5_000)).then((slot) => {
+      order.push("third");
+      return slot;
+    });
+    const fourth = takePageSlot(2, soon(5_000)).then((slot) => {
+      order.push("fourth");
+      return slot;
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(order).toEqual([]); // both slots held: nobody else renders
     expect(pageSlotsInUse()).toEqual({ held: 2, waiting: 2 });
