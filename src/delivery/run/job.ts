@@ -26,7 +26,6 @@ import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
 import { jobEnded } from "./job-endings";
-import { type PageSlot, takePageSlot } from "./page-slots";
 import { reportJobFile, reportJobHtml } from "./saved-report";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
@@ -97,27 +96,6 @@ export async function runJob(
   firstAttempt?: FirstAttempt,
 ): Promise<JobRow | undefined> {
   const captureBy = Date.now() + CAPTURE_DEADLINE_SECONDS * 1000;
-  // A page waits for its slot before it renders (run/page-slots.ts): as many pages ahead of
-  // the capture stations as they can take next, given back once captured.
-  const slot =
-    page && !backstop && !isFileExport(page.request) ? await takePageSlot(2 * config(env).CAPTURE_STATIONS, captureBy) : undefined;
-  try {
-    return await runJobHolding(db, env, effects, { jobId, page, backstop }, attempt, captureBy, slot, firstAttempt);
-  } finally {
-    slot?.release();
-  }
-}
-
-async function runJobHolding(
-  db: Database,
-  env: Env,
-  effects: DeliveryEffects,
-  { jobId, page, backstop }: JobMessage,
-  attempt: number,
-  captureBy: number,
-  slot: PageSlot | undefined,
-  firstAttempt?: FirstAttempt,
-): Promise<JobRow | undefined> {
   // Known from the message, the page renders while the claim runs: one D1 round trip
   // fewer before the capture. Its outcome is used only if this attempt gets the job. A
   // backstop mostly finds the job ended, so it renders only once it has the job. A first
@@ -161,11 +139,7 @@ async function runJobHolding(
       const html = rendered.html;
       const format =
         request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
-      try {
-        captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
-      } finally {
-        slot?.release(); // captured (or failed): the next page may render
-      }
+      captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
     }
     const key = `jobs/${job.id}/${request.fileName}`;
     // Where the captured panels' results came from, for the download's X-Query-Cache and X-Cache-Reads.
