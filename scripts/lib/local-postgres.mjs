@@ -11,15 +11,25 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const runsDir = join(root, ".wrangler", "postgres");
 const localHosts = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 
-/** Whether something accepts TCP connections at host:port (within `timeoutMs`). */
+/**
+ * Whether something accepts TCP connections at host:port (within `timeoutMs`). The timeout
+ * decides only after the I/O already waiting has been handled (setImmediate): when the event
+ * loop was blocked past it (`npm start` runs spawnSync steps meanwhile), a connection that
+ * succeeded long ago is still waiting to be read, and Node runs due timers before I/O. A
+ * false "nothing answers" made `npm start` try to start a second PostgreSQL on a port in
+ * use, and exit (two end-to-end tests starting servers at once on a loaded machine).
+ */
 export function reachable(host, port, timeoutMs = 1500) {
   return new Promise((resolve) => {
     const socket = connect({ host: host.replace(/^\[|\]$/g, ""), port });
+    let settled = false;
     const done = (ok) => {
+      if (settled) return;
+      settled = true;
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
+    socket.setTimeout(timeoutMs, () => setImmediate(() => done(false)));
     socket.once("connect", () => done(true));
     socket.once("error", () => done(false));
   });
