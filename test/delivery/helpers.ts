@@ -1,4 +1,6 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import { config } from "../../src/config";
+import type { CaptureStation } from "../../src/delivery/run/capture-station";
 import { admin, call, callWithEnv, createCustomer, sha256, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 
@@ -131,4 +133,30 @@ export async function age(jobId: string, seconds: number) {
   await bindings.DB.prepare("UPDATE jobs SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE id = ?")
     .bind(`-${seconds} seconds`, jobId)
     .run();
+}
+
+/**
+ * Takes the tab of every capture station, as a long capture would: attempts started meanwhile
+ * wait in the stations' lines (their jobs stay `rendering`) until the returned `release` hands
+ * the tabs over. Lets a test act while an attempt is certainly still running.
+ */
+export async function holdCaptureStations(): Promise<{ release: () => Promise<void> }> {
+  const namespace = (env as unknown as { CAPTURE_STATION: DurableObjectNamespace<CaptureStation> }).CAPTURE_STATION;
+  const stations = Array.from({ length: config(env as never).CAPTURE_STATIONS }, (_, i) =>
+    namespace.get(namespace.idFromName(`station-${i}`)),
+  );
+  const inside = (instance: unknown) => instance as { busy: boolean; handOver: () => void };
+  for (const station of stations)
+    await runInDurableObject(station, (instance) => {
+      if (inside(instance).busy) throw new Error("a capture station is busy: the test cannot hold it");
+      inside(instance).busy = true;
+    });
+  let released = false;
+  return {
+    release: async () => {
+      if (released) return;
+      released = true;
+      for (const station of stations) await runInDurableObject(station, (instance) => inside(instance).handOver());
+    },
+  };
 }

@@ -11,6 +11,7 @@ import {
   deliverByHand,
   deliverySetup,
   fetchDownload,
+  holdCaptureStations,
   isPdf,
   isPng,
   jobRow,
@@ -138,25 +139,38 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
 
   it("is woken by the attempt running in this isolate: one look at the row, the file from the attempt, no polling meanwhile", async () => {
     const { jobId, url } = await linkToUnqueuedJob();
-    // The queue's consumer runs the attempt in a Worker invocation of its own, as in production
-    // (deliverByHand would run it in the test's own context).
-    await (env as unknown as { DELIVERY_QUEUE: Queue }).DELIVERY_QUEUE.send({ jobId });
-    const startedBy = Date.now() + 20_000;
-    let status = "queued";
-    while (status === "queued" && Date.now() < startedBy) {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      status = (await jobRow(jobId))?.status ?? "gone";
+    // The attempt waits at the capture station until the download watches: it cannot end first.
+    const stations = await holdCaptureStations();
+    try {
+      // The queue's consumer runs the attempt in a Worker invocation of its own, as in production
+      // (deliverByHand would run it in the test's own context).
+      await (env as unknown as { DELIVERY_QUEUE: Queue }).DELIVERY_QUEUE.send({ jobId });
+      const startedBy = Date.now() + 20_000;
+      let status = "queued";
+      while (status === "queued" && Date.now() < startedBy) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        status = (await jobRow(jobId))?.status ?? "gone";
+      }
+      expect(status).toBe("rendering"); // the attempt has the job and waits for the station's tab
+      const waiting = fetchDownload(`${url}?wait=20`);
+      const watchingBy = Date.now() + 5_000;
+      while (watchedJobCount() === 0 && Date.now() < watchingBy) await new Promise((resolve) => setTimeout(resolve, 2));
+      expect(watchedJobCount()).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // its look at the row done
+      expect((await jobRow(jobId))?.status).toBe("rendering");
+      await stations.release();
+      const file = await waiting;
+      expect(file.status).toBe(200);
+      expect(isPng(file.bytes)).toBe(true);
+      // One look at the row (the job rendering, its attempt here), then nothing but the wake-up:
+      // no D1 poll, no R2 read.
+      expect(file.headers.get("X-D1-Round-Trips")).toBe("1");
+      expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+      expect((await jobRow(jobId))?.status).toBe("done");
+      expect(watchedJobCount()).toBe(0);
+    } finally {
+      await stations.release();
     }
-    expect(status).toBe("rendering"); // the attempt has the job: its capture takes a while yet
-    const file = await fetchDownload(`${url}?wait=20`);
-    expect(file.status).toBe(200);
-    expect(isPng(file.bytes)).toBe(true);
-    // One look at the row (the job rendering, its attempt here), then nothing but the wake-up:
-    // no D1 poll, no R2 read.
-    expect(file.headers.get("X-D1-Round-Trips")).toBe("1");
-    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
-    expect((await jobRow(jobId))?.status).toBe("done");
-    expect(watchedJobCount()).toBe(0);
   });
 
   it("learns of an end recorded in another isolate from the job row, and reads the file from R2", async () => {
