@@ -2,7 +2,10 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { downloadFileName } from "../../src/delivery/create/jobs";
 import { boardWatchPause } from "../../src/delivery/links/download";
-import { watchedJobCount } from "../../src/delivery/run/job-endings";
+import { createDatabase } from "../../src/db/client";
+import { attemptJob } from "../../src/delivery/run/attempt";
+import { deliveryEffects, type DeliveryEffects } from "../../src/delivery/run/effects";
+import { hasFileInHand, watchedJobCount } from "../../src/delivery/run/job-endings";
 import { roundTrips } from "../helpers/api";
 import {
   bindings,
@@ -195,8 +198,31 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect(watchedJobCount()).toBe(0);
   });
 
-  it("looks at the board less often the longer it waits: every millisecond at first, then a twentieth of the wait, at most every 50 ms", () => {
-    expect([0, 10, 30, 100, 400, 1000, 5000, 30_000].map(boardWatchPause)).toEqual([1, 1, 2, 5, 20, 50, 50, 50]);
+  it("looks at the board every 5 to 50 ms (a tenth of its wait) until the attempt has the file, then every millisecond", () => {
+    const waits = [0, 10, 30, 100, 400, 1000, 5000, 30_000];
+    expect(waits.map((waited) => boardWatchPause(waited))).toEqual([5, 5, 5, 10, 40, 50, 50, 50]);
+    expect(waits.map((waited) => boardWatchPause(waited, true))).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+  });
+
+  it("knows when the attempt here has the file in hand: from the capture until the attempt ends", async () => {
+    const jobId = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, null);
+    const real = deliveryEffects(env as never);
+    const seen: Record<string, boolean> = {};
+    const effects: DeliveryEffects = {
+      ...real,
+      capture: (html, options, id) => {
+        seen.capture = hasFileInHand(jobId);
+        return real.capture(html, options, id);
+      },
+      store: (key, bytes, options) => {
+        seen.store = hasFileInHand(jobId);
+        return real.store(key, bytes, options);
+      },
+    };
+    expect(await attemptJob(createDatabase(bindings.DB), env as never, effects, { jobId }, 1)).toBe("finished");
+    expect(seen).toEqual({ capture: false, store: true });
+    expect(hasFileInHand(jobId)).toBe(false);
+    expect((await jobRow(jobId))?.status).toBe("done");
   });
 
   it("answers 202 with Retry-After when the wait ends before the job", async () => {

@@ -6,7 +6,7 @@ import { HEX_TOKEN } from "../../http/fields";
 import { sha256Hex } from "../../lib/crypto";
 import * as repo from "../repository";
 import { CACHE_READS_METADATA, QUERY_CACHE_METADATA } from "../run/job";
-import { isAttemptedHere, watchJob } from "../run/job-endings";
+import { hasFileInHand, isAttemptedHere, watchJob } from "../run/job-endings";
 
 /** Where a download token is kept (hashed): KV, answering the job's id until DOWNLOAD_TTL_SECONDS pass. */
 const downloadKey = async (token: string) => `download:${await sha256Hex(token)}`;
@@ -42,15 +42,17 @@ export function downloadPollPause(waitedMs: number): number {
 }
 
 /**
- * How often a waiting download looks at this isolate's board (run/job-endings.ts, no I/O):
- * after a twentieth of the time it has waited, at least every millisecond and at most every
- * 50 ms — it has the file at most 5 % (and 50 ms) later than the attempt here hands it over,
- * for about a hundred wake-ups in a wait of seconds. Forty downloads waiting on a burst of
- * captures looked every millisecond before, thousands of wake-ups that took the CPU the
- * captures needed.
+ * How often a waiting download looks at this isolate's board (run/job-endings.ts, no I/O)
+ * while the attempt here has not yet captured the file (it renders, waits for the capture
+ * station, or captures): after a tenth of the time it has waited, at least every 5 ms and at
+ * most every 50 ms. Nothing can end meanwhile but a failure, which can wait that long. Once
+ * the attempt has the file in hand (storing it and recording the end), the download looks
+ * every millisecond: it has the file about a millisecond after the end, for a dozen looks.
+ * Forty downloads waiting on a burst of captures looked every millisecond before, thousands
+ * of wake-ups that took the CPU the captures needed.
  */
-export function boardWatchPause(waitedMs: number): number {
-  return Math.min(50, Math.max(1, Math.round(waitedMs / 20)));
+export function boardWatchPause(waitedMs: number, fileInHand = false): number {
+  return fileInHand ? 1 : Math.min(50, Math.max(5, Math.round(waitedMs / 10)));
 }
 
 /**
@@ -89,7 +91,7 @@ export async function download(db: Database, env: Env, token: string, waitSecond
       // database meanwhile. Otherwise the row's next look, unless the board has news first.
       const waited = Date.now() - started;
       const left = until - Date.now();
-      const tick = () => boardWatchPause(Date.now() - started);
+      const tick = () => boardWatchPause(Date.now() - started, hasFileInHand(jobId));
       await watch?.news(isAttemptedHere(jobId) ? left : Math.min(downloadPollPause(waited), left), tick);
       const ending = watch?.ending();
       if (ending?.status === "failed") return { state: "failed", error: ending.error };

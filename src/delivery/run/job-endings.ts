@@ -56,8 +56,11 @@ export function watchJob(jobId: string): JobWatch {
   };
 }
 
-/** Jobs with an attempt in progress in this isolate → how many. */
-const attempted = new Map<string, number>();
+/**
+ * Jobs with an attempt in progress in this isolate → how many, and whether one has its file
+ * in hand (storing it and recording the end: the ending is milliseconds away).
+ */
+const attempted = new Map<string, { count: number; fileInHand: boolean }>();
 
 /**
  * Runs an attempt of job `jobId`, known to this isolate's waiters while it runs: they stop
@@ -65,19 +68,31 @@ const attempted = new Map<string, number>();
  * job retried later, perhaps elsewhere).
  */
 export async function attemptingHere<T>(jobId: string, run: () => Promise<T>): Promise<T> {
-  attempted.set(jobId, (attempted.get(jobId) ?? 0) + 1);
+  const entry = attempted.get(jobId) ?? { count: 0, fileInHand: false };
+  entry.count++;
+  attempted.set(jobId, entry);
   try {
     return await run();
   } finally {
-    const left = (attempted.get(jobId) ?? 1) - 1;
-    if (left === 0) attempted.delete(jobId);
-    else attempted.set(jobId, left);
+    entry.count--;
+    if (entry.count === 0) attempted.delete(jobId);
   }
+}
+
+/** Notes that an attempt here has job `jobId`'s file in hand: its waiters look more often now. */
+export function fileInHand(jobId: string): void {
+  const entry = attempted.get(jobId);
+  if (entry) entry.fileInHand = true;
 }
 
 /** Whether an attempt of the job runs in this isolate: it notes its ending here. */
 export function isAttemptedHere(jobId: string): boolean {
   return attempted.has(jobId);
+}
+
+/** Whether an attempt here has the job's file in hand (fileInHand). */
+export function hasFileInHand(jobId: string): boolean {
+  return attempted.get(jobId)?.fileInHand === true;
 }
 
 /** Jobs watched in this isolate (tests check that none is left behind). */

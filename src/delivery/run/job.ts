@@ -25,7 +25,7 @@ import type { DeliveryEffects } from "./effects";
 import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
-import { jobEnded } from "./job-endings";
+import { fileInHand, jobEnded } from "./job-endings";
 import { reportJobFile, reportJobHtml } from "./saved-report";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
@@ -141,6 +141,8 @@ export async function runJob(
         request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
       captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
     }
+    // This isolate's waiting downloads look every millisecond from now on (links/download.ts).
+    fileInHand(job.id);
     const key = `jobs/${job.id}/${request.fileName}`;
     // Where the captured panels' results came from, for the download's X-Query-Cache and X-Cache-Reads.
     metadata = { [QUERY_CACHE_METADATA]: cacheReport.status };
