@@ -108,10 +108,11 @@ export default defineConfig(async () => {
           DELIVERY_LIMIT_PER_MINUTE: "5",
           EMBED_REQUIRE_SIGNED: "true",
         }),
-        // One e2e file at a time, after the workerd files. Two `npm start` at once once failed on
-        // the local PostgreSQL (a reachability check misread a blocked event loop: fixed in
-        // scripts/lib/local-postgres.mjs); with the e2e files beside the workerd files again, a
-        // load-sensitive guard test (test/http/edge.test.ts) failed once, so the order stays.
+        // The e2e files run after the workerd files, two at a time (they mostly wait for servers
+        // and browsers). Beside the workerd files, a load-sensitive guard test
+        // (test/http/edge.test.ts) failed once, so they wait for those to finish. Two `npm start`
+        // at once once failed on the local PostgreSQL: a reachability check misread a blocked
+        // event loop, fixed in scripts/lib/local-postgres.mjs.
         {
           test: {
             name: "e2e",
@@ -119,7 +120,7 @@ export default defineConfig(async () => {
             environment: "node",
             testTimeout: 180_000,
             hookTimeout: 180_000,
-            maxWorkers: 1,
+            maxWorkers: 2,
             sequence: { groupOrder: 1 },
           },
         },
