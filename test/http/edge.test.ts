@@ -114,7 +114,12 @@ describe("hop budgets: X-DO-Round-Trips and X-D1-Round-Trips per operation", () 
 describe("X-DO-Round-Trips for every documented /api/ operation", () => {
   it("is 0 on every operation once the token is warm, whatever the answer", async () => {
     const { write } = await workspace();
-    await call("GET", "/api/group_tags/", { token: write });
+    const first = await call("GET", "/api/group_tags/", { token: write });
+    // A lease ends with its rate-limit window, and the first call of a new window takes a new
+    // one (not warm): both passes below run inside one window, with seconds to spare.
+    const windowLeft = Number(first.headers.get("RateLimit-Reset"));
+    expect(windowLeft).toBeGreaterThan(0);
+    if (windowLeft < 10) await new Promise((resolve) => setTimeout(resolve, windowLeft * 1000 + 250));
     const document = (await call("GET", "/openapi.json")).body as { paths: Record<string, Record<string, unknown>> };
     const operations = Object.entries(document.paths)
       .filter(([path]) => path.startsWith("/api/") && !path.includes("{"))
