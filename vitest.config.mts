@@ -109,10 +109,10 @@ export default defineConfig(async () => {
           EMBED_REQUIRE_SIGNED: "true",
         }),
         // The e2e files run after the workerd files, two at a time (they mostly wait for servers
-        // and browsers). Beside the workerd files, a load-sensitive guard test
-        // (test/http/edge.test.ts) failed once, so they wait for those to finish. Two `npm start`
-        // at once once failed on the local PostgreSQL: a reachability check misread a blocked
-        // event loop, fixed in scripts/lib/local-postgres.mjs.
+        // and browsers): the workerd files, some of which time their requests, keep the
+        // machine's CPU to themselves. Two `npm start` at once once failed on the local
+        // PostgreSQL: a reachability check misread a blocked event loop, fixed in
+        // scripts/lib/local-postgres.mjs.
         {
           test: {
             name: "e2e",

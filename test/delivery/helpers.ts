@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { config } from "../../src/config";
-import type { CaptureStation } from "../../src/delivery/run/capture-station";
+import { type CaptureStation, captureStationName } from "../../src/delivery/run/capture-station";
 import { admin, call, callWithEnv, createCustomer, sha256, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
 
@@ -143,7 +143,7 @@ export async function age(jobId: string, seconds: number) {
 export async function holdCaptureStations(): Promise<{ release: () => Promise<void> }> {
   const namespace = (env as unknown as { CAPTURE_STATION: DurableObjectNamespace<CaptureStation> }).CAPTURE_STATION;
   const stations = Array.from({ length: config(env as never).CAPTURE_STATIONS }, (_, i) =>
-    namespace.get(namespace.idFromName(`station-${i}`)),
+    namespace.get(namespace.idFromName(captureStationName(i))),
   );
   const inside = (instance: unknown) => instance as { busy: boolean; handOver: () => void };
   for (const station of stations)

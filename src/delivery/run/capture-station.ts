@@ -36,7 +36,7 @@ type StationAnswer =
 export async function capture(env: Env, html: string, options: CaptureOptions, key = ""): Promise<Capture> {
   const stations = config(env).CAPTURE_STATIONS;
   const namespace = env.CAPTURE_STATION;
-  const station = namespace.get(namespace.idFromName(`station-${stationIndex(key, stations)}`));
+  const station = namespace.get(namespace.idFromName(captureStationName(stationIndex(key, stations))));
   const deadline = options.deadline ?? Date.now() + CAPTURE_BUDGET_MS;
   // The call and the timer are this request's own: nothing here waits on another request.
   const answer = await beforeDeadline(
@@ -46,6 +46,11 @@ export async function capture(env: Env, html: string, options: CaptureOptions, k
   );
   if (!answer.ok) throw new JobFailure(answer.reason, answer.final, answer.detail);
   return { ...answer.capture, timing: { loadMs: answer.loadMs, shotMs: answer.shotMs } };
+}
+
+/** The Durable Object name of capture station `index` (0 … CAPTURE_STATIONS − 1). */
+export function captureStationName(index: number): string {
+  return `station-${index}`;
 }
 
 function stationIndex(key: string, stations: number): number {

@@ -1,14 +1,14 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import puppeteer from "@cloudflare/puppeteer";
 import { describe, expect, it } from "vitest";
-import { capture, type CaptureStation } from "../../../src/delivery/run/capture-station";
+import { capture, type CaptureStation, captureStationName } from "../../../src/delivery/run/capture-station";
 import { JobFailure } from "../../../src/delivery/job-state";
 import { isPng, pngWidth } from "../helpers";
 
 const bindings = env as unknown as { BROWSER: Fetcher; CAPTURE_STATION: DurableObjectNamespace<CaptureStation> };
 const page = (text: string) =>
   `<!doctype html><body data-render-complete="true"><main class="dashboard"><section class="panel panel-text">${text}</section></main></body>`;
-const station = () => bindings.CAPTURE_STATION.get(bindings.CAPTURE_STATION.idFromName("station-0"));
+const station = () => bindings.CAPTURE_STATION.get(bindings.CAPTURE_STATION.idFromName(captureStationName(0)));
 /** The station's session and its tab's target, as the station holds them. */
 const held = () =>
   runInDurableObject(station(), async (instance) => {
