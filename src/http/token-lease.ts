@@ -63,8 +63,19 @@ interface Lease<H> {
   version: number;
   buckets: Record<LimitBucket, Slice>;
   renewing: boolean;
+  /** A unit of the next window is being taken for this isolate (takeNextWindow). */
+  nextWindowTaken: boolean;
   bookmark: string | null;
 }
+
+/**
+ * How long after this isolate's estimate of the window's end it asks for the next window: the
+ * estimate is early by the guard's one-way delay, so the request reaches the guard in the new
+ * window unless the delays differ by more than this.
+ */
+const NEXT_WINDOW_MARGIN_MS = 50;
+/** If the guard still answered for the ending window, it is asked once more this much later. */
+const NEXT_WINDOW_RETRY_MS = 250;
 
 /**
  * The isolate's side of the leases, keyed by guard name: API tokens' (tokenLeases) and
@@ -100,9 +111,12 @@ export class TokenLeases<H extends object = Principal> {
     this.waiting.set(tokenHash, waiting + 1);
     try {
       // The units asked for are taken inside renew(), before any other call can spend them.
-      return await this.renew(tokenHash, need, waiting === 0, guard, (fresh) =>
-        fresh ? this.spend(fresh, request, Date.now(), true) : { outcome: "invalid_token" },
+      const verdict: Verdict<H> = await this.renew(tokenHash, need, waiting === 0, guard, (fresh) =>
+        fresh ? this.spend(fresh, request, Date.now(), true) : { outcome: "invalid_token" as const },
       );
+      const fresh = this.leases.get(tokenHash);
+      if (fresh && verdict.outcome !== "invalid_token") this.nextWindowSoon(tokenHash, fresh, request, Date.now(), guard);
+      return verdict;
     } finally {
       const left = (this.waiting.get(tokenHash) ?? 1) - 1;
       if (left > 0) this.waiting.set(tokenHash, left);
@@ -147,6 +161,7 @@ export class TokenLeases<H extends object = Principal> {
   }
 
   private topUp(tokenHash: string, lease: Lease<H>, request: AdmitRequest, now: number, guard: GuardLink<H>): void {
+    this.nextWindowSoon(tokenHash, lease, request, now, guard);
     if (lease.renewing) return;
     const need: Units = {};
     for (const bucket of request.buckets) {
@@ -163,6 +178,39 @@ export class TokenLeases<H extends object = Principal> {
           lease.renewing = false;
         }),
     );
+  }
+
+  /** In the window's last seconds, takes a unit of the next window once (takeNextWindow). */
+  private nextWindowSoon(tokenHash: string, lease: Lease<H>, request: AdmitRequest, now: number, guard: GuardLink<H>): void {
+    if (lease.nextWindowTaken || lease.windowEndsAt - now > LEASE_MS) return;
+    lease.nextWindowTaken = true;
+    guard.background(
+      this.takeNextWindow(tokenHash, lease, request.buckets[0], guard).catch((error) =>
+        log("warn", "next window's lease not taken", { error: String(error) }),
+      ),
+    );
+  }
+
+  /**
+   * A lease ends with its window (every minute), and the first call after it would wait for
+   * the guard. An isolate called in the window's last seconds therefore takes, in the
+   * background, one unit of the next window as soon as that window begins, in the bucket its
+   * calls are rated by (`api` for an API token, `builder` for a customer): its first such call
+   * of the next minute spends it in memory and tops the lease up in the background as usual.
+   * (Not `delivery`: twenty a minute are too few to have idle isolates hold them.) Exactness
+   * is unchanged — the unit is granted by the guard like any other; an isolate that gets no
+   * call in the new window holds one unit it does not use, as an idle isolate holds the rest of
+   * its slice. Gives up if a call of the new window took a lease first.
+   */
+  private async takeNextWindow(tokenHash: string, ending: Lease<H>, bucket: LimitBucket, guard: GuardLink<H>): Promise<void> {
+    await scheduler.wait(Math.max(0, ending.windowEndsAt - Date.now()) + NEXT_WINDOW_MARGIN_MS);
+    const need: Units = { [bucket]: 1 };
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      if (this.leases.get(tokenHash) !== ending || this.revoked.has(tokenHash)) return; // replaced, revoked or dropped
+      const next = await this.renew(tokenHash, need, false, guard, (lease) => lease);
+      if (!next || next.windowStart > ending.windowStart) return;
+      await scheduler.wait(NEXT_WINDOW_RETRY_MS); // the guard was still in the ending window
+    }
   }
 
   private async renew<T>(
@@ -200,6 +248,7 @@ export class TokenLeases<H extends object = Principal> {
         version: answer.version,
         buckets: {} as Record<LimitBucket, Slice>,
         renewing: false,
+        nextWindowTaken: false,
         bookmark: answer.bookmark,
       };
       for (const bucket of limitBuckets) {

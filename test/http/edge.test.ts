@@ -136,6 +136,30 @@ describe("X-DO-Round-Trips for every documented /api/ operation", () => {
 });
 
 describe("leases: authentication and rate limits off the critical path", () => {
+  it("crosses into the next minute without a Durable Object call: a call in a window's last seconds takes a unit of the next window in the background", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const secondsLeft = () => 60 - (Math.floor(Date.now() / 1000) % 60); // windows are whole minutes
+    const { read, write } = await workspace();
+    if (secondsLeft() < 10) await sleep(secondsLeft() * 1000 + 500);
+    // The control: a token last called well before the window's end.
+    expect(doTrips(await call("GET", "/api/group_tags/", { token: write }))).toBe(1);
+    expect(doTrips(await call("GET", "/api/group_tags/", { token: read }))).toBe(1);
+    await sleep((secondsLeft() - 3) * 1000); // the window's last 3 seconds
+    const late = await call("GET", "/api/group_tags/", { token: read });
+    expect(doTrips(late)).toBe(1); // its lease (5 s) ran out meanwhile
+    const reset = Number(late.headers.get("RateLimit-Reset"));
+    expect(reset).toBeLessThanOrEqual(5);
+    await sleep(reset * 1000 + 500); // into the next window
+    const next = await call("GET", "/api/group_tags/", { token: read });
+    expect(next.status).toBe(200);
+    expect(Number(next.headers.get("RateLimit-Reset"))).toBeGreaterThanOrEqual(57); // a new window…
+    expect(doTrips(next)).toBe(0); // …and its lease already here
+    expect(Number(next.headers.get("RateLimit-Remaining"))).toBe(Number(next.headers.get("RateLimit-Limit")) - 1);
+    const control = await call("GET", "/api/group_tags/", { token: write });
+    expect(Number(control.headers.get("RateLimit-Reset"))).toBeGreaterThanOrEqual(57);
+    expect(doTrips(control)).toBe(1);
+  }, 80_000);
+
   it("refuses a lease for a revoked token, and the revoking isolate refuses the token at once", async () => {
     const { group } = await workspace();
     const created = await admin("POST", "/admin/api_tokens/", { access_group: group, permission: "read" });
