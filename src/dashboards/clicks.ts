@@ -10,7 +10,11 @@ import { clickColumn, type Definition, type PanelDefinition } from "./definition
 // Only the embed route asks for it (Interaction.clicks): captures, PDFs, e-mails, share links
 // and previews carry neither the data, nor the script, nor a tabindex.
 
-/** What one clickable panel hands the script: its action and the row behind each mark (by ECharts' data index, or table row). */
+/**
+ * What one clickable panel hands the script: its action and the row behind each mark (by
+ * ECharts' data index, or table row). The script declares the same shape for itself
+ * (browser code imports nothing outside `browser/` folders, scripts/check-imports.mjs).
+ */
 interface PanelClicks {
   action: "filter" | "open" | "emit";
   /** The result column a click reports (and a filter takes). */

@@ -16,6 +16,7 @@ import { pageDashboard, tokenFitsPage } from "../../http/browser/token-dashboard
 
 type Row = Record<string, unknown>;
 
+/** One clickable panel, as src/dashboards/clicks.ts writes it (the same shape, declared here: browser code imports only browser/ files). */
 interface PanelClicks {
   action: "filter" | "open" | "emit";
   column: string | null;
