@@ -111,12 +111,11 @@ export class TokenLeases<H extends object = Principal> {
     this.waiting.set(tokenHash, waiting + 1);
     try {
       // The units asked for are taken inside renew(), before any other call can spend them.
-      const verdict: Verdict<H> = await this.renew(tokenHash, need, waiting === 0, guard, (fresh) =>
-        fresh ? this.spend(fresh, request, Date.now(), true) : { outcome: "invalid_token" as const },
-      );
-      const fresh = this.leases.get(tokenHash);
-      if (fresh && verdict.outcome !== "invalid_token") this.nextWindowSoon(tokenHash, fresh, request, Date.now(), guard);
-      return verdict;
+      return await this.renew(tokenHash, need, waiting === 0, guard, (fresh) => {
+        if (!fresh) return { outcome: "invalid_token" };
+        this.nextWindowSoon(tokenHash, fresh, request, Date.now(), guard);
+        return this.spend(fresh, request, Date.now(), true);
+      });
     } finally {
       const left = (this.waiting.get(tokenHash) ?? 1) - 1;
       if (left > 0) this.waiting.set(tokenHash, left);
