@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,12 +8,43 @@ import { readDevVars } from "./dev-vars.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+/** Resolves whether something may listen on `port` of 127.0.0.1 now (the port is let go at once). */
+function canListen(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/** Where the system's own port picks begin (Linux's ip_local_port_range; 32768 elsewhere, below macOS's and Windows' 49152). */
+function ephemeralStart() {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** The lowest port freePort draws from. */
+const FIRST_PORT = 20000;
+
 /**
- * A TCP port on 127.0.0.1 that nothing listens on, chosen by the system: tests that start
- * servers side by side (and other runs on the same machine) never pick the same one, as
- * random picks from a range sometimes did.
+ * A TCP port on 127.0.0.1 that nothing listens on, drawn at random below the system's own
+ * picks and checked free. Not a port the system picks (listen on port 0): between the check
+ * and `wrangler dev` binding it, the system may hand that same port to anything that asks for
+ * one — each server's workerd opens several, and outbound connections take them too; with
+ * e2e files starting servers side by side, one once lost its port that way ("Address already
+ * in use"). Ports below the system's range are only ever taken by name; two files drawing the
+ * same one within seconds is a chance of about one in ten thousand.
  */
-export function freePort() {
+export async function freePort() {
+  const below = ephemeralStart();
+  for (let tries = 0; below > FIRST_PORT + 100 && tries < 50; tries++) {
+    const port = FIRST_PORT + Math.floor(Math.random() * (below - FIRST_PORT));
+    if (await canListen(port)) return port;
+  }
+  // No room below the system's range (or every draw taken): a port the system picks.
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
