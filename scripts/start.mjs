@@ -90,7 +90,12 @@ if (!existsSync(seededMarker)) {
 }
 
 // Extra arguments go to `wrangler dev` (e.g. `npm start -- --var RATE_LIMIT_PER_MINUTE:6000`).
+// INSPECTOR_PORT names the devtools port. Without it wrangler takes 9229, or the next free
+// port when 9229 is taken. That check races when two servers start at the same moment (two
+// end-to-end test files): both find 9229 free, and the second exits with "Address already
+// in use (socket direct:1:default)". So the test harness gives each server a port of its own.
 const extra = process.argv.slice(2);
+if (process.env.INSPECTOR_PORT && !extra.includes("--inspector-port")) extra.push("--inspector-port", process.env.INSPECTOR_PORT);
 const dev = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...extra], {
   cwd: root,
   env: childEnv,

@@ -12,24 +12,32 @@ const runsDir = join(root, ".wrangler", "postgres");
 const localHosts = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 
 /**
- * Whether something accepts TCP connections at host:port (within `timeoutMs`). The timeout
- * decides only after the I/O already waiting has been handled (setImmediate): when the event
- * loop was blocked past it (`npm start` runs spawnSync steps meanwhile), a connection that
- * succeeded long ago is still waiting to be read, and Node runs due timers before I/O. A
- * false "nothing answers" made `npm start` try to start a second PostgreSQL on a port in
- * use, and exit (two end-to-end tests starting servers at once on a loaded machine).
+ * Whether something accepts TCP connections at host:port within `timeoutMs` of the event
+ * loop actually running. `npm start` blocks the loop with spawnSync steps (migrations, the
+ * Chromium check) while this waits: a timer that fires late by more than a beat means the
+ * loop was blocked, not that nothing answered, so it is armed again. (Deciding at the late
+ * timer — even after the I/O already waiting — was not enough: a name like "localhost" is
+ * looked up before the connection is even tried, one more turn of the loop. The false
+ * "nothing answers" made `npm start` start a second PostgreSQL on the port in use, while
+ * two end-to-end test files started servers at once on a loaded machine.)
  */
 export function reachable(host, port, timeoutMs = 1500) {
   return new Promise((resolve) => {
     const socket = connect({ host: host.replace(/^\[|\]$/g, ""), port });
     let settled = false;
+    let timer;
     const done = (ok) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(timeoutMs, () => setImmediate(() => done(false)));
+    const arm = () => {
+      const armedAt = performance.now();
+      timer = setTimeout(() => (performance.now() - armedAt > timeoutMs + 250 ? arm() : done(false)), timeoutMs);
+    };
+    arm();
     socket.once("connect", () => done(true));
     socket.once("error", () => done(false));
   });

@@ -66,9 +66,12 @@ export async function startLocalServer({ port, stateDir, args = [], onOutput, en
   const ownState = stateDir === undefined;
   const state = stateDir ?? mkdtempSync(join(tmpdir(), "customer-api-state-"));
   const argv = [...command, process.execPath, join(root, "scripts", "start.mjs"), ...args];
+  const inspectorPort = env.INSPECTOR_PORT ?? (await freePort());
   const child = spawn(argv[0], argv.slice(1), {
     cwd: root,
-    env: { ...process.env, PORT: String(port), STATE_DIR: state, ...env },
+    // A devtools port of its own too: wrangler's default (9229, else the next free one) is
+    // checked and bound later, so two servers starting at once both took 9229 (start.mjs).
+    env: { ...process.env, PORT: String(port), STATE_DIR: state, INSPECTOR_PORT: String(inspectorPort), ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -110,6 +113,7 @@ export async function startLocalServer({ port, stateDir, args = [], onOutput, en
   return {
     base: `http://127.0.0.1:${port}`,
     pid: child.pid,
+    inspectorPort: Number(inspectorPort),
     stateDir: state,
     vars: readDevVars(join(root, ".dev.vars")),
     output: () => output,

@@ -89,6 +89,8 @@ describe("a bare machine (Node 20, no Chromium, no PostgreSQL)", () => {
       CHROMIUM_SYSTEM: "none",
       CHROMIUM_PATH: "/nonexistent",
       PORT: String(port),
+      // wrangler's own devtools port pick races with other e2e files' servers (start.mjs).
+      INSPECTOR_PORT: String(await freePort()),
       LANG: "C.UTF-8",
     };
     // BARE_NPM_CACHE=<empty folder> measures a cold npm cache (every package downloaded).

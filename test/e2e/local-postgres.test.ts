@@ -3,7 +3,9 @@
 // PostgreSQL from the npm registry in a folder of their own, with the connection string's role
 // and database, and remove it when they stop. A server that answers is used as it is.
 import { spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readdirSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
@@ -32,6 +34,24 @@ async function whoAmI(connectionString: string) {
 const runFolders = () => (existsSync(runs) ? readdirSync(runs) : []);
 
 describe("a PostgreSQL of our own when the connection string reaches none", () => {
+  it("knows a server answers even when npm start's steps block the event loop past the timeout", async () => {
+    const server = createServer().listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    try {
+      // The check starts, then a spawnSync step holds the loop four times the timeout.
+      const answered = reachable("localhost", port, 300);
+      spawnSync("sleep", ["1.2"]);
+      expect(await answered).toBe(true);
+      // Control: where nothing listens, the same blocked check still says so.
+      const nothing = reachable("localhost", await unusedPort(), 300);
+      spawnSync("sleep", ["1.2"]);
+      expect(await nothing).toBe(false);
+    } finally {
+      server.close();
+    }
+  });
+
   it("starts one on that port with the connection string's role, password and database; a second run uses it as it is; stop removes it", async () => {
     const port = await unusedPort();
     const connectionString = `postgresql://probe_role:${encodeURIComponent("pa ss'word")}@localhost:${port}/probe_db`;

@@ -62,6 +62,11 @@ describe("npm start", () => {
 
   it("serves the seeded demo workspace and keeps data and tokens across a restart", async () => {
     await start();
+    // Its devtools listen on the port the harness drew for this server (INSPECTOR_PORT), not on
+    // wrangler's default, which two servers starting at once both took ("Address already in use").
+    const devtools = await fetch(`http://127.0.0.1:${server!.inspectorPort}/json/version`);
+    expect(((await devtools.json()) as { Browser: string }).Browser).toMatch(/^wrangler\//);
+    expect(server!.inspectorPort).not.toBe(9229);
     const vars = devVars();
     expect(vars.ADMIN_TOKEN).toMatch(/^[0-9a-f]{64}$/);
     expect(vars.DEV_API_TOKEN).toMatch(/^cdk_[0-9a-f]{64}$/);
