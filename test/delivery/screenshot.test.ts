@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { downloadFileName } from "../../src/delivery/create/jobs";
-import { boardWatchPause } from "../../src/delivery/links/download";
+import { boardWatchPause, WATCHED_ALONE } from "../../src/delivery/links/download";
 import { createDatabase } from "../../src/db/client";
 import { attemptJob } from "../../src/delivery/run/attempt";
 import { deliveryEffects, type DeliveryEffects } from "../../src/delivery/run/effects";
-import { hasFileInHand, watchedJobCount } from "../../src/delivery/run/job-endings";
+import { watchedJobCount } from "../../src/delivery/run/job-endings";
 import { roundTrips } from "../helpers/api";
 import {
   bindings,
@@ -169,6 +169,9 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
       // no D1 poll, no R2 read.
       expect(file.headers.get("X-D1-Round-Trips")).toBe("1");
       expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+      // The file came before the job was recorded: the attempt stores it and records the end next.
+      const doneBy = Date.now() + 5_000;
+      while ((await jobRow(jobId))?.status !== "done" && Date.now() < doneBy) await new Promise((resolve) => setTimeout(resolve, 5));
       expect((await jobRow(jobId))?.status).toBe("done");
       expect(watchedJobCount()).toBe(0);
     } finally {
@@ -198,31 +201,65 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect(watchedJobCount()).toBe(0);
   });
 
-  it("looks at the board every 5 to 50 ms (a tenth of its wait) until the attempt has the file, then every millisecond", () => {
-    const waits = [0, 10, 30, 100, 400, 1000, 5000, 30_000];
-    expect(waits.map((waited) => boardWatchPause(waited))).toEqual([5, 5, 5, 10, 40, 50, 50, 50]);
-    expect(waits.map((waited) => boardWatchPause(waited, true))).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+  it("looks at the board every millisecond for a second while it waits alone, every 5 to 50 ms (a tenth of its wait) in a crowd", () => {
+    const waits = [0, 10, 30, 100, 400, 999, 1000, 5000, 30_000];
+    expect(waits.map((waited) => boardWatchPause(waited, 1))).toEqual([1, 1, 1, 1, 1, 1, 50, 50, 50]);
+    expect(waits.map((waited) => boardWatchPause(waited, WATCHED_ALONE))).toEqual([1, 1, 1, 1, 1, 1, 50, 50, 50]);
+    expect(waits.map((waited) => boardWatchPause(waited, WATCHED_ALONE + 1))).toEqual([5, 5, 5, 10, 40, 50, 50, 50, 50]);
   });
 
-  it("knows when the attempt here has the file in hand: from the capture until the attempt ends", async () => {
-    const jobId = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, null);
+  it("has the file from the attempt here before it is stored and the job recorded; the row says done only after", async () => {
+    const { jobId, url } = await linkToUnqueuedJob();
+    const waiting = fetchDownload(`${url}?wait=20`);
+    const watchingBy = Date.now() + 5_000;
+    while (watchedJobCount() === 0 && Date.now() < watchingBy) await new Promise((resolve) => setTimeout(resolve, 2));
+    // The attempt's R2 write is held until the download has answered.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     const real = deliveryEffects(env as never);
-    const seen: Record<string, boolean> = {};
+    const effects: DeliveryEffects = { ...real, store: async (key, bytes, options) => (await held, real.store(key, bytes, options)) };
+    const attempt = attemptJob(createDatabase(bindings.DB), env as never, effects, { jobId }, 1);
+    try {
+      const file = await waiting;
+      expect(file.status).toBe(200);
+      expect(isPng(file.bytes)).toBe(true);
+      expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+      expect((await jobRow(jobId))?.status).toBe("rendering");
+      expect(await bindings.FILES.head(`jobs/${jobId}/manual.png`)).toBeNull();
+      release();
+      expect(await attempt).toBe("finished");
+      expect((await jobRow(jobId))?.status).toBe("done");
+      // Control: a download after the end has the same file, from R2.
+      const again = await fetchDownload(url);
+      expect(again.status).toBe(200);
+      expect(again.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=1 queue=0");
+      expect(again.bytes).toEqual(file.bytes);
+    } finally {
+      release();
+      await attempt.catch(() => undefined);
+    }
+  });
+
+  it("retries a job whose file could not be stored, though a download waiting here already has it", async () => {
+    const { jobId, url } = await linkToUnqueuedJob();
+    const waiting = fetchDownload(`${url}?wait=20`);
+    const watchingBy = Date.now() + 5_000;
+    while (watchedJobCount() === 0 && Date.now() < watchingBy) await new Promise((resolve) => setTimeout(resolve, 2));
+    const real = deliveryEffects(env as never);
     const effects: DeliveryEffects = {
       ...real,
-      capture: (html, options, id) => {
-        seen.capture = hasFileInHand(jobId);
-        return real.capture(html, options, id);
-      },
-      store: (key, bytes, options) => {
-        seen.store = hasFileInHand(jobId);
-        return real.store(key, bytes, options);
+      store: async () => {
+        throw new Error("R2 unavailable");
       },
     };
-    expect(await attemptJob(createDatabase(bindings.DB), env as never, effects, { jobId }, 1)).toBe("finished");
-    expect(seen).toEqual({ capture: false, store: true });
-    expect(hasFileInHand(jobId)).toBe(false);
-    expect((await jobRow(jobId))?.status).toBe("done");
+    expect(await attemptJob(createDatabase(bindings.DB), env as never, effects, { jobId }, 1)).toBe("retry");
+    const file = await waiting;
+    expect(file.status).toBe(200);
+    expect(isPng(file.bytes)).toBe(true);
+    // Nothing is recorded as done without its file: the next attempt stores it.
+    expect((await jobRow(jobId))?.status).toBe("queued");
+    expect(await bindings.FILES.head(`jobs/${jobId}/manual.png`)).toBeNull();
+    expect((await fetchDownload(url)).status).toBe(202);
   });
 
   it("answers 202 with Retry-After when the wait ends before the job", async () => {

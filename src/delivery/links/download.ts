@@ -6,7 +6,7 @@ import { HEX_TOKEN } from "../../http/fields";
 import { sha256Hex } from "../../lib/crypto";
 import * as repo from "../repository";
 import { CACHE_READS_METADATA, QUERY_CACHE_METADATA } from "../run/job";
-import { hasFileInHand, isAttemptedHere, watchJob } from "../run/job-endings";
+import { isAttemptedHere, watchedJobCount, watchJob } from "../run/job-endings";
 
 /** Where a download token is kept (hashed): KV, answering the job's id until DOWNLOAD_TTL_SECONDS pass. */
 const downloadKey = async (token: string) => `download:${await sha256Hex(token)}`;
@@ -43,17 +43,21 @@ export function downloadPollPause(waitedMs: number): number {
 
 /**
  * How often a waiting download looks at this isolate's board (run/job-endings.ts, no I/O)
- * while the attempt here has not yet captured the file (it renders, waits for the capture
- * station, or captures): after a tenth of the time it has waited, at least every 5 ms and at
- * most every 50 ms. Nothing can end meanwhile but a failure, which can wait that long. Once
- * the attempt has the file in hand (storing it and recording the end), the download looks
- * every millisecond: it has the file about a millisecond after the end, for a dozen looks.
- * Forty downloads waiting on a burst of captures looked every millisecond before, thousands
- * of wake-ups that took the CPU the captures needed.
+ * while the attempt runs here. The attempt notes the ending the moment it has the file
+ * (before storing it), so every look after that is latency. A download waiting alone (this
+ * isolate watches at most WATCHED_ALONE jobs) looks every millisecond for its first second,
+ * within which a warm capture ends; a look costs a timer, no I/O. A crowd — forty downloads
+ * waiting on a burst of captures — looks after a tenth of the time it has waited, at least
+ * every 5 ms and at most every 50 ms: looking every millisecond, they took the CPU the
+ * captures needed (thousands of wake-ups). Past a second everyone paces like the crowd.
  */
-export function boardWatchPause(waitedMs: number, fileInHand = false): number {
-  return fileInHand ? 1 : Math.min(50, Math.max(5, Math.round(waitedMs / 10)));
+export function boardWatchPause(waitedMs: number, watching: number): number {
+  if (watching <= WATCHED_ALONE && waitedMs < 1000) return 1;
+  return Math.min(50, Math.max(5, Math.round(waitedMs / 10)));
 }
+
+/** How many jobs this isolate may watch and still look at the board every millisecond (boardWatchPause). */
+export const WATCHED_ALONE = 2;
 
 /**
  * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
@@ -91,7 +95,7 @@ export async function download(db: Database, env: Env, token: string, waitSecond
       // database meanwhile. Otherwise the row's next look, unless the board has news first.
       const waited = Date.now() - started;
       const left = until - Date.now();
-      const tick = () => boardWatchPause(Date.now() - started, hasFileInHand(jobId));
+      const tick = () => boardWatchPause(Date.now() - started, watchedJobCount());
       await watch?.news(isAttemptedHere(jobId) ? left : Math.min(downloadPollPause(waited), left), tick);
       const ending = watch?.ending();
       if (ending?.status === "failed") return { state: "failed", error: ending.error };

@@ -14,10 +14,23 @@ export type JobEnding =
 /** Jobs someone here waits for → how many wait, and the ending once it is known. */
 const board = new Map<string, { watchers: number; ending?: JobEnding }>();
 
-/** Notes how job `jobId` ended, for this isolate's waiters; nothing is kept when nobody waits. */
-export function jobEnded(jobId: string, ending: JobEnding): void {
+/**
+ * Notes how job `jobId` ended, for this isolate's waiters; nothing is kept when nobody waits.
+ * Answers whether anyone here waits for it.
+ */
+export function jobEnded(jobId: string, ending: JobEnding): boolean {
   const entry = board.get(jobId);
   if (entry) entry.ending = ending;
+  return entry !== undefined;
+}
+
+/** How long takenFromBoard waits at most: a waiter alone looks every millisecond (links/download.ts). */
+const TAKE_WAIT_MS = 5;
+
+/** Resolves once every waiter here has taken job `jobId`'s ending off the board, or after TAKE_WAIT_MS. */
+export async function takenFromBoard(jobId: string): Promise<void> {
+  const until = Date.now() + TAKE_WAIT_MS;
+  while (board.has(jobId) && Date.now() < until) await scheduler.wait(1);
 }
 
 /** What a waiting download holds while it watches a job on this isolate's board. */
@@ -56,11 +69,8 @@ export function watchJob(jobId: string): JobWatch {
   };
 }
 
-/**
- * Jobs with an attempt in progress in this isolate → how many, and whether one has its file
- * in hand (storing it and recording the end: the ending is milliseconds away).
- */
-const attempted = new Map<string, { count: number; fileInHand: boolean }>();
+/** Jobs with an attempt in progress in this isolate → how many. */
+const attempted = new Map<string, number>();
 
 /**
  * Runs an attempt of job `jobId`, known to this isolate's waiters while it runs: they stop
@@ -68,31 +78,19 @@ const attempted = new Map<string, { count: number; fileInHand: boolean }>();
  * job retried later, perhaps elsewhere).
  */
 export async function attemptingHere<T>(jobId: string, run: () => Promise<T>): Promise<T> {
-  const entry = attempted.get(jobId) ?? { count: 0, fileInHand: false };
-  entry.count++;
-  attempted.set(jobId, entry);
+  attempted.set(jobId, (attempted.get(jobId) ?? 0) + 1);
   try {
     return await run();
   } finally {
-    entry.count--;
-    if (entry.count === 0) attempted.delete(jobId);
+    const left = (attempted.get(jobId) ?? 1) - 1;
+    if (left === 0) attempted.delete(jobId);
+    else attempted.set(jobId, left);
   }
-}
-
-/** Notes that an attempt here has job `jobId`'s file in hand: its waiters look more often now. */
-export function fileInHand(jobId: string): void {
-  const entry = attempted.get(jobId);
-  if (entry) entry.fileInHand = true;
 }
 
 /** Whether an attempt of the job runs in this isolate: it notes its ending here. */
 export function isAttemptedHere(jobId: string): boolean {
   return attempted.has(jobId);
-}
-
-/** Whether an attempt here has the job's file in hand (fileInHand). */
-export function hasFileInHand(jobId: string): boolean {
-  return attempted.get(jobId)?.fileInHand === true;
 }
 
 /** Jobs watched in this isolate (tests check that none is left behind). */

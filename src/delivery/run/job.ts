@@ -25,7 +25,7 @@ import type { DeliveryEffects } from "./effects";
 import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
-import { fileInHand, jobEnded } from "./job-endings";
+import { jobEnded, takenFromBoard, type JobEnding } from "./job-endings";
 import { reportJobFile, reportJobHtml } from "./saved-report";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
@@ -141,12 +141,18 @@ export async function runJob(
         request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
       captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
     }
-    // This isolate's waiting downloads look every millisecond from now on (links/download.ts).
-    fileInHand(job.id);
     const key = `jobs/${job.id}/${request.fileName}`;
     // Where the captured panels' results came from, for the download's X-Query-Cache and X-Cache-Reads.
     metadata = { [QUERY_CACHE_METADATA]: cacheReport.status };
     if (cacheReport.reads > 0) metadata[CACHE_READS_METADATA] = String(cacheReport.reads);
+    // A file nobody is mailed goes to the downloads waiting in this isolate now, while it is
+    // stored and the job recorded: the R2 write and the D1 transition are off their path. The
+    // row stays the authority: downloads elsewhere, and any that comes later, see the job end
+    // only once it is recorded. Should storing or recording fail, the attempt fails and is
+    // retried as before; a download served here already holds a capture of the same page.
+    // The store waits (a few milliseconds at most) until those downloads have taken the file:
+    // started first, its work would hold the isolate's thread before their answers.
+    if (!request.email && jobEnded(job.id, doneWith(captured, metadata))) await takenFromBoard(job.id);
     await effects.store(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: metadata });
     file = { ...captured, key };
   }
@@ -154,16 +160,7 @@ export async function runJob(
 
   // This isolate's waiting downloads get the file with the ending (job-endings.ts).
   const ended = (row: JobRow | undefined) => {
-    if (row)
-      jobEnded(job.id, {
-        status: "done",
-        file: {
-          bytes: file.bytes,
-          contentType: file.contentType,
-          queryCache: metadata[QUERY_CACHE_METADATA],
-          cacheReads: metadata[CACHE_READS_METADATA],
-        },
-      });
+    if (row) jobEnded(job.id, doneWith(file, metadata));
     return row;
   };
   if (!request.email) {
@@ -305,5 +302,18 @@ async function reportRecipient(db: Database, job: JobRow, request: JobRequest) {
     attributes: endUser ? endUser.attributes : {},
     customerName: customer?.name,
     ...(report !== undefined ? { reportName: report[0]?.name ?? "" } : {}),
+  };
+}
+
+/** A job's ending with its file, as this isolate's waiting downloads take it (job-endings.ts). */
+function doneWith(file: { bytes: Uint8Array<ArrayBuffer>; contentType: string }, metadata: Record<string, string>): JobEnding {
+  return {
+    status: "done",
+    file: {
+      bytes: file.bytes,
+      contentType: file.contentType,
+      queryCache: metadata[QUERY_CACHE_METADATA],
+      cacheReads: metadata[CACHE_READS_METADATA],
+    },
   };
 }
