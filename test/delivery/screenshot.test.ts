@@ -217,7 +217,13 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const real = deliveryEffects(env as never);
-    const effects: DeliveryEffects = { ...real, store: async (key, bytes, options) => (await held, real.store(key, bytes, options)) };
+    const effects: DeliveryEffects = {
+      ...real,
+      store: async (key, bytes, options) => {
+        await held;
+        return real.store(key, bytes, options);
+      },
+    };
     const attempt = attemptJob(createDatabase(bindings.DB), env as never, effects, { jobId }, 1);
     try {
       const file = await waiting;
