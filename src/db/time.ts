@@ -11,3 +11,8 @@ export const sqlNow = sql.raw(`strftime('${ISO_UTC}', 'now')`);
 export function sqlSecondsAgo(seconds: number) {
   return sql`strftime(${sql.raw(`'${ISO_UTC}'`)}, 'now', ${`-${Math.max(0, Math.floor(seconds))} seconds`})`;
 }
+
+/** `seconds` after the current time, in the stored form. */
+export function sqlSecondsFromNow(seconds: number) {
+  return sql`strftime(${sql.raw(`'${ISO_UTC}'`)}, 'now', ${`+${Math.max(0, Math.floor(seconds))} seconds`})`;
+}

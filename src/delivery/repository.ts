@@ -1,7 +1,8 @@
-import { and, asc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, eq, gt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../db/client";
 import { parsedRows } from "../db/rows";
+import { sqlNow, sqlSecondsFromNow } from "../db/time";
 import { customers, endUsers, jobs, savedReports } from "../db/schema";
 import type { JobRow } from "./job-state";
 import { targetColumns, type DeliveryTarget } from "./target";
@@ -16,7 +17,7 @@ export type { JobRow } from "./job-state";
  */
 export function insertJobWhen(
   db: Database,
-  job: Pick<JobRow, "id" | "kind" | "accessGroupId" | "request"> & { target: DeliveryTarget; born: boolean },
+  job: Pick<JobRow, "id" | "kind" | "accessGroupId" | "request"> & { target: DeliveryTarget; born: boolean; download?: DownloadLink },
   customerId: SQLWrapper,
   condition: SQL,
 ) {
@@ -24,13 +25,15 @@ export function insertJobWhen(
   const status = job.born ? "rendering" : "queued";
   const attempts = job.born ? 1 : 0;
   const { dashboardEmbedId, reportId } = targetColumns(job.target);
+  const expiresAt = job.download ? sqlSecondsFromNow(job.download.ttlSeconds) : sql`NULL`;
   // Raw: an INSERT … SELECT, and drizzle's insert-select must list every column of the table, defaults included.
   return parsedRows(
     db,
     sql`
-    INSERT INTO jobs (id, kind, status, attempts, customer_id, access_group_id, dashboard_embed_id, report_id, request)
+    INSERT INTO jobs (id, kind, status, attempts, customer_id, access_group_id, dashboard_embed_id, report_id, request,
+                      download_token_hash, download_expires_at)
     SELECT ${job.id}, ${job.kind}, ${status}, ${attempts}, (${customerId}), ${job.accessGroupId}, ${dashboardEmbedId}, ${reportId},
-           ${sql.param(job.request, jobs.request)}
+           ${sql.param(job.request, jobs.request)}, ${job.download?.tokenHash ?? null}, ${expiresAt}
      WHERE (${customerId}) IS NOT NULL AND ${condition}
     RETURNING id`,
     z.object({ id: z.string() }),
@@ -39,6 +42,20 @@ export function insertJobWhen(
 
 export function jobById(db: Database, id: string) {
   return db.select().from(jobs).where(eq(jobs.id, id));
+}
+
+/** A download link kept on its job: the token's SHA-256 (hex), answering for `ttlSeconds` from the insert. */
+export interface DownloadLink {
+  tokenHash: string;
+  ttlSeconds: number;
+}
+
+/** The job a download link answers for, while the link has not expired. */
+export function jobByDownloadToken(db: Database, tokenHash: string) {
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.downloadTokenHash, tokenHash), gt(jobs.downloadExpiresAt, sqlNow)));
 }
 
 export function visibleJob(db: Database, id: string, accessGroupId: number) {

@@ -101,6 +101,21 @@ export async function unqueuedJob(providedId: string, embedId: string, email: st
   return id;
 }
 
+/**
+ * Gives job `jobId` a download link, as the API does (the token's SHA-256 on the job's row,
+ * answering for `ttlSeconds`; negative: expired that long ago). Answers the link's URL.
+ */
+export async function giveDownloadLink(jobId: string, ttlSeconds = 900, token = randomToken()): Promise<string> {
+  await bindings.DB.prepare(
+    "UPDATE jobs SET download_token_hash = ?, download_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) WHERE id = ?",
+  )
+    .bind(await sha256(token), `${ttlSeconds >= 0 ? "+" : ""}${ttlSeconds} seconds`, jobId)
+    .run();
+  return `http://api.test/api/downloads/${token}`;
+}
+
+const randomToken = () => [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+
 /** Hands the queue consumer a batch with `copies` deliveries of the job's message. */
 export async function deliverByHand(jobId: string, attempts: number, copies = 1, body: Record<string, unknown> = { jobId }) {
   const { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } = await import("cloudflare:test");

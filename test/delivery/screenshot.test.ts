@@ -14,6 +14,7 @@ import {
   deliverByHand,
   deliverySetup,
   fetchDownload,
+  giveDownloadLink,
   holdCaptureStations,
   isPdf,
   isPng,
@@ -55,12 +56,24 @@ describe("POST /api/dashboard/screenshot with a download link", () => {
     expect(isPng(file.bytes)).toBe(true);
     expect(pngWidth(file.bytes)).toBe(900);
 
-    // Expired (the KV entry is gone) or unknown: 404.
+    // The link is kept on the job's row, its token hashed: nothing of it in KV.
     const token = res.body.url.split("/").pop();
-    const digest = await sha256(token);
-    await bindings.LINKS.delete(`download:${digest}`);
+    const row = await bindings.DB.prepare("SELECT download_token_hash, download_expires_at FROM jobs WHERE id = ?")
+      .bind(res.body.job_id)
+      .first<{ download_token_hash: string; download_expires_at: string }>();
+    expect(row?.download_token_hash).toBe(await sha256(token));
+    // DOWNLOAD_TTL_SECONDS (900) from the request.
+    expect(Date.parse(row!.download_expires_at) - Date.now()).toBeGreaterThan(880_000);
+    expect(Date.parse(row!.download_expires_at) - Date.now()).toBeLessThanOrEqual(900_000);
+    expect((await bindings.LINKS.list({ prefix: "download:" })).keys).toEqual([]);
+
+    // Expired or unknown: 404 (the job and its file stay).
+    await bindings.DB.prepare("UPDATE jobs SET download_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 seconds') WHERE id = ?")
+      .bind(res.body.job_id)
+      .run();
     expect((await fetchDownload(res.body.url)).status).toBe(404);
     expect((await fetchDownload(`http://api.test/api/downloads/${"0".repeat(64)}`)).status).toBe(404);
+    expect((await fetchDownload("http://api.test/api/downloads/not-a-token")).status).toBe(404);
   });
 
   it("produces a PDF with the given file name (extension not doubled)", async () => {
@@ -99,16 +112,16 @@ describe("starting a job", () => {
     for (const res of [screenshot, report]) await waitForJob(ctx.read, res.body.job_id, (s) => s === "done" || s === "failed");
   });
 
-  it("counts the other bindings per request (X-Binding-Round-Trips): the download link stored and the job queued, then one KV look and one R2 read to download", async () => {
+  it("counts the other bindings per request (X-Binding-Round-Trips): the job queued (its link is on its row), then one R2 read to download", async () => {
     const screenshot = await call("POST", "/api/dashboard/screenshot", {
       token: ctx.write,
       body: { provided_id: ctx.customer.provided_id, dashboard_embed_id: ctx.embedId },
     });
-    expect(screenshot.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=1");
+    expect(screenshot.headers.get("X-Binding-Round-Trips")).toBe("kv=0 r2=0 queue=1");
     await waitForJob(ctx.read, screenshot.body.job_id, (s) => s === "done");
     const download = await call("GET", new URL(screenshot.body.url).pathname);
     expect(download.status).toBe(200);
-    expect(download.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=1 queue=0");
+    expect(download.headers.get("X-Binding-Round-Trips")).toBe("kv=0 r2=1 queue=0");
   });
 });
 
@@ -116,9 +129,7 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
   /** A download link to a job that runs only when the test delivers it. */
   async function linkToUnqueuedJob() {
     const jobId = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, null);
-    const token = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
-    await bindings.LINKS.put(`download:${await sha256(token)}`, jobId);
-    return { jobId, url: `http://api.test/api/downloads/${token}` };
+    return { jobId, url: await giveDownloadLink(jobId) };
   }
 
   it("holds the answer until the job ends, then sends the file (one request instead of polling)", async () => {
@@ -133,7 +144,7 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect(isPng(file.bytes)).toBe(true);
     // The attempt ran in this isolate: it handed the file over with its ending (no R2 read; the
     // download looked at the job row only until the attempt started here).
-    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=0 r2=0 queue=0");
     expect(file.headers.get("Content-Type")).toBe("image/png");
     expect(file.headers.get("Content-Disposition")).toBe('attachment; filename="manual.png"');
     expect(file.headers.get("Cache-Control")).toBe("no-store");
@@ -168,7 +179,7 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
       // One look at the row (the job rendering, its attempt here), then nothing but the wake-up:
       // no D1 poll, no R2 read.
       expect(file.headers.get("X-D1-Round-Trips")).toBe("1");
-      expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+      expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=0 r2=0 queue=0");
       // The file came before the job was recorded: the attempt stores it and records the end next.
       const doneBy = Date.now() + 5_000;
       while ((await jobRow(jobId))?.status !== "done" && Date.now() < doneBy) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -197,7 +208,7 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect(Date.now() - ended).toBeLessThan(1000);
     expect(file.status).toBe(200);
     expect(new TextDecoder().decode(file.bytes)).toBe("elsewhere");
-    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=1 queue=0");
+    expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=0 r2=1 queue=0");
     expect(watchedJobCount()).toBe(0);
   });
 
@@ -229,7 +240,7 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
       const file = await waiting;
       expect(file.status).toBe(200);
       expect(isPng(file.bytes)).toBe(true);
-      expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=0 queue=0");
+      expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=0 r2=0 queue=0");
       expect((await jobRow(jobId))?.status).toBe("rendering");
       expect(await bindings.FILES.head(`jobs/${jobId}/manual.png`)).toBeNull();
       release();
@@ -238,7 +249,7 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
       // Control: a download after the end has the same file, from R2.
       const again = await fetchDownload(url);
       expect(again.status).toBe(200);
-      expect(again.headers.get("X-Binding-Round-Trips")).toBe("kv=1 r2=1 queue=0");
+      expect(again.headers.get("X-Binding-Round-Trips")).toBe("kv=0 r2=1 queue=0");
       expect(again.bytes).toEqual(file.bytes);
     } finally {
       release();

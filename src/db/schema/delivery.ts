@@ -28,10 +28,17 @@ export const jobs = sqliteTable(
     // Set once the e-mail is being sent, so a redelivered message never sends it twice.
     emailClaimedAt: text("email_claimed_at"),
     sentAt: text("sent_at"),
+    // A download link's token, hashed (SHA-256 hex), and until when it answers; NULL for e-mails.
+    downloadTokenHash: text("download_token_hash"),
+    downloadExpiresAt: text("download_expires_at"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at"),
   },
-  (t) => [index("jobs_customer").on(t.customerId), index("jobs_status_updated").on(t.status, t.updatedAt)],
+  (t) => [
+    index("jobs_customer").on(t.customerId),
+    index("jobs_status_updated").on(t.status, t.updatedAt),
+    uniqueIndex("jobs_download_token").on(t.downloadTokenHash),
+  ],
 );
 
 /** Per access group, the secret that signs delivery webhooks (HMAC-SHA256 needs it in clear). */

@@ -4,10 +4,9 @@ import { visibleByProvidedId, visibleCustomerId } from "../../customers/reposito
 import * as dashboards from "../../dashboards/repository";
 import { dashboardReads, newest, versionToRender, type RenderRequest, type VersionPolicy } from "../../dashboards/customer-dashboard";
 import type { Env } from "../../env";
-import { randomAlphanumeric, randomHex } from "../../lib/crypto";
+import { randomAlphanumeric, randomHex, sha256Hex } from "../../lib/crypto";
 import * as webhooks from "../../webhooks/repository";
 import { checkCallbackUrl, webhookSecretMissing } from "../../webhooks/service";
-import { storeDownloadLink } from "../links/download";
 import { storeShareLink } from "../links/share";
 import { pinnedVersions, REPORT_VERSIONS, REPORT_WIDTH } from "../report-defaults";
 import * as repo from "../repository";
@@ -46,6 +45,8 @@ interface JobToCheck {
   embedId: string;
   callbackUrl: string | undefined;
   request: JobRequest;
+  /** The download link the job answers (none for an e-mail). */
+  download?: repo.DownloadLink;
 }
 
 /** A job just inserted, and the customer's token hash when it was made: a share link lives only as long as that token. */
@@ -93,6 +94,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
         accessGroupId,
         target: { kind: "dashboard", embedId: job.embedId },
         request: job.request,
+        download: job.download,
       },
       visibleCustomerId(db, job.providedId, accessGroupId),
       renderable,
@@ -156,19 +158,20 @@ export async function requestScreenshot(
     ...jobExtras,
   };
   const jobId = newJobId();
-  // Without e-mail, the answer is a download link (its token in KV, hashed).
+  // Without e-mail, the answer is a download link (its token on the job's row, hashed).
   const token = input.email ? undefined : randomHex(32);
   const url = token && `${scope.baseUrl}/api/downloads/${token}`;
   // The webhook reports the link, so it is kept with the job only when a webhook asks for it.
   if (url && request.callbackUrl) request.downloadUrl = url;
-  const common = { kind: "screenshot", providedId: input.provided_id, callbackUrl: input.callback_url, request } as const;
+  // The link's token is kept (hashed) on the job's row, inserted in the same batch.
+  const download = token ? { tokenHash: await sha256Hex(token), ttlSeconds: config(scope.env).DOWNLOAD_TTL_SECONDS } : undefined;
+  const common = { kind: "screenshot", providedId: input.provided_id, callbackUrl: input.callback_url, request, download } as const;
   const { target } = input;
   const inserted =
     target.kind === "saved_report"
       ? await insertReportJob(scope, jobId, { ...common, reportId: target.reportId })
       : await insertCheckedJob(scope, jobId, { ...common, embedId: target.embedId }, versions);
-  // The link is stored while the job starts: nobody has it before this call answers.
-  await Promise.all([startJob(scope, inserted), token && storeDownloadLink(scope.env, token, jobId)]);
+  await startJob(scope, inserted);
   return { job_id: jobId, ...(url ? { url } : {}) };
 }
 

@@ -25,6 +25,8 @@ export interface SavedReportJobToCheck {
   reportId: string;
   callbackUrl: string | undefined;
   request: JobRequest;
+  /** The download link the job answers (none for an e-mail). */
+  download?: repo.DownloadLink;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function insertSavedReportJob(
         accessGroupId,
         target: { kind: "saved_report", reportId: job.reportId },
         request: job.request,
+        download: job.download,
       },
       visibleCustomerId(db, job.providedId, accessGroupId),
       condition,

@@ -1,20 +1,11 @@
 import type { Database } from "../../db/client";
-import { config } from "../../config";
 import type { Env } from "../../env";
 import { ApiError } from "../../http/errors";
 import { HEX_TOKEN } from "../../http/fields";
 import { sha256Hex } from "../../lib/crypto";
 import * as repo from "../repository";
 import { CACHE_READS_METADATA, QUERY_CACHE_METADATA } from "../run/job";
-import { isAttemptedHere, watchedJobCount, watchJob } from "../run/job-endings";
-
-/** Where a download token is kept (hashed): KV, answering the job's id until DOWNLOAD_TTL_SECONDS pass. */
-const downloadKey = async (token: string) => `download:${await sha256Hex(token)}`;
-
-/** Stores a download link's token (hashed) for the job it downloads. */
-export async function storeDownloadLink(env: Env, token: string, jobId: string): Promise<void> {
-  await env.LINKS.put(await downloadKey(token), jobId, { expirationTtl: config(env).DOWNLOAD_TTL_SECONDS });
-}
+import { isAttemptedHere, type JobWatch, watchedJobCount, watchJob } from "../run/job-endings";
 
 export type DownloadState =
   | { state: "pending"; status: string }
@@ -68,14 +59,14 @@ export const WATCHED_ALONE = 2;
  * invocation's code on behalf of another).
  */
 export async function download(db: Database, env: Env, token: string, waitSeconds = 0): Promise<DownloadState> {
-  const jobId = HEX_TOKEN.test(token) ? await env.LINKS.get(await downloadKey(token)) : null;
-  if (!jobId) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
+  const tokenHash = HEX_TOKEN.test(token) ? await sha256Hex(token) : undefined;
   const started = Date.now();
   const until = started + waitSeconds * 1000;
-  const watch = waitSeconds > 0 ? watchJob(jobId) : undefined;
+  let watch: JobWatch | undefined;
   try {
     for (;;) {
-      const [job] = await repo.jobById(db, jobId);
+      // By the token each time: a link that expires while its download waits answers 404.
+      const [job] = tokenHash ? await repo.jobByDownloadToken(db, tokenHash) : [];
       if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
       if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
       if (job.status === "done" && job.fileKey) {
@@ -93,11 +84,12 @@ export async function download(db: Database, env: Env, token: string, waitSecond
       if (Date.now() >= until) return { state: "pending", status: job.status };
       // The attempt runs here and notes its ending (or leaves without one): no look at the
       // database meanwhile. Otherwise the row's next look, unless the board has news first.
+      watch ??= watchJob(job.id);
       const waited = Date.now() - started;
       const left = until - Date.now();
       const tick = () => boardWatchPause(Date.now() - started, watchedJobCount());
-      await watch?.news(isAttemptedHere(jobId) ? left : Math.min(downloadPollPause(waited), left), tick);
-      const ending = watch?.ending();
+      await watch.news(isAttemptedHere(job.id) ? left : Math.min(downloadPollPause(waited), left), tick);
+      const ending = watch.ending();
       if (ending?.status === "failed") return { state: "failed", error: ending.error };
       if (ending?.status === "done") {
         const { bytes, contentType, queryCache, cacheReads } = ending.file;
