@@ -5,7 +5,7 @@ import { boardWatchPause, WATCHED_ALONE } from "../../src/delivery/links/downloa
 import { createDatabase } from "../../src/db/client";
 import { attemptJob } from "../../src/delivery/run/attempt";
 import { deliveryEffects, type DeliveryEffects } from "../../src/delivery/run/effects";
-import { watchedJobCount } from "../../src/delivery/run/job-endings";
+import { notedJobCount, watchedJobCount } from "../../src/delivery/run/job-endings";
 import { roundTrips } from "../helpers/api";
 import {
   bindings,
@@ -255,6 +255,45 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
       release();
       await attempt.catch(() => undefined);
     }
+  });
+
+  it("gives a download that comes in while the attempt stores the file at its first look; the note goes with the attempt", async () => {
+    const { jobId, url } = await linkToUnqueuedJob();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let storing = false;
+    const real = deliveryEffects(env as never);
+    const effects: DeliveryEffects = {
+      ...real,
+      store: async (key, bytes, options) => {
+        storing = true;
+        await held;
+        return real.store(key, bytes, options);
+      },
+    };
+    // Nobody waits when the capture is back: the attempt notes the ending all the same.
+    const attempt = attemptJob(createDatabase(bindings.DB), env as never, effects, { jobId }, 1);
+    try {
+      const storingBy = Date.now() + 20_000;
+      while (!storing && Date.now() < storingBy) await new Promise((resolve) => setTimeout(resolve, 2));
+      expect(storing).toBe(true);
+      expect(notedJobCount()).toBe(1);
+      expect(watchedJobCount()).toBe(0);
+      const file = await fetchDownload(`${url}?wait=20`);
+      expect(file.status).toBe(200);
+      expect(isPng(file.bytes)).toBe(true);
+      // One look at the row (still rendering), then the board: no R2 read.
+      expect(file.headers.get("X-D1-Round-Trips")).toBe("1");
+      expect(file.headers.get("X-Binding-Round-Trips")).toBe("kv=0 r2=0 queue=0");
+      expect((await jobRow(jobId))?.status).toBe("rendering");
+      // Control: without wait, the same download answers from the row alone.
+      expect((await fetchDownload(url)).status).toBe(202);
+    } finally {
+      release();
+    }
+    expect(await attempt).toBe("finished");
+    expect((await jobRow(jobId))?.status).toBe("done");
+    expect(notedJobCount()).toBe(0);
   });
 
   it("retries a job whose file could not be stored, though a download waiting here already has it", async () => {

@@ -11,17 +11,30 @@ export type JobEnding =
   | { status: "done"; file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; queryCache?: string; cacheReads?: string } }
   | { status: "failed"; error: string };
 
-/** Jobs someone here waits for → how many wait, and the ending once it is known. */
+/**
+ * Jobs someone here waits for, or whose attempt here has noted its ending → how many wait,
+ * and the ending once it is known.
+ */
 const board = new Map<string, { watchers: number; ending?: JobEnding }>();
 
 /**
- * Notes how job `jobId` ended, for this isolate's waiters; nothing is kept when nobody waits.
- * Answers whether anyone here waits for it.
+ * Notes how job `jobId` ended, for this isolate's waiters. The note stays while the job's
+ * attempt is still here (storing the file, recording the end), so a download that comes in
+ * meanwhile has it at its first look; it goes with the attempt and its last watcher. Nothing
+ * is kept for a job neither watched nor attempted here. Answers whether anyone waits for it.
  */
 export function jobEnded(jobId: string, ending: JobEnding): boolean {
+  const entry = board.get(jobId) ?? (attempted.has(jobId) ? { watchers: 0 } : undefined);
+  if (!entry) return false;
+  entry.ending = ending;
+  board.set(jobId, entry);
+  return entry.watchers > 0;
+}
+
+/** Lets go of job `jobId`'s note once nobody watches it and no attempt of it is here. */
+function letGoOfNote(jobId: string): void {
   const entry = board.get(jobId);
-  if (entry) entry.ending = ending;
-  return entry !== undefined;
+  if (entry && entry.watchers === 0 && !attempted.has(jobId)) board.delete(jobId);
 }
 
 /** How long takenFromBoard waits at most: a waiter alone looks every millisecond (links/download.ts). */
@@ -30,7 +43,7 @@ const TAKE_WAIT_MS = 5;
 /** Resolves once every waiter here has taken job `jobId`'s ending off the board, or after TAKE_WAIT_MS. */
 export async function takenFromBoard(jobId: string): Promise<void> {
   const until = Date.now() + TAKE_WAIT_MS;
-  while (board.has(jobId) && Date.now() < until) await scheduler.wait(1);
+  while ((board.get(jobId)?.watchers ?? 0) > 0 && Date.now() < until) await scheduler.wait(1);
 }
 
 /** What a waiting download holds while it watches a job on this isolate's board. */
@@ -42,7 +55,7 @@ export interface JobWatch {
    * leaving this isolate — looked at every `tick()` ms on the caller's own timer.
    */
   news: (ms: number, tick: () => number) => Promise<void>;
-  /** Lets go (the note goes with the last watcher). */
+  /** Lets go (the note goes with the last watcher, unless the job's attempt is still here). */
   stop: () => void;
 }
 
@@ -64,7 +77,7 @@ export function watchJob(jobId: string): JobWatch {
       if (stopped) return;
       stopped = true;
       entry.watchers--;
-      if (entry.watchers === 0) board.delete(jobId);
+      letGoOfNote(jobId);
     },
   };
 }
@@ -85,6 +98,7 @@ export async function attemptingHere<T>(jobId: string, run: () => Promise<T>): P
     const left = (attempted.get(jobId) ?? 1) - 1;
     if (left === 0) attempted.delete(jobId);
     else attempted.set(jobId, left);
+    letGoOfNote(jobId);
   }
 }
 
@@ -95,5 +109,12 @@ export function isAttemptedHere(jobId: string): boolean {
 
 /** Jobs watched in this isolate (tests check that none is left behind). */
 export function watchedJobCount(): number {
+  let watched = 0;
+  for (const entry of board.values()) if (entry.watchers > 0) watched++;
+  return watched;
+}
+
+/** Jobs with a note on this isolate's board, watched or not (tests check that none is left behind). */
+export function notedJobCount(): number {
   return board.size;
 }
