@@ -318,6 +318,22 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect((await fetchDownload(url)).status).toBe(202);
   });
 
+  it("still answers a link made before download links moved to the job's row (in KV), until it expires", async () => {
+    const jobId = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, null);
+    const token = "d".repeat(64);
+    await bindings.LINKS.put(`download:${await sha256(token)}`, jobId, { expirationTtl: 900 });
+    const url = `http://api.test/api/downloads/${token}`;
+    expect((await fetchDownload(url)).status).toBe(202);
+    await deliverByHand(jobId, 1);
+    const file = await fetchDownload(url);
+    expect(file.status).toBe(200);
+    expect(isPng(file.bytes)).toBe(true);
+    // Expired (KV let go of the key): 404, as for a token nobody made.
+    await bindings.LINKS.delete(`download:${await sha256(token)}`);
+    expect((await fetchDownload(url)).status).toBe(404);
+    expect((await fetchDownload(`http://api.test/api/downloads/${"e".repeat(64)}`)).status).toBe(404);
+  });
+
   it("answers 202 with Retry-After when the wait ends before the job", async () => {
     const { url } = await linkToUnqueuedJob();
     const started = Date.now();

@@ -51,6 +51,20 @@ export function boardWatchPause(waitedMs: number, watching: number): number {
 export const WATCHED_ALONE = 2;
 
 /**
+ * The job a download token answers for: on its job's row (since migration 0016). A link made
+ * before that migration was deployed is in KV (`download:<hash>` → job id, expiring with
+ * DOWNLOAD_TTL_SECONDS) and still answers until it expires; the KV look is made only for a
+ * token no row knows. (It can go once every such link has expired, 15 minutes after the
+ * deploy; nothing writes these keys any more.)
+ */
+async function jobOfToken(db: Database, env: Env, tokenHash: string) {
+  const rows = await repo.jobByDownloadToken(db, tokenHash);
+  if (rows.length > 0) return rows;
+  const legacyJobId = await env.LINKS.get(`download:${tokenHash}`);
+  return legacyJobId ? repo.jobById(db, legacyJobId) : [];
+}
+
+/**
  * What a download link gives now, or once its job ends within `waitSeconds`; unknown and
  * expired tokens are 404. A waiting request learns that the job ended from the attempt when
  * it runs in this isolate (the board: the file in hand, no read), and otherwise by
@@ -66,7 +80,7 @@ export async function download(db: Database, env: Env, token: string, waitSecond
   try {
     for (;;) {
       // By the token each time: a link that expires while its download waits answers 404.
-      const [job] = tokenHash ? await repo.jobByDownloadToken(db, tokenHash) : [];
+      const [job] = tokenHash ? await jobOfToken(db, env, tokenHash) : [];
       if (!job) throw new ApiError("job_not_found", "This download link is unknown or has expired.");
       if (job.status === "failed") return { state: "failed", error: job.error ?? "rendering failed" };
       if (job.status === "done" && job.fileKey) {
