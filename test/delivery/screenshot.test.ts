@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { downloadFileName } from "../../src/delivery/create/jobs";
-import { boardWatchPause, WATCHED_ALONE } from "../../src/delivery/links/download";
+import { boardWatchPause } from "../../src/delivery/links/download";
 import { createDatabase } from "../../src/db/client";
 import { attemptJob } from "../../src/delivery/run/attempt";
 import { deliveryEffects, type DeliveryEffects } from "../../src/delivery/run/effects";
-import { notedJobCount, watchedJobCount } from "../../src/delivery/run/job-endings";
+import { notedJobCount, WATCHED_ALONE, watchedJobCount } from "../../src/delivery/run/job-endings";
 import { roundTrips } from "../helpers/api";
 import {
   bindings,

@@ -5,7 +5,7 @@ import { HEX_TOKEN } from "../../http/fields";
 import { sha256Hex } from "../../lib/crypto";
 import * as repo from "../repository";
 import { CACHE_READS_METADATA, QUERY_CACHE_METADATA } from "../run/job";
-import { isAttemptedHere, type JobWatch, watchedJobCount, watchJob } from "../run/job-endings";
+import { isAttemptedHere, type JobWatch, WATCHED_ALONE, watchedJobCount, watchJob } from "../run/job-endings";
 
 export type DownloadState =
   | { state: "pending"; status: string }
@@ -46,9 +46,6 @@ export function boardWatchPause(waitedMs: number, watching: number): number {
   if (watching <= WATCHED_ALONE && waitedMs < 1000) return 1;
   return Math.min(50, Math.max(5, Math.round(waitedMs / 10)));
 }
-
-/** How many jobs this isolate may watch and still look at the board every millisecond (boardWatchPause). */
-export const WATCHED_ALONE = 2;
 
 /**
  * The job a download token answers for: on its job's row (since migration 0016). A link made

@@ -37,11 +37,22 @@ function letGoOfNote(jobId: string): void {
   if (entry && entry.watchers === 0 && !attempted.has(jobId)) board.delete(jobId);
 }
 
-/** How long takenFromBoard waits at most: a waiter alone looks every millisecond (links/download.ts). */
+/**
+ * How many jobs this isolate may watch while its waiters still look at the board every
+ * millisecond (links/download.ts, boardWatchPause); more, and they pace themselves.
+ */
+export const WATCHED_ALONE = 2;
+
+/** How long takenFromBoard waits at most: a waiter alone looks every millisecond. */
 const TAKE_WAIT_MS = 5;
 
-/** Resolves once every waiter here has taken job `jobId`'s ending off the board, or after TAKE_WAIT_MS. */
+/**
+ * Resolves once every waiter here has taken job `jobId`'s ending off the board, or after
+ * TAKE_WAIT_MS; at once when this isolate watches more than WATCHED_ALONE jobs (its waiters
+ * then look only every 5–50 ms: waiting for them would only hold the attempt).
+ */
 export async function takenFromBoard(jobId: string): Promise<void> {
+  if (watchedJobCount() > WATCHED_ALONE) return;
   const until = Date.now() + TAKE_WAIT_MS;
   while ((board.get(jobId)?.watchers ?? 0) > 0 && Date.now() < until) await scheduler.wait(1);
 }
