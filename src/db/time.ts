@@ -7,12 +7,17 @@ const ISO_UTC = "%Y-%m-%dT%H:%M:%fZ";
 /** The current time, in the stored form. */
 export const sqlNow = sql.raw(`strftime('${ISO_UTC}', 'now')`);
 
+/** The current time shifted by whole seconds (a SQLite modifier, bound), in the stored form. */
+function sqlShiftedNow(sign: "+" | "-", seconds: number) {
+  return sql`strftime(${sql.raw(`'${ISO_UTC}'`)}, 'now', ${`${sign}${Math.max(0, Math.floor(seconds))} seconds`})`;
+}
+
 /** `seconds` before the current time, in the stored form. */
 export function sqlSecondsAgo(seconds: number) {
-  return sql`strftime(${sql.raw(`'${ISO_UTC}'`)}, 'now', ${`-${Math.max(0, Math.floor(seconds))} seconds`})`;
+  return sqlShiftedNow("-", seconds);
 }
 
 /** `seconds` after the current time, in the stored form. */
 export function sqlSecondsFromNow(seconds: number) {
-  return sql`strftime(${sql.raw(`'${ISO_UTC}'`)}, 'now', ${`+${Math.max(0, Math.floor(seconds))} seconds`})`;
+  return sqlShiftedNow("+", seconds);
 }
