@@ -5,7 +5,7 @@ import { boardWatchPause } from "../../src/delivery/links/download";
 import { createDatabase } from "../../src/db/client";
 import { attemptJob } from "../../src/delivery/run/attempt";
 import { deliveryEffects, type DeliveryEffects } from "../../src/delivery/run/effects";
-import { notedJobCount, WATCHED_ALONE, watchedJobCount } from "../../src/delivery/run/job-endings";
+import { attemptingHere, notedJobCount, takenFromBoard, WATCHED_ALONE, watchedJobCount, watchJob } from "../../src/delivery/run/job-endings";
 import { roundTrips } from "../helpers/api";
 import {
   bindings,
@@ -217,6 +217,46 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect(waits.map((waited) => boardWatchPause(waited, 1))).toEqual([1, 1, 1, 1, 1, 1, 50, 50, 50]);
     expect(waits.map((waited) => boardWatchPause(waited, WATCHED_ALONE))).toEqual([1, 1, 1, 1, 1, 1, 50, 50, 50]);
     expect(waits.map((waited) => boardWatchPause(waited, WATCHED_ALONE + 1))).toEqual([5, 5, 5, 10, 40, 50, 50, 50, 50]);
+  });
+
+  it("lets the attempt store once its download took the file: at most 5 ms for a download alone, at once for a crowd or nobody", async () => {
+    const timed = async (jobId: string) => {
+      const started = performance.now();
+      await attemptingHere(jobId, () => takenFromBoard(jobId));
+      return performance.now() - started;
+    };
+    // Nobody watches: at once.
+    expect(await timed("job_nobody_watches")).toBeLessThan(3);
+    // A download alone that never looks (its watch held open here): the attempt waits its 5 ms, no longer.
+    const alone = watchJob("job_alone");
+    try {
+      const waited = await timed("job_alone");
+      expect(waited).toBeGreaterThanOrEqual(4);
+      expect(waited).toBeLessThan(50);
+    } finally {
+      alone.stop();
+    }
+    // A crowd (more than WATCHED_ALONE jobs watched here): its downloads pace themselves, so no wait at all.
+    const crowd = Array.from({ length: WATCHED_ALONE + 1 }, (_, i) => watchJob(`job_crowd_${i}`));
+    try {
+      expect(await timed("job_crowd_0")).toBeLessThan(3);
+    } finally {
+      for (const watch of crowd) watch.stop();
+    }
+    expect(notedJobCount()).toBe(0);
+  });
+
+  it("answers 404 when the link expires while its download waits", async () => {
+    const jobId = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, null);
+    const url = await giveDownloadLink(jobId, 1);
+    const started = Date.now();
+    const answer = await fetchDownload(`${url}?wait=10`);
+    expect(answer.status).toBe(404);
+    // After the expiry (1 s), well before the wait's end (10 s).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(Date.now() - started).toBeLessThan(5000);
+    // Control: a link with time left answers 202 at the end of its wait.
+    expect((await fetchDownload(`${await giveDownloadLink(jobId, 900)}?wait=1`)).status).toBe(202);
   });
 
   it("has the file from the attempt here before it is stored and the job recorded; the row says done only after", async () => {
