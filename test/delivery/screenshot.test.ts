@@ -5,7 +5,14 @@ import { boardWatchPause } from "../../src/delivery/links/download";
 import { createDatabase } from "../../src/db/client";
 import { attemptJob } from "../../src/delivery/run/attempt";
 import { deliveryEffects, type DeliveryEffects } from "../../src/delivery/run/effects";
-import { attemptingHere, notedJobCount, takenFromBoard, WATCHED_ALONE, watchedJobCount, watchJob } from "../../src/delivery/run/job-endings";
+import {
+  attemptingHere,
+  notedJobCount,
+  takenFromBoard,
+  WATCHED_ALONE,
+  watchedJobCount,
+  watchJob,
+} from "../../src/delivery/run/job-endings";
 import { roundTrips } from "../helpers/api";
 import {
   bindings,
