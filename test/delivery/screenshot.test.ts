@@ -9,6 +9,7 @@ import {
   attemptingHere,
   notedJobCount,
   takenFromBoard,
+  ANSWER_HEAD_START_MS,
   WATCHED_ALONE,
   watchedJobCount,
   watchJob,
@@ -226,7 +227,7 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     expect(waits.map((waited) => boardWatchPause(waited, WATCHED_ALONE + 1))).toEqual([5, 5, 5, 10, 40, 50, 50, 50, 50]);
   });
 
-  it("lets the attempt store once its download took the file: at most 5 ms for a download alone, at once for a crowd or nobody", async () => {
+  it("lets the attempt store once its download took the file and had a head start: at most 5 ms for a download alone that does not take it, at once for a crowd or nobody", async () => {
     const timed = async (jobId: string) => {
       const started = performance.now();
       await attemptingHere(jobId, () => takenFromBoard(jobId));
@@ -243,6 +244,12 @@ describe("GET /api/downloads/{token}?wait=<seconds>", () => {
     } finally {
       alone.stop();
     }
+    // A download that takes the file after 3 ms: its answer goes ahead for ANSWER_HEAD_START_MS more.
+    const taking = watchJob("job_taken");
+    setTimeout(() => taking.stop(), 3);
+    const afterTake = await timed("job_taken");
+    expect(afterTake).toBeGreaterThanOrEqual(3 + ANSWER_HEAD_START_MS - 1);
+    expect(afterTake).toBeLessThan(60);
     // A crowd (more than WATCHED_ALONE jobs watched here): its downloads pace themselves, so no wait at all.
     const crowd = Array.from({ length: WATCHED_ALONE + 1 }, (_, i) => watchJob(`job_crowd_${i}`));
     try {

@@ -150,8 +150,9 @@ export async function runJob(
     // row stays the authority: downloads elsewhere, and any that comes later, see the job end
     // only once it is recorded. Should storing or recording fail, the attempt fails and is
     // retried as before; a download served here already holds a capture of the same page.
-    // The store waits (a few milliseconds at most) until those downloads have taken the file:
-    // started first, its work would hold the isolate's thread before their answers.
+    // The store waits until those downloads have taken the file, and then gives their answers
+    // a head start (takenFromBoard): started first, its work holds the thread and the
+    // machine while their answers are still on their way.
     if (!request.email && jobEnded(job.id, doneWith(captured, metadata))) await takenFromBoard(job.id);
     await effects.store(key, captured.bytes, { httpMetadata: { contentType: captured.contentType }, customMetadata: metadata });
     file = { ...captured, key };
