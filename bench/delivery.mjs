@@ -8,7 +8,8 @@
 // job updates (recording the attempt's end); render (dashboard HTML with its panel queries); browser
 // connect (the call to the capture station, connecting only when it has no warm tab);
 // page_load (the dashboard into the tab, until complete); capture (the screenshot/PDF);
-// R2 (store the file); download (job done → the file received). Stage timings come from the attempt's
+// R2 (store the file, after the waiting download has the file); download (capture back →
+// the file received). Stage timings come from the attempt's
 // stage clock (src/delivery/run/timing.ts, src/lib/stages.ts, read at /_dev/delivery-stages/<job>); Workers' clock only
 // advances across I/O, so computation counts towards the stage whose I/O follows it.
 // Then a throughput run: 40 screenshot requests at once, time until the last file is
@@ -75,13 +76,21 @@ try {
 
   const stageNames = ["api", "queue_dispatch", "job_update", "render", "browser_connect", "page_load", "capture", "r2", "download"];
   async function stagesOf(run) {
-    const timing = await fetch(`${base}/_dev/delivery-stages/${run.jobId}`, { headers: devAuth }).then((r) => r.json());
-    if (timing.success !== 1) return null;
+    // The file reaches its download before the attempt stores it and records the end: wait
+    // (at most a second) for the attempt's last stage, so r2 and job_update are in.
+    let timing;
+    for (const until = Date.now() + 1000; ; ) {
+      timing = await fetch(`${base}/_dev/delivery-stages/${run.jobId}`, { headers: devAuth }).then((r) => r.json());
+      if (timing.success !== 1) return null;
+      if (timing.stages.job_update !== undefined || Date.now() > until) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const captured = timing.stage_ends.browser_connect ?? timing.ended_at;
     return {
       api: run.answeredAt - run.startedAt,
       queue_dispatch: timing.started_at - run.answeredAt,
       ...timing.stages,
-      download: run.downloadedAt - timing.ended_at,
+      download: run.downloadedAt - captured,
     };
   }
 
