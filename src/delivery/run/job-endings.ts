@@ -57,8 +57,8 @@ export const ANSWER_HEAD_START_MS = 10;
  * Resolves once every waiter here has taken job `jobId`'s ending off the board and had
  * ANSWER_HEAD_START_MS for its answer; after TAKE_WAIT_MS when they have not taken it by then
  * (no answer to wait for); at once when nobody here waits for the job, or when this isolate
- * watches more than WATCHED_ALONE jobs
- * (its waiters then look only every 5–50 ms: waiting for them would only hold the attempt).
+ * watches more than WATCHED_ALONE jobs (its waiters then look only every 5–50 ms: waiting
+ * for them would only hold the attempt).
  */
 export async function takenFromBoard(jobId: string): Promise<void> {
   const watchers = () => board.get(jobId)?.watchers ?? 0;
