@@ -53,22 +53,27 @@ const TAKE_WAIT_MS = 5;
  */
 export const ANSWER_HEAD_START_MS = 10;
 
+/** What takenFromBoard waited for: nothing (nobody waits here, or a crowd), a waiter that did not take the file, or the answers' head start. */
+export type BoardHandOver = "nobody" | "crowd" | "not_taken" | "head_start";
+
 /**
  * Resolves once every waiter here has taken job `jobId`'s ending off the board and had
- * ANSWER_HEAD_START_MS for its answer; after TAKE_WAIT_MS when they have not taken it by then
- * (no answer to wait for); at once when nobody here waits for the job, or when this isolate
- * watches more than WATCHED_ALONE jobs (its waiters then look only every 5–50 ms: waiting
- * for them would only hold the attempt).
+ * `headStartMs` (ANSWER_HEAD_START_MS) for its answer; after TAKE_WAIT_MS when they have not
+ * taken it by then (no answer to wait for); at once when nobody here waits for the job, or
+ * when this isolate watches more than WATCHED_ALONE jobs (its waiters then look only every
+ * 5–50 ms: waiting for them would only hold the attempt). Answers which of these it was.
  */
-export async function takenFromBoard(jobId: string): Promise<void> {
+export async function takenFromBoard(jobId: string, headStartMs = ANSWER_HEAD_START_MS): Promise<BoardHandOver> {
   const watchers = () => board.get(jobId)?.watchers ?? 0;
-  if (watchers() === 0 || watchedJobCount() > WATCHED_ALONE) return;
+  if (watchers() === 0) return "nobody";
+  if (watchedJobCount() > WATCHED_ALONE) return "crowd";
   const until = Date.now() + TAKE_WAIT_MS;
   while (watchers() > 0) {
-    if (Date.now() >= until) return;
+    if (Date.now() >= until) return "not_taken";
     await scheduler.wait(1);
   }
-  await scheduler.wait(ANSWER_HEAD_START_MS);
+  await scheduler.wait(headStartMs);
+  return "head_start";
 }
 
 /** What a waiting download holds while it watches a job on this isolate's board. */
