@@ -27,6 +27,37 @@ function isolate(tokenHash: string) {
   };
 }
 
+/**
+ * Another isolate whose clock puts the window's end `earlyMs` too soon, as a slow answer from
+ * the guard would (the isolate counts the window's end from when it sent its request): the
+ * real guard's answers, with the window ending that much sooner. Its asks for a unit of the
+ * next window (the background ones: one unit, no prefetch) are recorded with the window the
+ * guard answered for.
+ */
+function earlyIsolate(tokenHash: string, earlyMs: number) {
+  const leases = new TokenLeases();
+  const pending: Promise<unknown>[] = [];
+  const counts = { critical: 0 };
+  const nextWindowAsks: number[] = [];
+  const link: GuardLink = {
+    lease: async (request) => {
+      const answer = await guards.get(guards.idFromName(tokenHash)).lease(tokenHash, request);
+      if (!answer.valid) return answer;
+      if (request.need.api === 1 && request.prefetch === false) nextWindowAsks.push(answer.windowStart);
+      const windowEndsInMs = Math.max(0, answer.windowEndsInMs - earlyMs);
+      return { ...answer, windowEndsInMs, ttlMs: Math.min(answer.ttlMs, windowEndsInMs) };
+    },
+    background: (work) => void pending.push(work),
+    onCriticalCall: () => void counts.critical++,
+  };
+  return {
+    counts,
+    nextWindowAsks,
+    admit: () => leases.admit(tokenHash, { needsWrite: false, buckets: ["api"] }, link),
+    settle: () => Promise.all(pending.splice(0)),
+  };
+}
+
 /** Seconds left in the current window (windows are whole minutes of the clock). */
 const secondsLeft = () => 60 - (Math.floor(Date.now() / 1000) % 60);
 
@@ -128,5 +159,32 @@ describe("exact rate limits with leased budgets (RATE_LIMIT_PER_MINUTE=40)", () 
     // The old lease was not used past its window: a new one, with the whole budget.
     expect(fresh.rate.remaining).toBe(LIMIT - 1);
     expect(fresh.rate.reset).toBeGreaterThanOrEqual(57);
+  }, 90_000);
+
+  it("asks once more for the next window's unit when the guard still answered for the ending one, and gives up after that", async () => {
+    // Two isolates whose clocks put the window's end early: by 200 ms (its ask, 50 ms after
+    // its estimate, reaches the guard 150 ms before the end; the ask 250 ms later is in the
+    // new window) and by 1 s (both asks come before the end: it gives up, and its first call
+    // of the new window waits for the guard as it would without the unit taken ahead).
+    const [first, second] = await Promise.all([workspace(), workspace()]);
+    const retried = earlyIsolate(await sha256(first.read), 200);
+    const gaveUp = earlyIsolate(await sha256(second.read), 1_000);
+    if (secondsLeft() > 4) await sleep((secondsLeft() - 3) * 1000); // the window's last seconds
+    const ending = Math.floor(Date.now() / 60_000) * 60_000;
+    for (const isolate of [retried, gaveUp]) expect((await isolate.admit()).outcome).toBe("allowed");
+    await sleep(secondsLeft() * 1000 + 400); // past the window's end and both isolates' asks
+    await Promise.all([retried.settle(), gaveUp.settle()]);
+
+    // Asked in the ending window, asked again: the unit of the new window is held.
+    expect(retried.nextWindowAsks).toEqual([ending, ending + 60_000]);
+    const criticalBefore = retried.counts.critical;
+    const fresh = await retried.admit();
+    expect(fresh.outcome).toBe("allowed");
+    expect(retried.counts.critical).toBe(criticalBefore); // spent in memory
+    // Control: twice in the ending window, and no more asks; the first call of the new window goes to the guard.
+    expect(gaveUp.nextWindowAsks).toEqual([ending, ending]);
+    const gaveUpBefore = gaveUp.counts.critical;
+    expect((await gaveUp.admit()).outcome).toBe("allowed");
+    expect(gaveUp.counts.critical).toBe(gaveUpBefore + 1);
   }, 90_000);
 });
