@@ -8,6 +8,10 @@
 //                                         with ?wait=30, charts forgotten before each
 // Inside workerd the Durable Objects of this Worker share its isolate locally, so their
 // CPU (the capture station's) shows up too.
+// Time is counted in samples, each one sampling interval of running JavaScript: workerd takes
+// no samples while the isolate waits for I/O, so the gap before a sample is not its time (the
+// sample after a D1 call would otherwise carry the whole call). For deliveries it also prints
+// each part of a job's path with the samples under it (inclusive), per delivery.
 import autocannon from "autocannon";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -97,9 +101,11 @@ try {
       sources.set(scriptId, ((await send("Debugger.getScriptSource", { scriptId }))?.scriptSource ?? "").split("\n"));
     return (sources.get(scriptId)[lineNumber] ?? "").trim().slice(0, 90);
   };
+  // Each sample stands for one interval of running JavaScript (the median gap between samples).
+  const gaps = profile.timeDeltas.slice(1).sort((a, b) => a - b);
+  const interval = gaps[Math.floor(gaps.length / 2)] ?? 200;
   const selfTime = new Map();
-  for (let i = 0; i < profile.samples.length; i++)
-    selfTime.set(profile.samples[i], (selfTime.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  for (const sample of profile.samples) selfTime.set(sample, (selfTime.get(sample) ?? 0) + interval);
   const byFunction = new Map();
   let total = 0;
   for (const node of profile.nodes) {
@@ -112,14 +118,53 @@ try {
     byFunction.set(key, entry);
   }
   console.log(`\n${target}: ${done} in 10 s; profile in ${file}`);
-  console.log(`self time, top 30 of ${(total / 1000).toFixed(0)} ms sampled:`);
+  console.log(`self time, top 30 of ${(total / 1000).toFixed(0)} ms of JavaScript sampled (${profile.samples.length} samples, one every ${interval} µs):`);
   for (const [key, { time, frame }] of [...byFunction].sort((a, b) => b[1].time - a[1].time).slice(0, 30)) {
     console.log(
       `${(time / 1000).toFixed(0).padStart(7)} ms ${((100 * time) / total).toFixed(1).padStart(5)} %  ${key}  ${await lineOf(frame)}`,
     );
   }
+  if (target === "delivery") printDeliveryParts(profile, interval, Number.parseInt(done, 10));
   ws.close();
 } finally {
   await server.stop();
 }
 process.exit(0);
+
+/**
+ * A delivery's path, part by part: the samples whose stack passes through the part's
+ * function (the first part that matches, in this order), in ms per delivery. A part that
+ * matches nothing is said so: a renamed function would otherwise vanish from the table.
+ */
+function printDeliveryParts(profile, interval, deliveries) {
+  const parts = [
+    ["charts (ECharts, drawn anew)", "drawnOnce"],
+    ["rest of the page's render", "renderLoaded"],
+    ["API call (checks, the job's batch)", "requestScreenshot"],
+    ["capture station and tab", "captureNow"],
+    ["attempt (store, record, hand-over)", "runJob"],
+    ["download", "download"],
+    ["garbage collector", "(garbage collector)"],
+  ];
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const counts = new Map(parts.map(([label]) => [label, 0]));
+  let other = 0;
+  for (const sample of profile.samples) {
+    const names = new Set();
+    for (let id = sample; id !== undefined; id = parent.get(id)) names.add(byId.get(id).callFrame.functionName);
+    const part = parts.find(([, name]) => names.has(name));
+    if (part) counts.set(part[0], counts.get(part[0]) + 1);
+    else other++;
+  }
+  const perDelivery = (count) => ((count * interval) / 1000 / Math.max(1, deliveries)).toFixed(1).padStart(6);
+  const share = (count) => ((100 * count) / profile.samples.length).toFixed(0).padStart(4);
+  console.log(`\nA delivery's JavaScript, part by part (ms per delivery, share of all samples):`);
+  for (const [label] of parts) {
+    const count = counts.get(label);
+    console.log(`  ${label.padEnd(38)}${perDelivery(count)} ms ${share(count)} %${count === 0 ? "   (nothing sampled: renamed?)" : ""}`);
+  }
+  console.log(`  ${"everything else".padEnd(38)}${perDelivery(other)} ms ${share(other)} %`);
+  console.log("  (code resumed after an await has only the promise under it: most D1 result mapping is in the last row)");
+}
