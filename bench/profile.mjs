@@ -118,7 +118,9 @@ try {
     byFunction.set(key, entry);
   }
   console.log(`\n${target}: ${done} in 10 s; profile in ${file}`);
-  console.log(`self time, top 30 of ${(total / 1000).toFixed(0)} ms of JavaScript sampled (${profile.samples.length} samples, one every ${interval} µs):`);
+  console.log(
+    `self time, top 30 of ${(total / 1000).toFixed(0)} ms of JavaScript sampled (${profile.samples.length} samples, one every ${interval} µs):`,
+  );
   for (const [key, { time, frame }] of [...byFunction].sort((a, b) => b[1].time - a[1].time).slice(0, 30)) {
     console.log(
       `${(time / 1000).toFixed(0).padStart(7)} ms ${((100 * time) / total).toFixed(1).padStart(5)} %  ${key}  ${await lineOf(frame)}`,
