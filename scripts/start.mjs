@@ -18,6 +18,13 @@ import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
 import { DARK_THEME, demoThemes } from "./lib/demo-themes.mjs";
 import { warehouseConnectionString } from "./lib/warehouse.mjs";
 
+// A server started for a script (scripts/lib/local-server.mjs names it in STOP_WITH_PID)
+// goes when that script goes, however it ended: one killed by a timeout or a signal it could
+// not catch never runs its stop(), and its server would hold the machine's CPU and ports. The
+// script starts this one as the leader of its own process group, so the group is everything
+// the server started (wrangler, workerd, Chromium, PostgreSQL).
+stopWithOwner();
+
 await ensureNode();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -227,3 +234,24 @@ console.log(`
       -d '{"provided_id":"acme-berlin"}'
 ──────────────────────────────────────────────────────────────────────────────
 `);
+
+function stopWithOwner() {
+  const owner = Number(process.env.STOP_WITH_PID);
+  if (!(owner > 0)) return;
+  // The first process here leads the group; a Node.js it starts (ensureNode) inherits the name.
+  process.env.SERVER_GROUP ||= String(process.pid);
+  const group = Number(process.env.SERVER_GROUP);
+  // Its output goes to that script: once the script is gone, a write fails (EPIPE), and the
+  // failure must not end this process before it has stopped the rest of the group.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+  // Looked at every second: the server goes within a second of its owner.
+  setInterval(() => {
+    try {
+      process.kill(owner, 0);
+    } catch (error) {
+      if (error.code !== "ESRCH") return; // there, but not ours to signal
+      // Said nowhere: this server's output went to that script, and nobody reads it now.
+      process.kill(-group, "SIGTERM");
+    }
+  }, 1000).unref();
+}

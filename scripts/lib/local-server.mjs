@@ -67,11 +67,22 @@ export async function startLocalServer({ port, stateDir, args = [], onOutput, en
   const state = stateDir ?? mkdtempSync(join(tmpdir(), "customer-api-state-"));
   const argv = [...command, process.execPath, join(root, "scripts", "start.mjs"), ...args];
   const inspectorPort = env.INSPECTOR_PORT ?? (await freePort());
+  // STOP_WITH_PID: the server stops itself when this process is gone without calling stop()
+  // (start.mjs); the group it stops is its own (a SERVER_GROUP inherited from elsewhere is not).
+  const childEnv = {
+    ...process.env,
+    PORT: String(port),
+    STATE_DIR: state,
+    INSPECTOR_PORT: String(inspectorPort),
+    STOP_WITH_PID: String(process.pid),
+    ...env,
+  };
+  delete childEnv.SERVER_GROUP;
   const child = spawn(argv[0], argv.slice(1), {
     cwd: root,
     // A devtools port of its own too: wrangler's default (9229, else the next free one) is
     // checked and bound later, so two servers starting at once both took 9229 (start.mjs).
-    env: { ...process.env, PORT: String(port), STATE_DIR: state, INSPECTOR_PORT: String(inspectorPort), ...env },
+    env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
