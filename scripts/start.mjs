@@ -21,8 +21,8 @@ import { warehouseConnectionString } from "./lib/warehouse.mjs";
 // A server started for a script (scripts/lib/local-server.mjs names it in STOP_WITH_PID)
 // goes when that script goes, however it ended: one killed by a timeout or a signal it could
 // not catch never runs its stop(), and its server would hold the machine's CPU and ports. The
-// script starts this one as the leader of its own process group, so the group is everything
-// the server started (wrangler, workerd, Chromium, PostgreSQL).
+// script starts this one as the leader of its own process group: wrangler, workerd and
+// PostgreSQL are in it, and wrangler closes the local Chromium (a group of its own) as it stops.
 stopWithOwner();
 
 await ensureNode();

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { LEASE_MS, type ApiTokenGuard } from "../../src/http/api-token-guard";
+import { LEASE_MS, WINDOW_MS, type ApiTokenGuard } from "../../src/http/api-token-guard";
 import { TokenLeases, type GuardLink } from "../../src/http/token-lease";
 import { call, sha256, workspace } from "../helpers/api";
 
@@ -10,31 +10,14 @@ const LIMIT = 40;
 const guards = (env as unknown as { API_TOKEN_GUARD: DurableObjectNamespace<ApiTokenGuard> }).API_TOKEN_GUARD;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Another isolate: its own lease cache, talking to the token's guard. */
-function isolate(tokenHash: string) {
-  const leases = new TokenLeases();
-  const pending: Promise<unknown>[] = [];
-  const counts = { critical: 0 };
-  const link: GuardLink = {
-    lease: (request) => guards.get(guards.idFromName(tokenHash)).lease(tokenHash, request),
-    background: (work) => void pending.push(work),
-    onCriticalCall: () => void counts.critical++,
-  };
-  return {
-    counts,
-    admit: () => leases.admit(tokenHash, { needsWrite: false, buckets: ["api"] }, link),
-    settle: () => Promise.all(pending.splice(0)),
-  };
-}
-
 /**
- * Another isolate whose clock puts the window's end `earlyMs` too soon, as a slow answer from
- * the guard would (the isolate counts the window's end from when it sent its request): the
- * real guard's answers, with the window ending that much sooner. Its asks for a unit of the
- * next window (the background ones: one unit, no prefetch) are recorded with the window the
- * guard answered for.
+ * Another isolate: its own lease cache, talking to the token's guard. With `earlyMs`, its
+ * clock puts the window's end that much too soon, as a slow answer from the guard would (an
+ * isolate counts the window's end from when it sent its request): the guard's answers with
+ * the window ending sooner. Its asks for a unit of the next window (the background ones: one
+ * unit, no prefetch) are recorded with the window the guard answered for.
  */
-function earlyIsolate(tokenHash: string, earlyMs: number) {
+function isolate(tokenHash: string, earlyMs = 0) {
   const leases = new TokenLeases();
   const pending: Promise<unknown>[] = [];
   const counts = { critical: 0 };
@@ -44,6 +27,7 @@ function earlyIsolate(tokenHash: string, earlyMs: number) {
       const answer = await guards.get(guards.idFromName(tokenHash)).lease(tokenHash, request);
       if (!answer.valid) return answer;
       if (request.need.api === 1 && request.prefetch === false) nextWindowAsks.push(answer.windowStart);
+      if (earlyMs === 0) return answer;
       const windowEndsInMs = Math.max(0, answer.windowEndsInMs - earlyMs);
       return { ...answer, windowEndsInMs, ttlMs: Math.min(answer.ttlMs, windowEndsInMs) };
     },
@@ -167,16 +151,18 @@ describe("exact rate limits with leased budgets (RATE_LIMIT_PER_MINUTE=40)", () 
     // new window) and by 1 s (both asks come before the end: it gives up, and its first call
     // of the new window waits for the guard as it would without the unit taken ahead).
     const [first, second] = await Promise.all([workspace(), workspace()]);
-    const retried = earlyIsolate(await sha256(first.read), 200);
-    const gaveUp = earlyIsolate(await sha256(second.read), 1_000);
-    if (secondsLeft() > 4) await sleep((secondsLeft() - 3) * 1000); // the window's last seconds
-    const ending = Math.floor(Date.now() / 60_000) * 60_000;
+    const retried = isolate(await sha256(first.read), 200);
+    const gaveUp = isolate(await sha256(second.read), 1_000);
+    // The window's last 3 seconds (the next window's, when this one has less left).
+    if (secondsLeft() < 3) await sleep(secondsLeft() * 1000 + 200);
+    await sleep((secondsLeft() - 3) * 1000);
+    const ending = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
     for (const isolate of [retried, gaveUp]) expect((await isolate.admit()).outcome).toBe("allowed");
     await sleep(secondsLeft() * 1000 + 400); // past the window's end and both isolates' asks
     await Promise.all([retried.settle(), gaveUp.settle()]);
 
     // Asked in the ending window, asked again: the unit of the new window is held.
-    expect(retried.nextWindowAsks).toEqual([ending, ending + 60_000]);
+    expect(retried.nextWindowAsks).toEqual([ending, ending + WINDOW_MS]);
     const criticalBefore = retried.counts.critical;
     const fresh = await retried.admit();
     expect(fresh.outcome).toBe("allowed");
