@@ -1,5 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -112,7 +111,9 @@ function writeIfChanged(path, text, mode) {
 
 /**
  * Flags for a headless Chromium on an offline machine: no sandbox when root, and no
- * background networking (its connections would only be refused here).
+ * background networking (its connections would only be refused here). No profile folder:
+ * puppeteer makes a temporary one and removes it when the browser closes (one made here
+ * stayed behind in TMPDIR after every run).
  */
 export function chromiumArgs() {
   return [
@@ -125,7 +126,6 @@ export function chromiumArgs() {
     "--disable-sync",
     "--hide-scrollbars",
     ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
-    `--user-data-dir=${mkdtempSync(join(tmpdir(), "chromium-"))}`,
   ];
 }
 
