@@ -17,7 +17,9 @@
 // headless Chromium times out capturing 40 tabs at once) — three rounds, ours and the floor
 // taking turns as the single runs do, so both see the same load; the ratio is the median.
 // The machine's load average is printed at the start and the end: on a shared machine the
-// ratios move with it.
+// ratios move with it. An HTTP round trip to the server (GET /health) is timed between the
+// runs and printed with what ours adds beyond two of them: the API call and the download
+// each make one, bare Chromium none. The ratios are the goal's; that line is context.
 // Usage: npm run bench:delivery [-- --runs 20 --burst 40 --burst-rounds 3]
 import { loadavg } from "node:os";
 import puppeteer from "puppeteer-core";
@@ -116,6 +118,14 @@ try {
   const stages = { image: [], pdf: [] };
   const repeatStages = { image: [], pdf: [] };
   const floor = { image: [], pdf: [] };
+  // One HTTP round trip to this server (GET /health), taken between the runs: the API call
+  // and the download each make one, which bare Chromium, driven in its own process, never does.
+  const roundTrip = [];
+  const timeRoundTrip = async () => {
+    const started = performance.now();
+    await fetch(`${base}/health`).then((r) => r.arrayBuffer());
+    roundTrip.push(performance.now() - started);
+  };
   const burstRuns = [];
   try {
     const page = await browser.newPage();
@@ -142,6 +152,7 @@ try {
         const s = await stagesOf(run);
         if (s) stages[type].push(s);
         floor[type].push(await bare(type));
+        await timeRoundTrip();
         const again = await endToEnd(type);
         repeat[type].push(again.ms);
         const r = await stagesOf(again);
@@ -179,6 +190,16 @@ try {
         `  ${type === "image" ? "PNG" : "PDF"}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${(a / b).toFixed(2)}   ours − bare ${(a - b).toFixed(0).padStart(4)} ms`,
       );
     }
+  }
+  const hop = median(roundTrip);
+  console.log(
+    `One HTTP round trip to this server (GET /health, median of ${roundTrip.length}): ${hop.toFixed(1)} ms. The API call and the download make one each;`,
+  );
+  console.log(`bare Chromium none. What ours adds beyond those two (ours − bare − 2 round trips):`);
+  for (const type of ["image", "pdf"]) {
+    const b = median(floor[type]);
+    const added = (series) => (median(series[type]) - b - 2 * hop).toFixed(0).padStart(4);
+    console.log(`  ${type === "image" ? "PNG" : "PDF"}  first drawing ${added(ours)} ms   repeat ${added(repeat)} ms`);
   }
   console.log(`\nStage by stage, median ms of ${runs} (the medians need not add up to the median total;`);
   console.log(`queue_dispatch = job start − API answer: negative when the job starts before the answer reaches the caller):`);
