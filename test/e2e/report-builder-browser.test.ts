@@ -1,7 +1,7 @@
 // <report-builder> in a real browser (puppeteer-core on the local Chromium): a vendor page on
 // its own origin with its own token-url endpoint, the service from the real `npm start`. The
 // user is driven through visible labels only: label texts, button texts, option texts.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, ElementHandle, Frame, Page } from "puppeteer-core";
@@ -300,15 +300,21 @@ describe("<report-builder> in a browser", () => {
     expect(typeof saved.id).toBe("string");
 
     // Download CSV: the file has a header and one line per product.
+    // The browser saves it in a folder of this test's, removed once read.
     const downloads = mkdtempSync(join(tmpdir(), "rb-downloads-"));
-    const session = await page.createCDPSession();
-    await session.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads });
-    await press(frame, "Download CSV");
-    const deadline = Date.now() + 10_000;
-    while (!readdirSync(downloads).some((f) => f.endsWith(".csv")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const file = readdirSync(downloads).find((f) => f.endsWith(".csv"));
-    expect(file).toBeTruthy();
-    const csv = readFileSync(join(downloads, file!), "utf8").trim().split(/\r?\n/);
+    let csv: string[];
+    try {
+      const session = await page.createCDPSession();
+      await session.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads });
+      await press(frame, "Download CSV");
+      const deadline = Date.now() + 10_000;
+      while (!readdirSync(downloads).some((f) => f.endsWith(".csv")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const file = readdirSync(downloads).find((f) => f.endsWith(".csv"));
+      expect(file).toBeTruthy();
+      csv = readFileSync(join(downloads, file!), "utf8").trim().split(/\r?\n/);
+    } finally {
+      rmSync(downloads, { recursive: true, force: true });
+    }
     expect(csv.length).toBe(sums.size + 1);
     for (const [product, sum] of sums) {
       const line = csv.find((l) => l.startsWith(`${product},`));
