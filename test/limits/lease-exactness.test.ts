@@ -157,7 +157,7 @@ describe("exact rate limits with leased budgets (RATE_LIMIT_PER_MINUTE=40)", () 
     if (secondsLeft() < 3) await sleep(secondsLeft() * 1000 + 200);
     await sleep((secondsLeft() - 3) * 1000);
     const ending = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
-    for (const isolate of [retried, gaveUp]) expect((await isolate.admit()).outcome).toBe("allowed");
+    for (const each of [retried, gaveUp]) expect((await each.admit()).outcome).toBe("allowed");
     await sleep(secondsLeft() * 1000 + 400); // past the window's end and both isolates' asks
     await Promise.all([retried.settle(), gaveUp.settle()]);
 
