@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { browserScriptsAsTextForVite, buildBrowserScripts } from "./scripts/lib/browser-build.mjs";
 import { projectCacheHome } from "./scripts/lib/cache-home.mjs";
-import { webhookReceiver } from "./test/delivery/webhook-receiver";
+import { webhookReceiver } from "./test/helpers/webhook-receiver";
 
 // Tests run inside workerd with the real local bindings of wrangler.toml (D1, KV, R2,
 // Queues, Durable Objects, send_email, Browser Rendering): nothing of ours is mocked.

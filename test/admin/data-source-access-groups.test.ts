@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, createCustomer, unique, workspace } from "../helpers/api";
-import { dashboard, embed, kpi, panelText, seedOrders } from "../dashboards/helpers";
+import { dashboard, embed, kpi, panelText, seedOrders } from "../helpers/dashboards";
 
 // Data sources belong to access groups (docs/api-contract.md, "Administration"): the admin API says which groups
 // may use one; customers of other groups cannot be mapped to it, and a mapping made before a

@@ -3,9 +3,9 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { runDueSchedules } from "../../src/schedules/runner/tick";
 import { admin, call, createCustomer, createTag, unique, workspace } from "../helpers/api";
-import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
-import { sentMails, waitForJob } from "../delivery/helpers";
-import { parseMime } from "../delivery/mime";
+import { dashboard, kpi, seedOrders, sources } from "../helpers/dashboards";
+import { sentMails, waitForJob } from "../helpers/delivery";
+import { parseMime } from "../helpers/mime";
 
 const DB = (env as unknown as { DB: D1Database }).DB;
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, createCustomer, unique, workspace } from "../dashboards/helpers";
-import { onWarehouse } from "../dashboards/warehouse";
+import { admin, createCustomer, unique, workspace } from "../helpers/dashboards";
+import { onWarehouse } from "../helpers/warehouse";
 
 // `dashboards validate --customer` on a PostgreSQL data source: the real local PostgreSQL
 // behind the WAREHOUSE Hyperdrive binding, test data in its own schema.

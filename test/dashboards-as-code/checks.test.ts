@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, bindings, call, createCustomer, seedOrders, sources, unique, workspace } from "../dashboards/helpers";
+import { admin, bindings, call, createCustomer, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
 // POST /admin/dashboard_checks/: what `npm run admin -- dashboards validate` runs.
 let schema: number;

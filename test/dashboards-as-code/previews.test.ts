@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createCustomer, seedOrders, sources, unique, workspace } from "../dashboards/helpers";
+import { admin, call, createCustomer, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
 // POST /admin/dashboard_previews/ and the link it answers: what `dashboards preview` prints.
 let schema: number;

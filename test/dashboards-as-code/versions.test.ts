@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admin, call, dashboard, kpi, sources } from "../dashboards/helpers";
+import { admin, call, dashboard, kpi, sources } from "../helpers/dashboards";
 
 // GET /admin/dashboard_versions/ (what `dashboards pull` reads) and GET /schemas/dashboard.json.
 describe("GET /admin/dashboard_versions/", () => {

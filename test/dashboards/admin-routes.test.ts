@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admin, dashboard, kpi, sources, unique } from "./helpers";
+import { admin, dashboard, kpi, sources, unique } from "../helpers/dashboards";
 
 const text = { id: "t", type: "text", title: "Hi", text: "Hello {{customer.name}}", layout: { x: 0, y: 0, w: 12, h: 1 } };
 

@@ -1,4 +1,4 @@
-import { call, createCustomer, dashboard, kpi, seedOrders, sources, workspace } from "./helpers";
+import { call, createCustomer, dashboard, kpi, seedOrders, sources, workspace } from "../helpers/dashboards";
 
 // The dashboard that the filter-control, page-width and CSV tests share (docs/embedding.md,
 // "Responsive layout", "Filter controls" and "CSV export").

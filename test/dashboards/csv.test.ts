@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { controlsDashboard, embedPage, type ControlsDashboard } from "./controls-fixture";
-import { call, createCustomer, dashboard, kpi, unique } from "./helpers";
+import { call, createCustomer, dashboard, kpi, unique } from "../helpers/dashboards";
 
 // Per-panel CSV (docs/embedding.md, "CSV export").
 let ctx: ControlsDashboard["ctx"];

@@ -1,5 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, bindings, call, createCustomer, dashboard, embed, kpi, panelText, seedOrders, sources, unique, workspace } from "./helpers";
+import {
+  admin,
+  bindings,
+  call,
+  createCustomer,
+  dashboard,
+  embed,
+  kpi,
+  panelText,
+  seedOrders,
+  sources,
+  unique,
+  workspace,
+} from "../helpers/dashboards";
 
 let ctx: { write: string; schema: number; demo: number; other: number };
 beforeAll(async () => {

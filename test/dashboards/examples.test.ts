@@ -3,7 +3,7 @@ import monthOrders from "../../examples/dashboards/month-orders.json";
 import monthly from "../../examples/dashboards/monthly-report.json";
 import sales from "../../examples/dashboards/sales.json";
 import { demoDataSql } from "../../scripts/lib/seed.mjs";
-import { admin, bindings, createCustomer, embed, workspace } from "./helpers";
+import { admin, bindings, createCustomer, embed, workspace } from "../helpers/dashboards";
 
 describe("the demo dashboards of examples/dashboards", () => {
   it("pass validation and render every panel with the demo data", async () => {

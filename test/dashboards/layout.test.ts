@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { controlsDashboard, type ControlsDashboard } from "./controls-fixture";
-import { call, dashboard } from "./helpers";
+import { call, dashboard } from "../helpers/dashboards";
 
 // The page width (docs/embedding.md, "Responsive layout").
 let ctx: ControlsDashboard["ctx"];

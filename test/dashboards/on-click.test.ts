@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { exports } from "cloudflare:workers";
 import type { PanelResult } from "../../src/data/query-runner";
 import { renderDashboard } from "../../src/dashboards/render";
-import { admin, call, createCustomer, kpi, seedOrders, sources, unique, workspace } from "./helpers";
+import { admin, call, createCustomer, kpi, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
 // on_click (DESIGN 20.4): what a click on a data panel does, checked when a version is saved,
 // previewed or checked as a file. Each refusal has a passing control next to it.

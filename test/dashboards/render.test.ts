@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { controlsDashboard, embedPage, formFields, type ControlsDashboard } from "./controls-fixture";
-import { admin, bindings, call, dashboard, kpi, panelText } from "./helpers";
+import { admin, bindings, call, dashboard, kpi, panelText } from "../helpers/dashboards";
 
 // Filter controls on the embed page (docs/embedding.md, "Filter controls").
 let ctx: ControlsDashboard["ctx"];

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createCustomer, dashboard, kpi, unique, workspace } from "./helpers";
+import { admin, call, createCustomer, dashboard, kpi, unique, workspace } from "../helpers/dashboards";
 
 // Section 21's rules on the SQL vendors write, through the API: it is checked in linear time
 // (the review's 43-character query took 8.8 s to save), and it carries no bind parameters of

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { dashboard, kpi, sources } from "../dashboards/helpers";
+import { dashboard, kpi, sources } from "../helpers/dashboards";
 import { admin, call, createCustomer, getCustomer, schemaAndSource, unique, workspace } from "../helpers/api";
 
 // JSON columns are typed in src/db/schema.ts (drizzle's json mode): what they store must stay

@@ -22,7 +22,7 @@ import {
   unique,
   unqueuedJob,
   waitForJob,
-} from "./helpers";
+} from "../helpers/delivery";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 const db = () => createDatabase(bindings.DB);

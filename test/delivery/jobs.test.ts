@@ -10,7 +10,7 @@ import {
   unqueuedJob as newJob,
   waitForJob,
   workspace,
-} from "./helpers";
+} from "../helpers/delivery";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {
@@ -122,7 +122,7 @@ describe("validation happens before any job exists", () => {
   });
 
   it("refuses a dashboard without any version (422 no_dashboard_version) and a read token (403)", async () => {
-    const { admin } = await import("./helpers");
+    const { admin } = await import("../helpers/delivery");
     await admin("POST", "/admin/dashboards/", { embed_id: "versionless", name: "Versionless" });
     const before = await jobCount();
     const res = await call("POST", "/api/dashboard/report", {

@@ -1,7 +1,7 @@
 import Papa from "papaparse";
 import readXlsxFile from "read-excel-file/universal";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { seedOrders, sources, workspace } from "../dashboards/helpers";
+import { seedOrders, sources, workspace } from "../helpers/dashboards";
 import { admin, call, type ApiResponse } from "../helpers/api";
 import {
   builderRows,
@@ -11,10 +11,10 @@ import {
   saveReport,
   shownDate,
   type CustomerWithBlueprint,
-} from "../report-builder/saved-reports";
-import { fetchDownload, isPdf, jobCount, pngWidth, sentMails, waitForJob } from "./helpers";
-import { base64Bytes, parseMime, type Part } from "./mime";
-import { decodePng } from "./png";
+} from "../helpers/saved-reports";
+import { fetchDownload, isPdf, jobCount, pngWidth, sentMails, waitForJob } from "../helpers/delivery";
+import { base64Bytes, parseMime, type Part } from "../helpers/mime";
+import { decodePng } from "../helpers/png";
 import { createTheme, DARK } from "../themes/helpers";
 
 // Saved reports delivered like dashboards: `report_id` on /api/dashboard/screenshot and

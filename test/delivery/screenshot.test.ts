@@ -30,7 +30,7 @@ import {
   pngWidth,
   unqueuedJob,
   waitForJob,
-} from "./helpers";
+} from "../helpers/delivery";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
-import { parseMime } from "../delivery/mime";
+import { parseMime } from "../helpers/mime";
 
 declare const document: any;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, createCustomer, createTag, getCustomer, workspace } from "../helpers/api";
-import { dashboard, kpi, sources } from "../dashboards/helpers";
+import { dashboard, kpi, sources } from "../helpers/dashboards";
 
 const post = (token: string, path: string, body: unknown) => call("POST", path, { token, body });
 const names = async (token: string) =>

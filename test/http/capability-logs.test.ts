@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { deliverySetup, waitForJob } from "../delivery/helpers";
+import { deliverySetup, waitForJob } from "../helpers/delivery";
 import { call, callWithEnv } from "../helpers/api";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;

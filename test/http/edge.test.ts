@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LEASE_MS } from "../../src/http/api-token-guard";
 import { TokenLeases, type GuardLink } from "../../src/http/token-lease";
-import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
+import { dashboard, kpi, seedOrders, sources } from "../helpers/dashboards";
 import { admin, call, createCustomer, sha256, unique, workspace, type ApiResponse } from "../helpers/api";
 
 // The read path makes no Durable Object call and no primary-database trip (docs/edge.md).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nonFiniteNumberPath } from "../../src/http/json-body";
-import { admin, call, createCustomer, dashboard, kpi, seedOrders, sources, unique, workspace } from "../dashboards/helpers";
+import { admin, call, createCustomer, dashboard, kpi, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
 // A JSON number too large for a double (1e400 parses to Infinity) is refused with 400
 // validation_error on its field by the body reading every route shares, before anything is

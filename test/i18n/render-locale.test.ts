@@ -3,7 +3,7 @@ import { NO_CUSTOMER } from "../../src/data/placeholders";
 import { type RenderInput, renderDashboard } from "../../src/dashboards/render";
 import { CATALOGUES } from "../../src/lib/i18n/messages";
 import { datePattern } from "../../src/lib/i18n/date-field";
-import { admin, dashboard, kpi, unique } from "../dashboards/helpers";
+import { admin, dashboard, kpi, unique } from "../helpers/dashboards";
 import type { Definition } from "../../src/dashboards/definition";
 
 // The dashboard page in a view's locale: our words from the catalogue, numbers and dates with

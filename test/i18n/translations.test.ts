@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NO_CUSTOMER } from "../../src/data/placeholders";
 import type { Definition } from "../../src/dashboards/definition";
 import { renderDashboard } from "../../src/dashboards/render";
-import { admin, dashboard, kpi, unique } from "../dashboards/helpers";
+import { admin, dashboard, kpi, unique } from "../helpers/dashboards";
 
 // The vendor's words: a definition's `translations`, looked up by exact locale, then language,
 // then the definition's own text; checked when a version is saved.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, deliverySetup, jobCount, waitForJob } from "../delivery/helpers";
+import { call, deliverySetup, jobCount, waitForJob } from "../helpers/delivery";
 
 // This project runs with DELIVERY_LIMIT_PER_MINUTE=5 (vitest.config.mts).
 describe("delivery rate limit (DELIVERY_LIMIT_PER_MINUTE=5)", () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createCustomer, dashboard, kpi, panelText, sources } from "../dashboards/helpers";
+import { call, createCustomer, dashboard, kpi, panelText, sources } from "../helpers/dashboards";
 import { workspace } from "../helpers/api";
 
 // This project runs with EMBED_REQUIRE_SIGNED=true (vitest.config.mts).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../helpers/api";
-import { dashboard, kpi, sources } from "../dashboards/helpers";
+import { dashboard, kpi, sources } from "../helpers/dashboards";
 
 // This project runs with DELIVERY_LIMIT_PER_MINUTE=5 (vitest.config.mts).
 describe("run_report_schedule and the delivery limit (DELIVERY_LIMIT_PER_MINUTE=5)", () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callWithEnv } from "../helpers/api";
-import { admin, bindings, call, createCustomer, unique, workspace } from "../dashboards/helpers";
+import { admin, bindings, call, createCustomer, unique, workspace } from "../helpers/dashboards";
 
 // Report-builder queries go through the same query cache as panels, with the blueprint
 // table's cache_ttl_seconds: customer, locked filters and query all in the key.

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callWithEnv, sha256 } from "../helpers/api";
-import { admin, bindings, call, createCustomer, dashboard, kpi, unique, workspace } from "../dashboards/helpers";
-import { fetchDownload, isPng, waitForJob } from "../delivery/helpers";
+import { admin, bindings, call, createCustomer, dashboard, kpi, unique, workspace } from "../helpers/dashboards";
+import { fetchDownload, isPng, waitForJob } from "../helpers/delivery";
 
 // Captures (a screenshot's download, a report's share link) draw the same panels as the embed
 // page, through the same query cache, and say where the results came from.

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callWithEnv } from "../helpers/api";
-import { admin, createCustomer, dashboard, kpi, panelText, unique, workspace } from "../dashboards/helpers";
-import { onWarehouse } from "../dashboards/warehouse";
+import { admin, createCustomer, dashboard, kpi, panelText, unique, workspace } from "../helpers/dashboards";
+import { onWarehouse } from "../helpers/warehouse";
 
 // PostgreSQL panels (the real local PostgreSQL behind the WAREHOUSE Hyperdrive binding) are
 // cached exactly like D1 ones: the layer sits around every data-source runner.

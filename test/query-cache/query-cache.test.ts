@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callWithEnv } from "../helpers/api";
-import { admin, bindings, call, createCustomer, dashboard, kpi, panelText, unique, workspace } from "../dashboards/helpers";
+import { admin, bindings, call, createCustomer, dashboard, kpi, panelText, unique, workspace } from "../helpers/dashboards";
 
 // Query results near the viewer (src/query-cache), through the real Worker: the Workers Cache
 // API of the local runtime, real local D1 data sources. Each test uses customers of its own,

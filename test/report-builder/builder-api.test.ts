@@ -5,7 +5,7 @@ import { runSavedReport } from "../../src/report-builder/delivered";
 import Papa from "papaparse";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callWithEnv, type ApiResponse } from "../helpers/api";
-import { admin, bindings, call, createCustomer, dashboard, kpi, seedOrders, sources, unique, workspace } from "../dashboards/helpers";
+import { admin, bindings, call, createCustomer, dashboard, kpi, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
 // The report builder's JSON API end to end: minted tokens, real D1 data sources, saved reports
 // in the real D1, the vendor's operations.

@@ -4,7 +4,7 @@ import { customerGuardName, type ApiTokenGuard, type CustomerHolder } from "../.
 import { TokenLeases, type GuardLink } from "../../src/http/token-lease";
 import { signBuilderToken, verifyBuilderToken } from "../../src/tokens/builder";
 import { callWithEnv, type ApiResponse } from "../helpers/api";
-import { admin, bindings, call, createCustomer, unique, workspace } from "../dashboards/helpers";
+import { admin, bindings, call, createCustomer, unique, workspace } from "../helpers/dashboards";
 
 // BUILDER_REQUESTS_PER_MINUTE is counted through leases from a guard per customer (the API
 // tokens' mechanism, src/http/customer-limit.ts): no D1 write, no Durable Object call while

@@ -5,7 +5,7 @@ import { compileReportQuery } from "../../src/report-builder/compiler";
 import type { ReportFilter } from "../../src/data/filters";
 import { ReportQuery } from "../../src/report-builder/query";
 import { runReport } from "../../src/report-builder/run";
-import { onWarehouse } from "../dashboards/warehouse";
+import { onWarehouse } from "../helpers/warehouse";
 
 // The compiler, run for real: the same known rows in a real local D1 (OTHER_DATA) and in the
 // real local PostgreSQL behind WAREHOUSE; every query must answer what is written here, and

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import { ApiError } from "../../src/http/errors";
 import { savedReportFile, savedReportHtml } from "../../src/report-builder/delivered";
-import { bindings, seedOrders, sources, workspace } from "../dashboards/helpers";
+import { bindings, seedOrders, sources, workspace } from "../helpers/dashboards";
 import {
   builderRows,
   customerWithBlueprint,
@@ -14,7 +14,7 @@ import {
   saveReport,
   shownDate,
   type CustomerWithBlueprint,
-} from "./saved-reports";
+} from "../helpers/saved-reports";
 
 // A saved report as delivery sends it: the page a capture shows, its CSV and its workbook —
 // each run for the report's own customer on that customer's data (real D1 data sources).

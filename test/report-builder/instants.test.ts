@@ -4,7 +4,7 @@ import type { StoredTable } from "../../src/blueprints/schemas";
 import { compileReportQuery } from "../../src/report-builder/compiler";
 import { ReportQuery } from "../../src/report-builder/query";
 import { runReport } from "../../src/report-builder/run";
-import { onWarehouse } from "../dashboards/warehouse";
+import { onWarehouse } from "../helpers/warehouse";
 
 // Date-times compared by the instant they name, not by how they are spelled; `in`/`not_in`
 // lists bound as one parameter. The same instants are stored five times, once in each

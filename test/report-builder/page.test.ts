@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../helpers/api";
-import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
+import { dashboard, kpi, seedOrders, sources } from "../helpers/dashboards";
 import { createTheme, DARK } from "../themes/helpers";
 import { CATALOGUES } from "../../src/lib/i18n/messages";
 import { escapeHtml } from "../../src/lib/html";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ApiResponse } from "../helpers/api";
-import { call, createCustomer, seedOrders, sources, unique, workspace } from "../dashboards/helpers";
+import { call, createCustomer, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
 // A blueprint table's `translations`: checked when the blueprint is saved, and what the report
 // builder shows in the view's locale — exact locale, then language, then the table's own words;

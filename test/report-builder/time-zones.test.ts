@@ -4,7 +4,7 @@ import type { StoredTable } from "../../src/blueprints/schemas";
 import { compileReportQuery } from "../../src/report-builder/compiler";
 import { ReportQuery } from "../../src/report-builder/query";
 import { runReport } from "../../src/report-builder/run";
-import { onWarehouse } from "../dashboards/warehouse";
+import { onWarehouse } from "../helpers/warehouse";
 
 // The report builder's day/week/month/quarter/year buckets of date-times in the view's time
 // zone: on D1 (SQLite has no zone database: the zone's offset transitions over the data's range

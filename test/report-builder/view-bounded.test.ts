@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createCustomer, sources, unique, workspace } from "../dashboards/helpers";
+import { admin, call, createCustomer, sources, unique, workspace } from "../helpers/dashboards";
 
 // The review's case for section 21's chart caps: the builder's /view of a 10,000-row result
 // drawn as a pie (it took 7.4 s and 11 MB) answers in under 2 s; the table still has every row.

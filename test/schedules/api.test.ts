@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, createCustomer, createTag, roundTrips, unique, workspace } from "../helpers/api";
-import { dashboard, kpi, sources } from "../dashboards/helpers";
+import { dashboard, kpi, sources } from "../helpers/dashboards";
 
 const db = (env as unknown as { DB: D1Database }).DB;
 const post = (token: string, path: string, body: unknown) => call("POST", path, { token, body });

@@ -1,10 +1,10 @@
 import Papa from "papaparse";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, type ApiResponse } from "../helpers/api";
-import { bindings, dashboard, kpi, seedOrders, sources, workspace } from "../dashboards/helpers";
-import { sentMails, waitForJob } from "../delivery/helpers";
-import { parseMime } from "../delivery/mime";
-import { builderRows, customerWithBlueprint, revenueByDay, saveReport, type CustomerWithBlueprint } from "../report-builder/saved-reports";
+import { bindings, dashboard, kpi, seedOrders, sources, workspace } from "../helpers/dashboards";
+import { sentMails, waitForJob } from "../helpers/delivery";
+import { parseMime } from "../helpers/mime";
+import { builderRows, customerWithBlueprint, revenueByDay, saveReport, type CustomerWithBlueprint } from "../helpers/saved-reports";
 
 // Schedules of saved reports: `report_id` instead of `dashboard_embed_id`, for the report's
 // own customer, run with that customer's data.

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../helpers/api";
-import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
-import { fetchDownload, sentMails, waitForJob } from "../delivery/helpers";
-import { parseMime } from "../delivery/mime";
+import { dashboard, kpi, seedOrders, sources } from "../helpers/dashboards";
+import { fetchDownload, sentMails, waitForJob } from "../helpers/delivery";
+import { parseMime } from "../helpers/mime";
 
 const DB = (env as unknown as { DB: D1Database }).DB;
 let ws: Awaited<ReturnType<typeof workspace>>;

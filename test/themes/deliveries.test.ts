@@ -4,9 +4,9 @@
 // Real Browser Rendering, D1, R2 and the local outbox.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createCustomer, deliverySetup, fetchDownload, isPng, sentMails, waitForJob } from "../delivery/helpers";
-import { parseMime } from "../delivery/mime";
-import { decodePng } from "../delivery/png";
+import { call, createCustomer, deliverySetup, fetchDownload, isPng, sentMails, waitForJob } from "../helpers/delivery";
+import { parseMime } from "../helpers/mime";
+import { decodePng } from "../helpers/png";
 import { base64, createTheme, DARK, PNG_1PX } from "./helpers";
 
 const DB = (env as unknown as { DB: D1Database }).DB;

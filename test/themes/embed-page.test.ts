@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createCustomer, dashboard, seedOrders, sources, unique, workspace } from "../dashboards/helpers";
+import { call, createCustomer, dashboard, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 import { base64, createTheme, DARK, PNG_1PX, woff2Bytes } from "./helpers";
 
 // The presentation resolved for a view and worn by the embed page: `<html>` attributes, the

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bindings, call, createCustomer, deliverySetup, fetchDownload, unique, waitForJob } from "../helpers";
+import { bindings, call, createCustomer, deliverySetup, fetchDownload, unique, waitForJob } from "../../helpers/delivery";
 
 // A share link is a capability of the customer token it was made under (docs/delivery.md, "What is never delivered"):
 // refresh_customer_token or deleting the customer ends it, like a signed embed token.

@@ -1,6 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { base64Bytes, parseMime } from "../mime";
-import { bindings, call, deliverySetup, fetchDownload, isPdf, isPng, pngWidth, sentMails, sha256, waitForJob } from "../helpers";
+import { base64Bytes, parseMime } from "../../helpers/mime";
+import {
+  bindings,
+  call,
+  deliverySetup,
+  fetchDownload,
+  isPdf,
+  isPng,
+  pngWidth,
+  sentMails,
+  sha256,
+  waitForJob,
+} from "../../helpers/delivery";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 let teamId: number;
@@ -100,7 +111,7 @@ describe("report e-mail", () => {
   });
 
   it("renders the version tagged email, else production, else the newest", async () => {
-    const { admin, dashboard, kpi } = await import("../helpers");
+    const { admin, dashboard, kpi } = await import("../../helpers/delivery");
     const version = (label: string) => ({ panels: [kpi("which", ctx.schema, `SELECT '${label}' AS value`)] });
     const embedId = await dashboard(version("production version"), ["production"]);
     const save = async (label: string) =>

@@ -12,7 +12,7 @@ import {
   unique,
   unqueuedJob,
   waitForJob,
-} from "../helpers";
+} from "../../helpers/delivery";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {

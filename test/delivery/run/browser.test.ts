@@ -3,7 +3,7 @@ import puppeteer from "@cloudflare/puppeteer";
 import { describe, expect, it } from "vitest";
 import { capture, type CaptureStation, captureStationName } from "../../../src/delivery/run/capture-station";
 import { JobFailure } from "../../../src/delivery/job-state";
-import { isPng, pngWidth } from "../helpers";
+import { isPng, pngWidth } from "../../helpers/delivery";
 
 const bindings = env as unknown as { BROWSER: Fetcher; CAPTURE_STATION: DurableObjectNamespace<CaptureStation> };
 const page = (text: string) =>

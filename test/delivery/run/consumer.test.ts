@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
-import { bindings, deliverySetup, jobRow, unique, unqueuedJob } from "../helpers";
+import { bindings, deliverySetup, jobRow, unique, unqueuedJob } from "../../helpers/delivery";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import readXlsxFile from "read-excel-file/universal";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../../helpers/api";
-import { dashboard, seedOrders, sources } from "../../dashboards/helpers";
-import { fetchDownload, sentMails, waitForJob } from "../helpers";
-import { base64Bytes, parseMime } from "../mime";
+import { dashboard, seedOrders, sources } from "../../helpers/dashboards";
+import { fetchDownload, sentMails, waitForJob } from "../../helpers/delivery";
+import { base64Bytes, parseMime } from "../../helpers/mime";
 
 let ws: Awaited<ReturnType<typeof workspace>>;
 let embedId: string;

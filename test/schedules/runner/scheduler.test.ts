@@ -2,9 +2,9 @@ import { createScheduledController, env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import { call, createCustomer, createTag, unique, workspace } from "../../helpers/api";
-import { dashboard, kpi, seedOrders, sources } from "../../dashboards/helpers";
-import { fetchDownload, waitForJob } from "../../delivery/helpers";
-import { parseMime } from "../../delivery/mime";
+import { dashboard, kpi, seedOrders, sources } from "../../helpers/dashboards";
+import { fetchDownload, waitForJob } from "../../helpers/delivery";
+import { parseMime } from "../../helpers/mime";
 
 const bindings = env as unknown as { DB: D1Database; DEMO_DATA: D1Database; FILES: R2Bucket };
 const HOUR = 3_600_000;

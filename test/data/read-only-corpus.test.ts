@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { runPostgres } from "../../src/data/sources/postgres";
-import { admin, bindings, call, createCustomer, dashboard, kpi, panelText, unique, workspace } from "./helpers";
-import { fetchDownload, waitForJob } from "../delivery/helpers";
+import { admin, bindings, call, createCustomer, dashboard, kpi, panelText, unique, workspace } from "../helpers/dashboards";
+import { fetchDownload, waitForJob } from "../helpers/delivery";
 import { forTable, READ_ONLY_CORPUS, VALID_READS } from "../helpers/sql-corpus";
-import { onWarehouse, warehouse } from "./warehouse";
+import { onWarehouse, warehouse } from "../helpers/warehouse";
 
 // Every statement of the read-only corpus (docs/postgres.md "Safety in three layers" and the bypasses found while
 // writing the lexer) against the real local D1 and the real PostgreSQL behind WAREHOUSE:

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { runD1 } from "../../src/data/sources/d1";
-import { runPostgres } from "../../src/data/sources/postgres";
-import { admin, bindings, call, createCustomer, dashboard, unique, workspace } from "./helpers";
-import { warehouse } from "./warehouse";
+import { runD1 } from "../../../src/data/sources/d1";
+import { runPostgres } from "../../../src/data/sources/postgres";
+import { admin, bindings, call, createCustomer, dashboard, unique, workspace } from "../../helpers/dashboards";
+import { warehouse } from "../../helpers/warehouse";
 
 // A panel's query that would answer millions of rows reads no more than QUERY_ROW_LIMIT + 1
 // of them (the extra one says the panel was cut): the limit is in the SQL the database runs,

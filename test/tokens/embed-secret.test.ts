@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, callWithEnv, createCustomer, unique, workspace } from "../helpers/api";
-import { dashboard, kpi, sources } from "../dashboards/helpers";
+import { dashboard, kpi, sources } from "../helpers/dashboards";
 
 // Outside ENVIRONMENT=development a missing EMBED_TOKEN_SECRET is never replaced by the known
 // local one (docs/getting-started.md "Configuration and deployment"): minting and opening signed tokens answer 500 naming the

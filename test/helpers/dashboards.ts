@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { admin, call, createCustomer, unique, workspace } from "../helpers/api";
+import { admin, call, createCustomer, unique, workspace } from "./api";
 
 export const bindings = env as unknown as { DB: D1Database; DEMO_DATA: D1Database; OTHER_DATA: D1Database };
 

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { runPostgres } from "../../src/data/sources/postgres";
-import type { PanelResult } from "../../src/data/sources/types";
-import { admin, call, createCustomer, dashboard, embed, kpi, panelText, seedOrders, unique, workspace } from "./helpers";
-import { fetchDownload, isPng, pngWidth, waitForJob } from "../delivery/helpers";
-import { onWarehouse, warehouse } from "./warehouse";
+import { runPostgres } from "../../../src/data/sources/postgres";
+import type { PanelResult } from "../../../src/data/sources/types";
+import { admin, call, createCustomer, dashboard, embed, kpi, panelText, seedOrders, unique, workspace } from "../../helpers/dashboards";
+import { fetchDownload, isPng, pngWidth, waitForJob } from "../../helpers/delivery";
+import { onWarehouse, warehouse } from "../../helpers/warehouse";
 
 // Every test here runs against the real local PostgreSQL behind the WAREHOUSE Hyperdrive
 // binding (wrangler.toml's local connection string, or

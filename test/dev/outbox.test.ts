@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { outboxKeyTime, sendMail } from "../../../src/delivery/mail/send";
-import { bindings } from "../helpers";
+import { outboxKeyTime, sendMail } from "../../src/delivery/mail/send";
+import { bindings } from "../helpers/delivery";
 
 async function page(path: string): Promise<{ status: number; html: string }> {
   const { exports } = await import("cloudflare:workers");

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, callWithEnv } from "../helpers/api";
-import { onWarehouse } from "../dashboards/warehouse";
+import { onWarehouse } from "../helpers/warehouse";
 
 const asAdmin = { admin: true };
 

@@ -1,6 +1,6 @@
 import { sign } from "hono/jwt";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createCustomer, dashboard, kpi, panelText, seedOrders, sources, unique, workspace } from "./helpers";
+import { admin, call, createCustomer, dashboard, kpi, panelText, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
 // Signed embed tokens (docs/embedding.md): minted by the vendor's backend, opened by browsers.
 const SECRET = "test-embed-token-secret"; // vitest.config.mts gives the Worker this EMBED_TOKEN_SECRET

@@ -1,5 +1,5 @@
-import { call, createCustomer } from "../helpers/api";
-import { bindings } from "../dashboards/helpers";
+import { call, createCustomer } from "./api";
+import { bindings } from "./dashboards";
 
 /**
  * Saved reports made as a customer's user makes them: a blueprint through the vendor API, a

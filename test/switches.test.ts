@@ -4,9 +4,9 @@
 // name; unset they follow it (on outside production, /_dev/ in development only).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { deliveryEffects } from "../../src/delivery/run/effects";
-import type { Env } from "../../src/env";
-import { callWithEnv, createCustomer, getCustomer, unique, workspace } from "../helpers/api";
+import { deliveryEffects } from "../src/delivery/run/effects";
+import type { Env } from "../src/env";
+import { callWithEnv, createCustomer, getCustomer, unique, workspace } from "./helpers/api";
 
 const DIAGNOSTIC_HEADERS = ["X-D1-Round-Trips", "X-D1-Primary-Round-Trips", "X-DO-Round-Trips", "X-Binding-Round-Trips"];
 

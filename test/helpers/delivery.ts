@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { config } from "../../src/config";
 import { type CaptureStation, captureStationName } from "../../src/delivery/run/capture-station";
-import { admin, call, callWithEnv, createCustomer, sha256, unique, workspace } from "../helpers/api";
-import { dashboard, kpi, seedOrders, sources } from "../dashboards/helpers";
+import { admin, call, callWithEnv, createCustomer, sha256, unique, workspace } from "./api";
+import { dashboard, kpi, seedOrders, sources } from "./dashboards";
 
 export const bindings = env as unknown as { DB: D1Database; LINKS: KVNamespace; FILES: R2Bucket; BROWSER: Fetcher };
 

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { createDatabase } from "../../../src/db/client";
-import { deliverWebhook } from "../../../src/webhooks/service";
-import { callWithEnv } from "../../helpers/api";
-import { admin, call, createCustomer, deliverySetup, jobCount, sentMails, unique, waitForJob } from "../helpers";
+import { createDatabase } from "../../src/db/client";
+import { deliverWebhook } from "../../src/webhooks/service";
+import { callWithEnv } from "../helpers/api";
+import { admin, call, createCustomer, deliverySetup, jobCount, sentMails, unique, waitForJob } from "../helpers/delivery";
 
 let ctx: Awaited<ReturnType<typeof deliverySetup>>;
 let secret: string;
