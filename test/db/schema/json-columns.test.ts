@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { dashboard, kpi, sources } from "../helpers/dashboards";
-import { admin, call, createCustomer, getCustomer, schemaAndSource, unique, workspace } from "../helpers/api";
+import { dashboard, kpi, sources } from "../../helpers/dashboards";
+import { admin, call, createCustomer, getCustomer, schemaAndSource, unique, workspace } from "../../helpers/api";
 
-// JSON columns are typed in src/db/schema.ts (drizzle's json mode): what they store must stay
+// JSON columns are typed in src/db/schema/ (drizzle's json mode): what they store must stay
 // the very text the services wrote by hand before, so rows from before read back unchanged.
 const DB = (env as unknown as { DB: D1Database }).DB;
 
