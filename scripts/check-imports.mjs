@@ -4,6 +4,9 @@
 //   src/lib                  imports only src/lib (pure helpers: no storage, no HTTP, no config)
 //   src/env.ts, src/config.ts import only src/lib and each other (the Worker's bindings and vars)
 //   src/db                   imports only src/db, src/lib, src/env.ts, src/config.ts
+//   src/rate-limits          the API tokens' guard, the isolate's leases, the customers' budgets:
+//                            src/rate-limits, src/db and below — nothing of HTTP (it answers
+//                            verdicts; src/http turns them into responses)
 //   src/http                 imports only src/http and the floors below it — no capability folder
 //   src/data                 the data plane: src/data, src/http and below — not src/tokens
 //   src/tokens               the signed-token scheme and its claims: src/tokens, src/data, src/http and below
@@ -47,13 +50,17 @@ const rules = {
   lib: { may: ["lib"], text: "src/lib imports only src/lib" },
   env: { may: GROUND, text: "src/env.ts and src/config.ts import only src/lib and each other" },
   db: { may: ["db", ...GROUND], text: "src/db imports only src/db, src/lib, src/env.ts and src/config.ts" },
-  http: { may: ["http", "db", ...GROUND], text: "src/http imports no capability folder" },
+  "rate-limits": {
+    may: ["rate-limits", "db", ...GROUND],
+    text: "src/rate-limits imports only src/rate-limits, src/db, src/lib, src/env.ts and src/config.ts",
+  },
+  http: { may: ["http", "rate-limits", "db", ...GROUND], text: "src/http imports no capability folder" },
   tokens: {
-    may: ["tokens", "data", "http", "db", ...GROUND],
+    may: ["tokens", "data", "http", "rate-limits", "db", ...GROUND],
     text: "src/tokens imports only src/tokens, src/data, src/http and the floors below — no capability",
   },
   data: {
-    may: ["data", "http", "db", ...GROUND],
+    may: ["data", "http", "rate-limits", "db", ...GROUND],
     text: "src/data imports only src/data, src/http and the floors below — no capability, not src/tokens",
   },
   capability: {
@@ -84,7 +91,7 @@ const inBrowser = (rel) => rel.split("/").slice(0, -1).includes("browser");
 
 /** The floor a path under src/ stands on: its first segment, or the top-level file's name. */
 function floorOf(top) {
-  if (["lib", "db", "http", "tokens", "data", "dev"].includes(top)) return top;
+  if (["lib", "db", "rate-limits", "http", "tokens", "data", "dev"].includes(top)) return top;
   if (top === "env.ts" || top === "config.ts") return "env";
   if (top === "assemble-app.ts") return "app";
   if (top === "index.ts") return "index";

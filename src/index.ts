@@ -8,7 +8,7 @@ import { serveRequest } from "./http/request-state";
 import { config } from "./config";
 import { setLogLevel } from "./lib/log";
 
-export { ApiTokenGuard } from "./http/api-token-guard";
+export { ApiTokenGuard } from "./rate-limits/guard";
 export { CaptureStation } from "./delivery/run/capture-station";
 
 const app = createApp();

@@ -6,7 +6,7 @@ import { NO_CUSTOMER } from "../data/placeholders";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
-import type { Principal } from "../http/principal";
+import type { Principal } from "../rate-limits/principal";
 import { compileReportQuery, datasetOf } from "../report-builder/compiler";
 import * as reportBuilderRepo from "../report-builder/repository";
 import { signBuilderToken } from "../tokens/builder";

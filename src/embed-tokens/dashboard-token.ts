@@ -4,7 +4,7 @@ import * as dashboardsRepo from "../dashboards/repository";
 import { dashboardNotFound } from "../dashboards/not-found";
 import type { Database } from "../db/client";
 import type { Env } from "../env";
-import type { Principal } from "../http/principal";
+import type { Principal } from "../rate-limits/principal";
 import { signEmbedToken } from "../tokens/embed";
 import { customerTokenFingerprint } from "../tokens/signed";
 import { requireMintingPermission } from "./minting-permission";

@@ -1,5 +1,5 @@
 import { ApiError } from "../http/errors";
-import type { Principal } from "../http/principal";
+import type { Principal } from "../rate-limits/principal";
 
 /**
  * The one rule of what a minted token may do: never more than the API token that minted it.

@@ -2,11 +2,11 @@ import type { MiddlewareHandler } from "hono";
 import { newerBookmark } from "../db/client";
 import type { Env } from "../env";
 import { constantTimeEqual, sha256Hex } from "../lib/crypto";
-import type { LimitBucket } from "./api-token-guard";
+import type { LimitBucket } from "../rate-limits/guard";
+import { tokenLeases, type GuardLink } from "../rate-limits/leases";
 import type { AppContext, AppEnv } from "./context";
 import { ApiError } from "./errors";
 import { currentRequest } from "./request-state";
-import { tokenLeases, type GuardLink } from "./token-lease";
 
 const tokenHeader = /^Token\s+([\x21-\x7e]{1,512})$/;
 

@@ -1,10 +1,8 @@
 import type { Context } from "hono";
 import type { Database, RoundTripCounter } from "../db/client";
 import type { Env } from "../env";
-import type { Principal } from "./principal";
+import type { Principal } from "../rate-limits/principal";
 import type { RequestState } from "./request-state";
-
-export type { Principal } from "./principal";
 
 export interface AppEnv {
   Bindings: Env;

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { RoundTripCounter, RequestSession } from "../db/client";
 import type { Env } from "../env";
-import type { Principal } from "./principal";
+import type { Principal } from "../rate-limits/principal";
 import { config, ConfigError } from "../config";
 
 /**

@@ -4,10 +4,11 @@ import type { QueryCacheReport } from "../data/query-cache";
 import { customerTokenFingerprint } from "../tokens/signed";
 import type { Database, RoundTripCounter } from "../db/client";
 import type { Env } from "../env";
-import { countCustomerRequest } from "../http/customer-limit";
-import { markNotFound } from "../http/request-state";
+import { currentRequest, markNotFound } from "../http/request-state";
 import { ApiError } from "../http/errors";
 import { constantTimeEqual } from "../lib/crypto";
+import { countCustomerRequest } from "../rate-limits/customer-budget";
+import { customerGuardName } from "../rate-limits/guard";
 import type { BuilderClaims } from "../tokens/builder";
 import type { CustomerViewRow } from "../customers/repository";
 import * as customersRepo from "../customers/repository";
@@ -64,7 +65,7 @@ export function builderReads(request: BuilderRequest) {
  * locked filters still naming the blueprint's datasets and columns (401, locks.ts), the
  * customer's requests this minute (429). The count comes last and is not a D1 write: a call
  * refused for its token costs the customer nothing, and a warm request reaches neither the
- * D1 primary nor a Durable Object (http/customer-limit.ts).
+ * D1 primary nor a Durable Object (rate-limits/customer-budget.ts).
  */
 export async function opened(
   request: BuilderRequest,
@@ -78,12 +79,7 @@ export async function opened(
   if (blueprint.length === 0) throw new ApiError("blueprint_not_found", "This blueprint does not exist any more.");
   // A lock renamed away by update_blueprint refuses the token rather than running without it.
   if (!lockedFiltersFit(blueprint[0].tables, request.claims.flt ?? [])) throw staleLockError();
-  await countCustomerRequest(
-    request.env,
-    request.claims.cid,
-    request.waitUntil,
-    (retryAfter) => `Too many report builder requests for this customer; retry in ${retryAfter} s.`,
-  );
+  await countBuilderRequest(request);
   const { context, mapping, sources: usable, cacheVersions } = customerDataView(chain, sources);
   const computed = computedPresentation(chain);
   return {
@@ -96,6 +92,20 @@ export async function opened(
     locale: request.claims.loc ?? computed.locale ?? DEFAULT_LOCALE,
     timezone: request.claims.tz ?? computed.timezone ?? DEFAULT_TIMEZONE,
   };
+}
+
+/** The customer's requests this minute: over BUILDER_REQUESTS_PER_MINUTE, 429 `rate_limited` with `Retry-After`. */
+async function countBuilderRequest(request: BuilderRequest): Promise<void> {
+  const customerId = request.claims.cid;
+  // The retry on the primary of a replica's not-found was counted by its first attempt (if that got this far).
+  const state = currentRequest();
+  if (state && !state.countOnce(customerGuardName(customerId))) return;
+  const verdict = await countCustomerRequest(request.env, customerId, request.waitUntil, () => currentRequest()?.countDurableObjectCall());
+  if (verdict.outcome === "rate_limited") {
+    throw new ApiError("rate_limited", `Too many report builder requests for this customer; retry in ${verdict.retryAfter} s.`, undefined, {
+      "Retry-After": String(verdict.retryAfter),
+    });
+  }
 }
 
 /** Opens a builder request that reads nothing more than every request does. */

@@ -245,3 +245,41 @@ describe("floors, browser code, folder cycles and re-exports (scripts/check-impo
     expect(lines[1]).toBe('check-imports: 1 re-export(s) from another folder (see docs/architecture.md "Folders and imports")');
   });
 });
+
+// The layout of issue 51: the API tokens' guard, the leases and the customers' budgets in
+// src/rate-limits/, below src/http/ (whose auth uses the leases) and above src/db/.
+const limited = {
+  ...layered,
+  "rate-limits/guard.ts": `import { t } from "../db/schema";\nimport { config } from "../config";\nexport const guard = [t, config];\n`,
+  "rate-limits/leases.ts": `import { guard } from "./guard";\nimport { csv } from "../lib/csv";\nexport const leases = [guard, csv];\n`,
+  "http/auth.ts": `import { leases } from "../rate-limits/leases";\nimport { e } from "./errors";\nexport const auth = [leases, e];\n`,
+  "data/budget.ts": `import type { guard } from "../rate-limits/guard";\nexport const budget = 1;\n`,
+  "report-builder/builder-request.ts": `import { leases } from "../rate-limits/leases";\nimport { e } from "../http/errors";\nexport const opened = [leases, e];\n`,
+};
+
+describe("the rate-limits floor (scripts/check-imports.mjs)", () => {
+  it("passes a tree whose rate-limits/ imports db/ and below and is imported by http/, data/ and a capability (control)", () => {
+    const run = check(tree(limited));
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`${Object.keys(limited).length} files`);
+  });
+
+  it.each([
+    [
+      "rate-limits/leases.ts",
+      `import { e } from "../http/errors";\n`,
+      "../http/errors",
+      "src/rate-limits imports only src/rate-limits, src/db",
+    ],
+    ["rate-limits/guard.ts", `import { s } from "../customers/service";\n`, "../customers/service", "src/rate-limits imports only"],
+    ["rate-limits/guard.ts", `import { d1 } from "../data/sources/d1";\n`, "../data/sources/d1", "src/rate-limits imports only"],
+    ["db/client.ts", `import { guard } from "../rate-limits/guard";\n`, "../rate-limits/guard", "src/db imports only"],
+    ["lib/log.ts", `import type { leases } from "../rate-limits/leases";\n`, "../rate-limits/leases", "src/lib imports only src/lib"],
+  ])("refuses %s importing %j, naming the file, the import and the rule", (file, text, specifier, rule) => {
+    const lines = refusal({ ...limited, [file]: text + (limited[file as keyof typeof limited] ?? "") });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`${escapeRegExp(file)}: imports ${escapeRegExp(specifier)} \\(${escapeRegExp(rule)}`));
+    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see docs/architecture.md "Folders and imports")');
+  });
+});

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { LEASE_MS, WINDOW_MS, type ApiTokenGuard } from "../../src/http/api-token-guard";
-import { TokenLeases, type GuardLink } from "../../src/http/token-lease";
+import { LEASE_MS, WINDOW_MS, type ApiTokenGuard } from "../../src/rate-limits/guard";
+import { TokenLeases, type GuardLink } from "../../src/rate-limits/leases";
 import { call, sha256, workspace } from "../helpers/api";
 
 // This project runs with RATE_LIMIT_PER_MINUTE=40 (vitest.config.mts). Isolates spend leased

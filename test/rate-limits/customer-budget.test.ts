@@ -1,13 +1,13 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { customerGuardName, type ApiTokenGuard, type CustomerHolder } from "../../src/http/api-token-guard";
-import { TokenLeases, type GuardLink } from "../../src/http/token-lease";
+import { customerGuardName, type ApiTokenGuard, type CustomerHolder } from "../../src/rate-limits/guard";
+import { TokenLeases, type GuardLink } from "../../src/rate-limits/leases";
 import { signBuilderToken, verifyBuilderToken } from "../../src/tokens/builder";
 import { callWithEnv, type ApiResponse } from "../helpers/api";
 import { admin, bindings, call, createCustomer, unique, workspace } from "../helpers/dashboards";
 
 // BUILDER_REQUESTS_PER_MINUTE is counted through leases from a guard per customer (the API
-// tokens' mechanism, src/http/customer-limit.ts): no D1 write, no Durable Object call while
+// tokens' mechanism, src/rate-limits/customer-budget.ts): no D1 write, no Durable Object call while
 // the lease lasts, exact across isolates, and only for calls whose token passed its checks.
 
 const guards = (env as unknown as { API_TOKEN_GUARD: DurableObjectNamespace<ApiTokenGuard> }).API_TOKEN_GUARD;

@@ -1,15 +1,7 @@
 import { newerBookmark } from "../db/client";
 import { log } from "../lib/log";
-import {
-  type CustomerHolder,
-  LEASE_MS,
-  limitBuckets,
-  type LeaseAnswer,
-  type LeaseRequest,
-  type LimitBucket,
-  type Units,
-} from "./api-token-guard";
-import type { Principal } from "./context";
+import { type CustomerHolder, LEASE_MS, limitBuckets, type LeaseAnswer, type LeaseRequest, type LimitBucket, type Units } from "./guard";
+import type { Principal } from "./principal";
 
 export interface RateState {
   limit: number;

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { config } from "../config";
 import type { Env } from "../env";
-import type { Principal } from "./context";
+import type { Principal } from "./principal";
 
 /** Which per-minute limits a call counts against: an API token's calls and deliveries, a customer's report-builder requests. */
 export type LimitBucket = "api" | "delivery" | "builder";
@@ -66,7 +66,7 @@ export function customerGuardName(customerId: number): string {
  * The source of truth for one API token (named by the token's SHA-256): is it valid, with
  * which permission, and how many calls of this minute are still free. Isolates do not ask
  * it per call; they lease a slice of the remaining budget with the principal for a few
- * seconds, spend it in memory and renew before it runs out (see token-lease.ts).
+ * seconds, spend it in memory and renew before it runs out (see leases.ts).
  *
  * The same guard, named by customerGuardName, keeps a customer's report-builder budget
  * (BUILDER_REQUESTS_PER_MINUTE, bucket `builder`): there is no token to resolve — the builder

@@ -1,4 +1,4 @@
-/** Who is calling: the API token's access group and permission. */
+/** Who is calling: the API token's access group and permission, as the token's guard resolves it (guard.ts). */
 export interface Principal {
   tokenId: string;
   accessGroupId: number;
