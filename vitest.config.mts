@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 import { browserScriptsAsTextForVite, buildBrowserScripts } from "./scripts/lib/browser-build.mjs";
 import { projectCacheHome } from "./scripts/lib/cache-home.mjs";
 import { webhookReceiver } from "./test/helpers/webhook-receiver";
+import { dnsResolver } from "./test/helpers/dns-resolver";
 
 // Tests run inside workerd with the real local bindings of wrangler.toml (D1, KV, R2,
 // Queues, Durable Objects, send_email, Browser Rendering): nothing of ours is mocked.
@@ -65,8 +66,8 @@ export default defineConfig(async () => {
           // A second data-source database, so tests can tell data sources apart.
           d1Databases: { OTHER_DATA: "other-data" },
           hyperdrives: { WAREHOUSE_STOPPED: stopped.href, WAREHOUSE_WRONG_PASSWORD: wrongPassword.href },
-          // Outbound fetches reach a stand-in webhook receiver (other hosts pass through).
-          outboundService: webhookReceiver,
+          // Outbound fetches reach a stand-in webhook receiver or DNS-over-HTTPS resolver (other hosts pass through).
+          outboundService: (request) => (new URL(request.url).hostname === "dns.test" ? dnsResolver(request) : webhookReceiver(request)),
           bindings: {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",

@@ -45,6 +45,12 @@ const Vars = z.object({
   MAIL_FROM: z.string().min(3).default("reports@example.com"),
   /** `frame-ancestors` of embed and share pages unless an embed token names its own. */
   FRAME_ANCESTORS: z.string().trim().default("'none'"),
+  /**
+   * A DNS-over-HTTPS resolver's JSON endpoint (e.g. https://cloudflare-dns.com/dns-query):
+   * webhook destinations are then also judged by the addresses their names resolve to.
+   * Absent: by their spelling only (src/lib/destination-policy.ts).
+   */
+  DNS_RESOLVER_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

@@ -62,7 +62,7 @@ const evaluationView = (e: {
 /** A callback_url must pass the destination policy (webhooks/service.ts) and have a secret to be signed with. */
 async function checkCallback(scope: ScheduleScope, env: Env, callbackUrl: string | null | undefined): Promise<void> {
   if (!callbackUrl) return;
-  checkCallbackUrl(env, callbackUrl);
+  await checkCallbackUrl(env, callbackUrl);
   const secret = await webhooksRepo.secretExists(scope.db, scope.accessGroupId);
   if (secret.length === 0) throw webhookSecretMissing();
 }

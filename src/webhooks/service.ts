@@ -2,7 +2,7 @@ import type { Database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { hmacSha256Hex, importHmacKey, randomHex } from "../lib/crypto";
-import { destinationProblem } from "../lib/destination-policy";
+import { resolvedDestinationProblem } from "../lib/destination-policy";
 import { log } from "../lib/log";
 import * as repo from "./repository";
 import { config } from "../config";
@@ -63,16 +63,20 @@ export async function signature(secret: string, timestamp: number, body: string)
   return `sha256=${await hmacSha256Hex(await importHmacKey(secret), `${timestamp}.${body}`)}`;
 }
 
-/** The one destination policy (lib/destination-policy.ts) under this deployment's ENVIRONMENT. */
-const destinationRules = (env: Env) => ({ development: config(env).ENVIRONMENT === "development" });
+/** The one destination policy (lib/destination-policy.ts) under this deployment's ENVIRONMENT and resolver. */
+const destinationRules = (env: Env) => {
+  const vars = config(env);
+  return { development: vars.ENVIRONMENT === "development", resolverUrl: vars.DNS_RESOLVER_URL };
+};
 
 /**
- * https to a public host (lib/destination-policy.ts); in development also localhost and
- * 127.0.0.1 (a receiver on the developer's laptop). Anything else is refused before a job
- * or an alert exists: 400 validation_error on callback_url.
+ * https to a public host (lib/destination-policy.ts), also by its addresses when
+ * DNS_RESOLVER_URL names a resolver; in development also localhost and 127.0.0.1 (a receiver
+ * on the developer's laptop). Anything else is refused before a job or an alert exists: 400
+ * validation_error on callback_url.
  */
-export function checkCallbackUrl(env: Env, callbackUrl: string): void {
-  const problem = destinationProblem(callbackUrl, destinationRules(env));
+export async function checkCallbackUrl(env: Env, callbackUrl: string): Promise<void> {
+  const problem = await resolvedDestinationProblem(callbackUrl, destinationRules(env));
   if (problem) throw new ApiError("validation_error", `callback_url is refused: ${problem}.`, "callback_url");
 }
 
@@ -95,8 +99,9 @@ export async function deliverWebhook(
   target: { url: string; accessGroupId: number; body: WebhookBody | AlertWebhookBody },
   attempt: number,
 ): Promise<"delivered" | "retry" | "gave_up"> {
-  // Checked again at sending: a URL stored before the policy (or under another ENVIRONMENT) is never called.
-  const refused = destinationProblem(target.url, destinationRules(env));
+  // Checked again at sending: a URL stored before the policy (or under another ENVIRONMENT), or a
+  // name that has come to resolve inward since it was saved, is never called.
+  const refused = await resolvedDestinationProblem(target.url, destinationRules(env));
   if (refused) {
     log("warn", "webhook not sent: its destination is refused", { ...webhookSubject(target.body), reason: refused });
     return "gave_up";

@@ -3,7 +3,8 @@ import { Response, type Request } from "miniflare";
 /**
  * Stands in for a vendor's webhook receiver (the outside world, not our infrastructure):
  * miniflare routes the Worker's outbound fetches here (`outboundService` in
- * vitest.config.mts). Requests to https://webhook.test/<name> are recorded and answered
+ * vitest.config.mts). Requests to https://webhook.test/<name> (or a name under webhook.test,
+ * for tests that give it DNS records of its own) are recorded and answered
  * 200, or 500 for the first <n> when the path is /fail-<n>/<name>;
  * GET https://webhook.test/_received/<name> lists what <name> received. Every other host
  * is fetched for real.
@@ -12,7 +13,7 @@ const received = new Map<string, { headers: Record<string, string>; body: string
 
 export async function webhookReceiver(request: Request): Promise<Response> {
   const url = new URL(request.url);
-  if (url.hostname !== "webhook.test") return fetch(request as never) as never;
+  if (url.hostname !== "webhook.test" && !url.hostname.endsWith(".webhook.test")) return fetch(request as never) as never;
   const listing = url.pathname.match(/^\/_received\/(.+)$/);
   if (listing) return Response.json(received.get(listing[1]) ?? []);
   const target = url.pathname.match(/^\/(?:fail-(\d+)\/)?(.+)$/);

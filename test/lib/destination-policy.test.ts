@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { destinationProblem } from "../../src/lib/destination-policy";
+import { addressProblem, destinationProblem } from "../../src/lib/destination-policy";
 
 const production = { development: false };
 const development = { development: true };
@@ -33,6 +33,27 @@ const INTERNAL: [string, string][] = [
   ["mDNS .local", "https://printer.local/hook"],
   ["*.internal", "https://metadata.google.internal/computeMetadata/v1/"],
   ["upper-case *.INTERNAL", "https://SERVICE.Internal/hook"],
+  // Section 26: the third review's targets, then every added range and wildcard-DNS service.
+  ["localtest.me (wildcard DNS to loopback)", "https://localtest.me:8951/"],
+  ["a nip.io name", "https://127.0.0.1.nip.io/"],
+  ["benchmarking 198.18/15", "https://198.18.0.1/"],
+  ["benchmarking, upper half", "https://198.19.255.254/"],
+  ["documentation 192.0.2/24", "https://192.0.2.1/"],
+  ["IPv4-translated loopback", "https://[::ffff:0:127.0.0.1]/"],
+  ["local-use NAT64 of loopback", "https://[64:ff9b:1::7f00:1]/"],
+  ["IPv6 documentation", "https://[2001:db8::1]/"],
+  ["IETF 192.0.0/24", "https://192.0.0.8/"],
+  ["documentation 198.51.100/24", "https://198.51.100.7/"],
+  ["documentation 203.0.113/24", "https://203.0.113.9/"],
+  ["reserved 240/4", "https://240.1.2.3/"],
+  ["multicast", "https://239.255.255.250/"],
+  ["broadcast", "https://255.255.255.255/"],
+  ["IPv4-translated of a public address", "https://[::ffff:0:8.8.8.8]/"],
+  ["discard-only 100::/64", "https://[100::1]/"],
+  ["a sslip.io name", "https://10-0-0-1.sslip.io/"],
+  ["xip.io itself", "https://xip.io/"],
+  ["an lvh.me subdomain, upper case", "https://API.LVH.ME/"],
+  ["a nip.io name with a trailing dot", "https://10.0.0.1.nip.io./"],
 ];
 
 describe("destinationProblem: one policy for every outgoing URL", () => {
@@ -50,6 +71,11 @@ describe("destinationProblem: one policy for every outgoing URL", () => {
     ["a name that only starts like a private one", "https://internal.example.com/hook"],
     ["172.32 (outside 172.16/12)", "https://172.32.0.1/hook"],
     ["100.128 (outside CGNAT)", "https://100.128.0.1/hook"],
+    ["198.20 (outside 198.18/15)", "https://198.20.0.1/hook"],
+    ["192.0.3 (outside TEST-NET-1)", "https://192.0.3.1/hook"],
+    ["2001:db9:: (outside 2001:db8::/32)", "https://[2001:db9::1]/hook"],
+    ["64:ff9b:2:: (outside local-use NAT64)", "https://[64:ff9b:2::1]/hook"],
+    ["a name that only ends like a wildcard service", "https://notnip.io/hook"],
   ])("accepts %s (control)", (_name, url) => {
     expect(destinationProblem(url, production)).toBeNull();
   });
@@ -70,4 +96,15 @@ describe("destinationProblem: one policy for every outgoing URL", () => {
     expect(destinationProblem("https://user:secret@webhook.test/hook", production)).toContain("password");
     expect(destinationProblem("not a url", production)).toBe("it is not a URL");
   });
+});
+
+describe("addressProblem: the addresses a name resolves to", () => {
+  it.each(["10.0.0.7", "127.0.0.1", "::1", "::ffff:169.254.169.254", "fe80::1", "198.18.0.1", "2001:db8::5", "64:ff9b::a00:1"])(
+    "refuses %s",
+    (address) => expect(addressProblem(address)).not.toBeNull(),
+  );
+  it.each(["93.184.215.14", "2606:4700:4700::1111", "::ffff:8.8.8.8"])("accepts %s (control)", (address) =>
+    expect(addressProblem(address)).toBeNull(),
+  );
+  it("refuses what is not an address", () => expect(addressProblem("example.com")).toBe("not an address"));
 });

@@ -227,6 +227,86 @@ describe("completion webhooks", () => {
     });
   });
 
+  describe("section 26's ranges, wildcard-DNS names and resolved addresses (a workspace of its own)", () => {
+    let own: Awaited<ReturnType<typeof deliverySetup>>;
+    beforeAll(async () => {
+      own = await deliverySetup();
+      expect((await admin("POST", "/admin/webhook_secrets/", { access_group: own.group })).status).toBe(200);
+    });
+    const RESOLVER = { DNS_RESOLVER_URL: "https://dns.test/dns-query" };
+    const screenshot = (callbackUrl: string) =>
+      [
+        "POST",
+        "/api/dashboard/screenshot",
+        {
+          token: own.write,
+          body: { provided_id: own.customer.provided_id, dashboard_embed_id: own.embedId, email: "a@b.example", callback_url: callbackUrl },
+        },
+      ] as const;
+    const refusedWithNoJob = async (res: { status: number; body: any }, before: number) => {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "validation_error", field: "callback_url" });
+      expect(await jobCount()).toBe(before);
+    };
+
+    it.each([
+      ["a wildcard-DNS name pointing at loopback", "https://localtest.me:8951/"],
+      ["a nip.io name spelling 127.0.0.1", "https://127.0.0.1.nip.io/"],
+      ["benchmarking 198.18.0.0/15", "https://198.18.0.1/"],
+      ["documentation 192.0.2.0/24", "https://192.0.2.1/"],
+      ["IPv4-translated IPv6 of loopback", "https://[::ffff:0:127.0.0.1]/"],
+      ["local-use NAT64 of loopback", "https://[64:ff9b:1::7f00:1]/"],
+      ["IPv6 documentation", "https://[2001:db8::1]/"],
+    ])("refuses %s (%s), with no resolver configured", async (_name, callbackUrl) => {
+      const before = await jobCount();
+      await refusedWithNoJob(await call(...screenshot(callbackUrl)), before);
+    });
+
+    it.each([
+      ["a name whose address is private", "https://inward.example/hook"],
+      ["a name with a private address among public ones", "https://mixed.example/hook"],
+      ["a name whose AAAA is loopback", "https://loopback6.example/hook"],
+      ["a name whose AAAA is IPv4-mapped metadata", "https://mapped.example/hook"],
+      ["a name that does not exist", "https://nowhere.example/hook"],
+    ])("with DNS_RESOLVER_URL, refuses %s", async (_name, callbackUrl) => {
+      const before = await jobCount();
+      await refusedWithNoJob(await callWithEnv(RESOLVER, ...screenshot(callbackUrl)), before);
+    });
+
+    it("with DNS_RESOLVER_URL, refuses when the resolver cannot answer (fails closed)", async () => {
+      const before = await jobCount();
+      const res = await callWithEnv({ DNS_RESOLVER_URL: "https://dns.test/broken" }, ...screenshot("https://webhook.test/x"));
+      await refusedWithNoJob(res, before);
+      expect(res.body.error.message).toContain("could not be resolved");
+    });
+
+    it("accepts a public name through the resolver (control) and the same URLs without one keep their spelling rule", async () => {
+      expect((await callWithEnv(RESOLVER, ...screenshot("https://webhook.test/resolved"))).status).toBe(200);
+      // Without a resolver the service cannot know where inward.example points: judged by its spelling.
+      expect((await call(...screenshot("https://inward.example/hook"))).status).toBe(200);
+    });
+
+    it("checks again at sending: a name that resolves inward since it was saved is never called", async () => {
+      const path = unique("flip");
+      const name = `${path}.webhook.test`;
+      const group = await (env as unknown as { DB: D1Database }).DB.prepare("SELECT id FROM access_groups WHERE name = ?")
+        .bind(own.group)
+        .first<{ id: number }>();
+      const target = {
+        url: `https://${name}/${path}`,
+        accessGroupId: group!.id,
+        body: { job_id: "job_flip", status: "done" as const, error: null },
+      };
+      const db = createDatabase((env as unknown as { DB: D1Database }).DB);
+      const resolving = { ...(env as object), ...RESOLVER } as never;
+      // Control: public when it was saved, so called.
+      expect(await deliverWebhook(db, resolving, target, 1)).toBe("delivered");
+      await fetch(`https://dns.test/_records?name=${name}`, { method: "POST", body: JSON.stringify({ A: ["10.1.2.3"] }) });
+      expect(await deliverWebhook(db, resolving, target, 1)).toBe("gave_up");
+      expect(await received(path, 1)).toHaveLength(1);
+    });
+  });
+
   it("never calls a refused destination stored before the policy: the attempt gives up", async () => {
     const target = {
       url: "https://169.254.169.254/latest/meta-data/",

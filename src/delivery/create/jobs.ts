@@ -66,7 +66,7 @@ interface InsertedJob extends NewJob {
  * and, when the scope runs the first attempt, that attempt: the job is then born claimed.
  */
 async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToCheck, versions: VersionPolicy): Promise<InsertedJob> {
-  if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
+  if (job.callbackUrl !== undefined) await checkCallbackUrl(scope.env, job.callbackUrl);
   const { db, accessGroupId } = scope;
   const renderable = allOf(
     exists(versions.fallBackToNewest ? dashboards.anyVersion(db, job.embedId) : dashboards.taggedVersion(db, job.embedId, versions.tags)),

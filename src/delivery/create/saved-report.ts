@@ -43,7 +43,7 @@ export async function insertSavedReportJob(
   job: SavedReportJobToCheck,
   born: boolean,
 ): Promise<{ row: repo.JobRow; customerId: number; customerTokenHash: string }> {
-  if (job.callbackUrl !== undefined) checkCallbackUrl(scope.env, job.callbackUrl);
+  if (job.callbackUrl !== undefined) await checkCallbackUrl(scope.env, job.callbackUrl);
   const { db, accessGroupId } = scope;
   const condition = allOf(
     exists(reportOfVisibleCustomer(db, job.reportId, job.providedId, accessGroupId)),
