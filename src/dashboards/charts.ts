@@ -6,6 +6,7 @@ import type { Row } from "../data/query-runner";
 import { type ColumnFormat, formatValue, numberFormat, type ViewClock } from "../lib/i18n/format";
 import type { CartesianPanel } from "./definition";
 import type { ChartLook } from "../themes/style";
+import { attributeText } from "../view/page-shell";
 
 echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);
 
@@ -128,6 +129,23 @@ export function drawnChartCount(): number {
   return drawn.size;
 }
 
+/**
+ * A look as ECharts' SVG renderer may take it. The renderer escapes text content (series
+ * names, labels) but writes attribute values as given: the font family lands in every
+ * `<text>`'s `style="…font-family:…"`, the colors in `fill` and `stroke`. So these are
+ * escaped for a double-quoted attribute here, and read back by the browser as given (a
+ * theme's `"Acme Sans", sans-serif` still names its font; `x" autofocus` adds no attribute).
+ */
+function attributeLook(look: ChartLook): ChartLook {
+  return {
+    series: look.series.map(attributeText),
+    text: attributeText(look.text),
+    grid: attributeText(look.grid),
+    surface: attributeText(look.surface),
+    font: attributeText(look.font),
+  };
+}
+
 /** Server-side ECharts: the option rendered to an SVG string that scales with its panel. */
 function render(option: echarts.EChartsCoreOption, width: number, height: number, look: ChartLook): string {
   const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
@@ -156,11 +174,12 @@ export function cartesianChart(
   yColumns: string[],
   size: { width: number; height: number },
   words: ChartWords = EN_US,
-  look: ChartLook = BUILTIN_LOOK,
+  given: ChartLook = BUILTIN_LOOK,
   /** A live page whose points answer clicks: lines and areas draw a dot at each point (something to click and focus). */
   points = false,
 ): string {
   const { clock, formats } = words;
+  const look = attributeLook(given);
   const TEXT = look.text;
   const GRID_LINE = look.grid;
   const rows = chartPoints(allRows);
@@ -214,9 +233,10 @@ export function pieChart(
   valueColumn: string,
   size: { width: number; height: number },
   words: ChartWords = EN_US,
-  look: ChartLook = BUILTIN_LOOK,
+  given: ChartLook = BUILTIN_LOOK,
 ): string {
   const { clock, formats } = words;
+  const look = attributeLook(given);
   const TEXT = look.text;
   const legendRight = size.width > size.height * 1.3;
   const slices = pieSlices(

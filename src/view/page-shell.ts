@@ -37,7 +37,9 @@ export const REFUSED_URL = "#";
  * it: leading spaces and control characters, and tabs and newlines anywhere, do not count.
  */
 export function url(value: string): string {
-  const seen = value.replace(/^[\u0000-\u0020]+/, "").replace(/[\t\n\r]/g, "");
+  let start = 0;
+  while (start < value.length && value.charCodeAt(start) <= 0x20) start++;
+  const seen = value.slice(start).replace(/[\t\n\r]/g, "");
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(seen);
   if (scheme === null) return value;
   return URL_SCHEMES.has(scheme[1].toLowerCase()) ? value : REFUSED_URL;
@@ -138,4 +140,13 @@ export function renderPage(page: Page): string {
 /** A fragment as the string a caller keeps (a panel's markup sent as JSON, a control placed into a page). */
 export function htmlString(markup: Html): string {
   return markup.toString();
+}
+
+/**
+ * `value` escaped as the template escapes a slot, for markup another library writes without
+ * escaping (ECharts' SVG renderer writes its attribute values as given): read back from a
+ * double-quoted attribute, it is `value` again.
+ */
+export function attributeText(value: string): string {
+  return html`${value}`.toString();
 }
