@@ -3,7 +3,7 @@ import monthOrders from "../../examples/dashboards/month-orders.json";
 import sales from "../../examples/dashboards/sales.json";
 import { demoDataSql } from "../../scripts/lib/seed.mjs";
 import { cartesianChart, pieChart } from "../../src/dashboards/charts";
-import { admin, bindings, call, createCustomer, embed, workspace } from "./helpers";
+import { admin, bindings, call, createCustomer, embed, workspace } from "../helpers/dashboards";
 import { attribute, attributeNames, decodeEntities, type StartTag, startTags } from "../helpers/html-tags";
 
 // DESIGN section 26: no value the chart library writes — a theme's font family, series
