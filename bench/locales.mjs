@@ -2,7 +2,7 @@
 // Languages and time zones, in one run of the local runtime (`npm start` on its own port):
 //   1. the embed page of the demo dashboard (acme-berlin, sales-overview) in en-US, de-DE and
 //      ar-EG: pages per second, one client after another, interleaved rounds — are the Intl
-//      formatters cached per isolate (src/lib/i18n/format.ts)? Then the locales cost the same.
+//      formatters cached per isolate (src/view/format.ts)? Then the locales cost the same.
 //   2. a report-builder query bucketed by month in Europe/Berlin vs UTC, on D1 and on
 //      PostgreSQL (WAREHOUSE): on D1 a zone costs a range query first (SQLite has no zone
 //      database; the zone's offsets over the data's range are bound), on PostgreSQL AT TIME ZONE.

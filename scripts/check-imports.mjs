@@ -2,12 +2,15 @@
 // The import direction of src/ (README "Folders and imports"), checked before the tests run.
 // Floors, bottom to top — each imports only itself and what is below it:
 //   src/lib                  imports only src/lib (pure helpers: no storage, no HTTP, no config)
+//   src/view                 imports only src/view and src/lib (how a page looks and speaks: the
+//                            resolved presentation, our words, formatting; no storage, no HTTP, no config)
 //   src/env.ts, src/config.ts import only src/lib and each other (the Worker's bindings and vars)
-//   src/db                   imports only src/db, src/lib, src/env.ts, src/config.ts
+//   src/db                   imports only src/db, src/lib, src/env.ts, src/config.ts (storage shows nothing:
+//                            not src/view)
 //   src/rate-limits          the API tokens' guard, the isolate's leases, the customers' budgets:
 //                            src/rate-limits, src/db and below — nothing of HTTP (it answers
 //                            verdicts; src/http turns them into responses)
-//   src/http                 imports only src/http and the floors below it — no capability folder
+//   src/http                 imports only src/http and the floors below it (src/rate-limits, src/db, src/view, …) — no capability folder
 //   src/data                 the data plane: src/data, src/http and below — not src/tokens
 //   src/tokens               the signed-token scheme and its claims: src/tokens, src/data, src/http and below
 //   capability folders       (every other folder of src/) import anything except src/dev,
@@ -46,21 +49,24 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const srcDir = resolve(process.argv[2] ?? join(root, "src"));
 
 const GROUND = ["lib", "env.ts", "config.ts"];
+/** What src/http, src/data and src/tokens stand on besides src/db: src/view (above src/lib; src/db shows nothing) and the ground. */
+const VIEW_AND_GROUND = ["view", ...GROUND];
 const rules = {
   lib: { may: ["lib"], text: "src/lib imports only src/lib" },
+  view: { may: ["view", "lib"], text: "src/view imports only src/view and src/lib — no capability, no storage, no HTTP, no config" },
   env: { may: GROUND, text: "src/env.ts and src/config.ts import only src/lib and each other" },
   db: { may: ["db", ...GROUND], text: "src/db imports only src/db, src/lib, src/env.ts and src/config.ts" },
   "rate-limits": {
     may: ["rate-limits", "db", ...GROUND],
     text: "src/rate-limits imports only src/rate-limits, src/db, src/lib, src/env.ts and src/config.ts",
   },
-  http: { may: ["http", "rate-limits", "db", ...GROUND], text: "src/http imports no capability folder" },
+  http: { may: ["http", "rate-limits", "db", ...VIEW_AND_GROUND], text: "src/http imports no capability folder" },
   tokens: {
-    may: ["tokens", "data", "http", "rate-limits", "db", ...GROUND],
+    may: ["tokens", "data", "http", "rate-limits", "db", ...VIEW_AND_GROUND],
     text: "src/tokens imports only src/tokens, src/data, src/http and the floors below — no capability",
   },
   data: {
-    may: ["data", "http", "rate-limits", "db", ...GROUND],
+    may: ["data", "http", "rate-limits", "db", ...VIEW_AND_GROUND],
     text: "src/data imports only src/data, src/http and the floors below — no capability, not src/tokens",
   },
   capability: {
@@ -91,7 +97,7 @@ const inBrowser = (rel) => rel.split("/").slice(0, -1).includes("browser");
 
 /** The floor a path under src/ stands on: its first segment, or the top-level file's name. */
 function floorOf(top) {
-  if (["lib", "db", "rate-limits", "http", "tokens", "data", "dev"].includes(top)) return top;
+  if (["lib", "view", "db", "rate-limits", "http", "tokens", "data", "dev"].includes(top)) return top;
   if (top === "env.ts" || top === "config.ts") return "env";
   if (top === "assemble-app.ts") return "app";
   if (top === "index.ts") return "index";

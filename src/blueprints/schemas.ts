@@ -3,7 +3,7 @@ import { plainText } from "../http/fields";
 import { ProvidedId } from "../customers/schemas";
 import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
-import { canonicalLocale } from "../lib/i18n/lookup";
+import { canonicalLocaleKey } from "../view/translations";
 
 export const COLUMN_TYPES = ["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"] as const;
 
@@ -58,7 +58,7 @@ const Table = z
   })
   .superRefine((table, ctx) => {
     for (const [locale, texts] of Object.entries(table.translations ?? {})) {
-      if (canonicalLocale(locale) === null) {
+      if (canonicalLocaleKey(locale) === null) {
         ctx.addIssue({ code: "custom", path: ["translations", locale], message: `'${locale}' is not a BCP 47 locale or language` });
       }
       for (const name of Object.keys(texts.columns ?? {})) {

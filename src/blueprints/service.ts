@@ -3,7 +3,7 @@ import type { Database } from "../db/client";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import { readOnlyProblem } from "../lib/sql-read-only";
-import { canonicalLocale } from "../lib/i18n/lookup";
+import { canonicalLocaleKey } from "../view/translations";
 import * as customersRepo from "../customers/repository";
 import * as adminRepo from "../admin/repository";
 import * as repo from "./repository";
@@ -33,7 +33,7 @@ export function withDefaults(tables: TableInput[]): StoredTable[] {
     ...(table.translations !== undefined
       ? {
           translations: Object.fromEntries(
-            Object.entries(table.translations).map(([locale, texts]) => [canonicalLocale(locale) ?? locale, texts]),
+            Object.entries(table.translations).map(([locale, texts]) => [canonicalLocaleKey(locale) ?? locale, texts]),
           ),
         }
       : {}),

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { Email, jsonObject64KiB, plainText } from "../http/fields";
-import { Locale, ThemeReference, TimeZone } from "../themes/presentation";
+import { Locale, ThemeReference, TimeZone } from "../view/presentation";
 
 export const ProvidedId = plainText(1, 256).openapi({
   description: "The vendor's own identifier of the customer (1–256 characters, case-sensitive).",

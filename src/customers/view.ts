@@ -1,5 +1,5 @@
 import { inheritedFields } from "../data/inherited-fields";
-import { DEFAULT_LOCALE, DEFAULT_TIMEZONE } from "../themes/presentation";
+import { DEFAULT_LOCALE, DEFAULT_TIMEZONE } from "../view/presentation";
 import type { Customer } from "./schemas";
 import type { CustomerViewRow } from "./repository";
 

@@ -13,7 +13,7 @@ import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { DASHBOARD_SCHEMA_PATH, dashboardJsonSchema } from "./file-schema";
 import { checkFile, createPreview, loadPreview } from "./service";
 import { config } from "../config";
-import { Locale } from "../themes/presentation";
+import { Locale } from "../view/presentation";
 
 const tags = ["Administration: dashboards as code"];
 

@@ -3,9 +3,9 @@ import { GridComponent, LegendComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import type { Row } from "../data/query-runner";
-import { type ColumnFormat, formatValue, numberFormat, type ViewClock } from "../lib/i18n/format";
+import { type ColumnFormat, formatValue, numberFormat, type ViewClock } from "../view/format";
 import type { CartesianPanel } from "./definition";
-import type { ChartLook } from "../themes/style";
+import type { ChartLook } from "../view/style";
 import { attributeText } from "../view/page-shell";
 
 echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);

@@ -9,9 +9,9 @@ import { ApiError } from "../http/errors";
 import type { Definition } from "./definition";
 import { readingOrder } from "./layout";
 import { dashboardNotFound } from "./not-found";
-import { renderDashboard, type Presentation } from "./render";
+import { type PageOptions, renderDashboard } from "./render";
 import * as repo from "./repository";
-import { type Presentation as ViewPresentation, type PresentationChoice, resolvePresentation, type ThemeRow } from "../themes/presentation";
+import { type Presentation, type PresentationChoice, resolvePresentation, type ThemeRow } from "../view/presentation";
 import { themesOfCustomerGroup } from "../themes/repository";
 
 // A dashboard as one customer sees it: which version (tags, fallback), the customer's data
@@ -55,8 +55,8 @@ export interface LoadedDashboard {
   sources: Awaited<ReturnType<typeof repo.dataSources>>;
   /** The invalidation versions of the customer chain and the dashboard, in every cache key. */
   cacheVersions: string[];
-  /** Theme, locale and time zone of this view, resolved once (src/themes/presentation.ts). */
-  view: ViewPresentation;
+  /** Theme, locale and time zone of this view, resolved once (src/view/presentation.ts). */
+  view: Presentation;
 }
 
 /** How a render's queries are counted and cached: the parts of a `RenderRequest` that say so. */
@@ -162,7 +162,7 @@ export async function renderForCustomer(
   db: Database,
   env: object,
   request: RenderRequest,
-  presentation: Presentation = {},
+  presentation: PageOptions = {},
 ): Promise<string> {
   return renderLoaded(env, await readDashboard(db, request), presentation, request);
 }
@@ -174,7 +174,7 @@ export async function renderForCustomer(
 export async function renderLoaded(
   env: object,
   loaded: LoadedDashboard,
-  presentation: Presentation = {},
+  presentation: PageOptions = {},
   run: RenderRun = {},
 ): Promise<string> {
   // `{{viewer.locale}}` and `{{viewer.timezone}}` bind the view's own (they are part of each query's cache key).

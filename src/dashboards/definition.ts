@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 import { placeholderProblem } from "../data/placeholders";
-import { COLUMN_STYLES } from "../lib/i18n/format";
+import { COLUMN_STYLES } from "../view/format";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
-import { canonicalLocaleKey, translationKeyProblem } from "./translations";
+import { canonicalLocaleKey, translationKeyProblem } from "../view/translations";
 
 /**
  * For the JSON Schema only (the API runs the real checks): a read statement starts, after

@@ -1,10 +1,10 @@
 import { frameScriptTag } from "../http/pages";
-import { BUILTIN_PRESENTATION, htmlTag, type Presentation as ViewPresentation } from "../themes/presentation";
-import { BUILTIN_THEME_CSS, type ChartLook, chartLook, logoImg, presentationCss } from "../themes/style";
+import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../view/presentation";
+import { BUILTIN_THEME_CSS, type ChartLook, chartLook, logoImg, presentationCss } from "../view/style";
 import { escapeHtml } from "../lib/html";
-import { type ColumnFormat, formatNumber, formatValue, type ViewClock } from "../lib/i18n/format";
-import { datePattern, showDate } from "../lib/i18n/date-field";
-import { directionOf, type Translator, translator } from "../lib/i18n/messages";
+import { type ColumnFormat, formatNumber, formatValue, type ViewClock } from "../view/format";
+import { datePattern, showDate } from "../view/date-field";
+import { directionOf, type Translator, translator } from "../view/messages";
 import { BUILTIN_LOOK, cartesianChart, compactNumber, pieChart } from "./charts";
 import { CLICK_STYLE, clickData } from "./clicks";
 import type { PanelResult, Row } from "../data/query-runner";
@@ -63,7 +63,7 @@ export interface RenderInput {
   fitToWindow?: boolean;
   interaction?: Interaction;
   /** Theme, locale and time zone of the view (the built-in presentation when absent). */
-  view?: ViewPresentation;
+  view?: Presentation;
   /** The view's locale (BCP 47; default en-US): our words, numbers and dates. */
   locale?: string;
   /** The view's IANA time zone (default UTC): date-times are shown in it. */
@@ -73,7 +73,7 @@ export interface RenderInput {
 }
 
 /** How a page is shown: its width, and the interactive parts of the embed page. */
-export type Presentation = Pick<RenderInput, "width" | "fitToWindow" | "interaction" | "locale" | "timezone">;
+export type PageOptions = Pick<RenderInput, "width" | "fitToWindow" | "interaction" | "locale" | "timezone">;
 
 /**
  * One self-contained HTML document: inline CSS, charts as inline SVG, no external
@@ -85,7 +85,7 @@ export type Presentation = Pick<RenderInput, "width" | "fitToWindow" | "interact
  * The view's presentation with the render's own `locale`/`timezone` laid over it (a caller
  * that knows them without a resolved view, e.g. a preview).
  */
-function viewOf(input: RenderInput): ViewPresentation {
+function viewOf(input: RenderInput): Presentation {
   const view = input.view ?? BUILTIN_PRESENTATION;
   const locale = input.locale ?? view.locale;
   return { ...view, locale, dir: directionOf(locale), timezone: input.timezone ?? view.timezone };
@@ -132,7 +132,7 @@ ${panels}
 export function panelMarkup(
   panel: PanelDefinition,
   result: PanelResult,
-  options: { width?: number; context: PlaceholderContext; isDemo?: boolean; locale?: string; timezone?: string; view?: ViewPresentation },
+  options: { width?: number; context: PlaceholderContext; isDemo?: boolean; locale?: string; timezone?: string; view?: Presentation },
 ): string {
   const input: RenderInput = {
     view: options.view,

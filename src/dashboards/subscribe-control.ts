@@ -1,7 +1,7 @@
 import SUBSCRIBE_SCRIPT from "#browser/subscribe-control.js";
 import { inlineScriptHash } from "../http/pages";
 import { escapeHtml } from "../lib/html";
-import { catalogueFor, type MessageKey, translator } from "../lib/i18n/messages";
+import { catalogueFor, type MessageKey, translator } from "../view/messages";
 
 /** The words the control's script writes itself, handed to it as data (browser code imports no server file). */
 const SCRIPT_WORDS: MessageKey[] = [

@@ -1,60 +1,11 @@
-import { languageOf } from "../lib/i18n/messages";
+import { translationsFor } from "../view/translations";
 import type { Definition, PanelDefinition, VariableDefinition } from "./definition";
 
-// The vendor's words in other languages: a definition's `translations`, by locale or language,
-// each a map of keys (`title`, `panels.<id>.title`, `panels.<id>.text`, `variables.<name>.label`,
-// `options.<variable>.<value>`, `columns.<name>`) to text. A view takes the exact locale's text,
-// else its language's, else the definition's own.
-
-/** The shape a translations key may have (what it names is checked against the definition). */
-const KEY =
-  /^(?:title|panels\.[A-Za-z0-9_-]{1,64}\.(?:title|text)|variables\.[A-Za-z_][A-Za-z0-9_]{0,63}\.label|options\.[A-Za-z_][A-Za-z0-9_]{0,63}\..+|columns\..+)$/s;
-
-/** A translations locale key canonicalised (`de-ch` → `de-CH`), or null when it is not a BCP 47 tag. */
-export function canonicalLocaleKey(key: string): string | null {
-  try {
-    return Intl.getCanonicalLocales(key)[0] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** Why a translations key names nothing of this definition, or null when it is fine. */
-export function translationKeyProblem(definition: Pick<Definition, "panels" | "variables">, key: string): string | null {
-  if (!KEY.test(key)) {
-    return "unknown translation key; use title, panels.<id>.title, panels.<id>.text, variables.<name>.label, options.<variable>.<value> or columns.<name>";
-  }
-  const [kind, name, ...rest] = key.split(".");
-  if (kind === "panels") {
-    const panel = definition.panels.find((p) => p.id === name);
-    if (!panel) return `there is no panel '${name}'`;
-    if (rest[0] === "text" && panel.type !== "text") return `panel '${name}' is not a text panel`;
-  }
-  if (kind === "variables" && !definition.variables.some((v) => v.name === name)) return `there is no variable '${name}'`;
-  if (kind === "options") {
-    const variable = definition.variables.find((v) => v.name === name);
-    if (!variable) return `there is no variable '${name}'`;
-    const value = rest.join(".");
-    if (!(variable.control?.options ?? []).includes(value)) return `variable '${name}' has no option '${value}'`;
-  }
-  return null;
-}
-
-/** The texts of one view's locale: the language's entries, overridden by the exact locale's. */
-export function translationsFor(definition: Pick<Definition, "translations">, locale: string): Record<string, string> {
-  const all = definition.translations;
-  if (!all) return {};
-  const wanted = (canonicalLocaleKey(locale) ?? locale).toLowerCase();
-  const language = languageOf(locale);
-  let exact: Record<string, string> = {};
-  let general: Record<string, string> = {};
-  for (const [key, texts] of Object.entries(all)) {
-    const canonical = (canonicalLocaleKey(key) ?? key).toLowerCase();
-    if (canonical === wanted) exact = texts;
-    else if (canonical === language) general = texts;
-  }
-  return { ...general, ...exact };
-}
+// A definition in a view's language: its `translations` (by locale or language; keys `title`,
+// `panels.<id>.title`, `panels.<id>.text`, `variables.<name>.label`, `options.<variable>.<value>`,
+// `columns.<name>`) looked up by the view's one fallback rule (src/view/translations.ts: the
+// exact locale's text, else its language's, else the definition's own). definition.ts checks the
+// keys with the view's translationKeyProblem and never imports this file.
 
 /** A definition in a view's language, with the option labels and column names to show. */
 export interface LocalizedDefinition {
@@ -66,7 +17,7 @@ export interface LocalizedDefinition {
 }
 
 export function localizeDefinition(definition: Definition, locale: string): LocalizedDefinition {
-  const texts = translationsFor(definition, locale);
+  const texts = translationsFor(definition.translations, locale);
   const optionLabels = new Map<string, Map<string, string>>();
   const columnNames: Record<string, string> = {};
   if (Object.keys(texts).length === 0) return { definition, optionLabels, columnNames };
@@ -103,7 +54,7 @@ export function localizeDefinition(definition: Definition, locale: string): Loca
  * the definition (a query decides them) and are not asked for.
  */
 export function missingTranslations(definition: Definition, locale: string): string[] {
-  const texts = translationsFor(definition, locale);
+  const texts = translationsFor(definition.translations, locale);
   const wanted: string[] = [];
   if (definition.title) wanted.push("title");
   for (const panel of definition.panels) {

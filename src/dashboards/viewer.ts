@@ -7,7 +7,7 @@ import { verifyEmbedToken } from "../tokens/embed";
 import { fingerprintMatches } from "../tokens/signed";
 import { newest, type VersionPolicy } from "./customer-dashboard";
 import { config } from "../config";
-import type { PresentationChoice } from "../themes/presentation";
+import type { PresentationChoice } from "../view/presentation";
 
 // Who views an embed page (or its CSV): a signed embed token or (legacy) a customer token.
 

@@ -3,7 +3,7 @@ import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { JOB_KINDS, JOB_STATUSES } from "../db/job-vocabulary";
 import { checkDeliveryTarget, ReportId, type Targeted } from "./target";
-import { presentationFields } from "../themes/presentation";
+import { presentationFields } from "../view/presentation";
 
 const DashboardEmbedId = EmbedId.optional().openapi({
   description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`.",
@@ -120,7 +120,7 @@ export const JobRequestSchema = z.object({
   headline: z.string().optional(),
   /**
    * The delivery's own theme (its name as stored), locale and time zone; what is absent comes
-   * from the customer (src/themes/presentation.ts resolves it when the job renders).
+   * from the customer (src/view/presentation.ts resolves it when the job renders).
    */
   presentation: z.object({ theme: z.string().optional(), locale: z.string().optional(), timezone: z.string().optional() }).optional(),
   /** This service's origin: the report e-mail's logo is served from it (`/theme-assets/<sha256>`). */

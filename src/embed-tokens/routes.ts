@@ -3,7 +3,7 @@ import { LockedFilter } from "../data/filters";
 import type { AppEnv } from "../http/context";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { apiOperation, successSchema } from "../http/openapi";
-import { presentationFields } from "../themes/presentation";
+import { presentationFields } from "../view/presentation";
 import { type BuilderTokenRequest, mintBuilderToken } from "./builder-token";
 import { type EmbedTokenRequest, mintEmbedToken } from "./dashboard-token";
 

@@ -13,7 +13,7 @@ import type { BuilderClaims } from "../tokens/builder";
 import type { CustomerViewRow } from "../customers/repository";
 import * as customersRepo from "../customers/repository";
 import * as dashboardsRepo from "../dashboards/repository";
-import { computedPresentation, DEFAULT_LOCALE, DEFAULT_TIMEZONE } from "../themes/presentation";
+import { computedPresentation, DEFAULT_LOCALE, DEFAULT_TIMEZONE } from "../view/presentation";
 import { lockedFiltersFit, staleLockError } from "./locks";
 import * as repo from "./repository";
 
@@ -44,7 +44,7 @@ export interface OpenedBuilder {
   sources: Awaited<ReturnType<typeof dashboardsRepo.dataSources>>;
   /** The customer chain's invalidation versions, in every cache key. */
   cacheVersions: string[];
-  /** The view's locale and time zone: the token's, else the customer's computed ones (src/themes/presentation.ts). */
+  /** The view's locale and time zone: the token's, else the customer's computed ones (src/view/presentation.ts). */
   locale: string;
   timezone: string;
 }

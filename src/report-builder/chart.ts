@@ -1,4 +1,4 @@
-import type { Presentation } from "../themes/presentation";
+import type { Presentation } from "../view/presentation";
 import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "../dashboards/definition";
 import { panelMarkup, renderDashboard } from "../dashboards/render";

@@ -5,7 +5,7 @@ import type { StoredTable } from "../blueprints/schemas";
 import type { ReportFilter } from "../data/filters";
 import { splitPlaceholders, type Dialect, type Param, type PlaceholderContext } from "../data/placeholders";
 import { ApiError } from "../http/errors";
-import { isUtc } from "../lib/i18n/zone-offsets";
+import { isUtc } from "../lib/zone-offsets";
 import { aggregateAllowed, aggregated, aggregateType, bucketed, instant, isInstant, ordered, ref, zoneSource } from "./expressions";
 import { condition, opFitsColumn, typedFilter } from "./filter-conditions";
 import { DEFAULT_REPORT_LIMIT, type Aggregate, type Bucket, type ColumnType, type ReportQuery, type ResultColumn } from "./query";
@@ -42,7 +42,7 @@ export interface CompileInput {
   /** The view's IANA time zone: buckets of date-times and date-only filter values are local to it. Default UTC. */
   timezone?: string;
   /**
-   * D1 only: the zone's offset transitions over the data's range (lib/i18n/zone-offsets.ts),
+   * D1 only: the zone's offset transitions over the data's range (lib/zone-offsets.ts),
    * once `zoneRange` has told the range. Without them the statement has the same shape.
    */
   offsets?: readonly [string, number][];

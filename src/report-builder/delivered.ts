@@ -11,7 +11,7 @@ import { resultCsv } from "./export";
 import type { ReportResult } from "./query";
 import * as repo from "./repository";
 import { lockedFiltersFit, locksOnDataset, staleReportLockError } from "./locks";
-import { type PresentationChoice, resolvePresentation } from "../themes/presentation";
+import { type PresentationChoice, resolvePresentation } from "../view/presentation";
 import { themesOfCustomerGroup } from "../themes/repository";
 import { runReport } from "./run";
 import { reportNotFound, reportView, type Report } from "./saved-reports";

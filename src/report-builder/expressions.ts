@@ -105,7 +105,7 @@ export const ZONE = "__zone";
  * and ORDER BY spell the same bucket expression (PostgreSQL requires the grouped expression
  * verbatim; a parameter bound three times would be three different expressions). On D1 it
  * is the zone's offset transitions over the data's range as one JSON parameter
- * (`[["", 3600], ["2026-03-29T01:00:00.000Z", 7200], …]`, see lib/i18n/zone-offsets.ts),
+ * (`[["", 3600], ["2026-03-29T01:00:00.000Z", 7200], …]`, see lib/zone-offsets.ts),
  * whatever their number: D1 allows 100 bound parameters per statement.
  */
 export function zoneSource(dialect: Dialect, timezone: string, offsets: readonly [string, number][]): SQL {

@@ -4,7 +4,7 @@ import type { ReportFilter } from "../data/filters";
 import type { Dialect, Param } from "../data/placeholders";
 import { ApiError } from "../http/errors";
 import { jsonList } from "../db/json-list";
-import { startOfLocalDay } from "../lib/i18n/zone-offsets";
+import { startOfLocalDay } from "../lib/zone-offsets";
 import { instant, isInstant, ref, sqliteInstant } from "./expressions";
 
 /**

@@ -4,7 +4,7 @@ import { datasetDisplayName, datasetsOf } from "./queries";
 import { reportView } from "./saved-reports";
 import * as repo from "./repository";
 import { byId, customerChain } from "../customers/repository";
-import { type Presentation, resolvePresentation } from "../themes/presentation";
+import { type Presentation, resolvePresentation } from "../view/presentation";
 import { themesOfCustomerGroup } from "../themes/repository";
 
 /**
@@ -28,7 +28,7 @@ export async function builderPageData(request: BuilderRequest) {
       display_name: datasetDisplayName(builder.tables[i], builder.locale),
     })),
     reports: saved.map(reportView),
-    // The page and its charts in the token's theme, else the customer's (src/themes/presentation.ts).
+    // The page and its charts in the token's theme, else the customer's (src/view/presentation.ts).
     view: resolvePresentation({ theme: claims.thm, locale: claims.loc, timezone: claims.tz }, chain, themes),
   };
 }

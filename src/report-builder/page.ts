@@ -1,9 +1,9 @@
 import { PANEL_STYLE } from "../dashboards/render";
-import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../themes/presentation";
-import { logoImg, presentationCss } from "../themes/style";
+import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../view/presentation";
+import { logoImg, presentationCss } from "../view/style";
 import { errorPage } from "../http/pages";
 import { escapeHtml } from "../lib/html";
-import { catalogueFor } from "../lib/i18n/messages";
+import { catalogueFor } from "../view/messages";
 
 /**
  * The report builder page (docs/report-builder.md): a shell its script fills

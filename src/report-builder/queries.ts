@@ -11,7 +11,7 @@ import { datasetOf } from "./compiler";
 import { resultCsv } from "./export";
 import type { ReportQuery, ReportResult } from "./query";
 import { compileFor, runReport } from "./run";
-import { entriesFor } from "../lib/i18n/lookup";
+import { entriesFor } from "../view/translations";
 
 /** The builder's datasets, its queries on the customer's data and their exports as files. */
 

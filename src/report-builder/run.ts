@@ -7,7 +7,7 @@ import { config } from "../config";
 import { ApiError } from "../http/errors";
 import { readOnlyProblem } from "../lib/sql-read-only";
 import { log } from "../lib/log";
-import { offsetTransitions } from "../lib/i18n/zone-offsets";
+import { offsetTransitions } from "../lib/zone-offsets";
 import type { QueryCachePolicy } from "../data/query-cache";
 import { compileReportQuery, type CompiledQuery } from "./compiler";
 import type { ReportFilter } from "../data/filters";

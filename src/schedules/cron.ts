@@ -1,5 +1,5 @@
 import { Cron } from "croner";
-import { offsetSeconds } from "../lib/i18n/zone-offsets";
+import { offsetSeconds } from "../lib/zone-offsets";
 import { errorDetail } from "../lib/log";
 
 /**
@@ -42,7 +42,7 @@ export function timezoneProblem(name: string): string | null {
   }
 }
 
-/** Minutes the zone's wall clock is ahead of UTC at `at` (the one offset reader, src/lib/i18n/zone-offsets.ts). */
+/** Minutes the zone's wall clock is ahead of UTC at `at` (the one offset reader, src/lib/zone-offsets.ts). */
 function offsetMinutes(timezone: string, at: number): number {
   return Math.round(offsetSeconds(timezone, at) / 60);
 }

@@ -3,7 +3,7 @@ import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
 import { cronProblem, timezoneProblem } from "./cron";
 import { checkDeliveryTarget, ReportId } from "../delivery/target";
-import { Locale, ThemeReference } from "../themes/presentation";
+import { Locale, ThemeReference } from "../view/presentation";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
 export const GroupTag = z

@@ -1,12 +1,6 @@
-// Where a theme's font or logo is served from this service's origin: one immutable URL per
-// content (the SHA-256 of its bytes), so a changed file is a new URL and caches never go stale.
-
-export const ASSET_PREFIX = "/theme-assets/";
-
-/** `/theme-assets/<sha256>`: the path of a stored font or logo. */
-export function assetPath(sha256: string): string {
-  return `${ASSET_PREFIX}${sha256}`;
-}
+// Where a theme's font or logo is stored: one R2 object per content (the SHA-256 of its bytes).
+// The URL pages name it by is the view's (src/view/asset-url.ts): pages are drawn below the
+// capabilities, the bytes are this capability's.
 
 /** The R2 key (binding FILES) of a stored font or logo. */
 export function assetKey(sha256: string): string {

@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
-import { assetKey, assetPath } from "./asset-path";
-import type { Presentation } from "./presentation";
+import { assetPath } from "../view/asset-url";
+import { assetKey } from "./asset-path";
+import type { Presentation } from "../view/presentation";
 
 // A page drawn for a capture carries its theme's fonts and logo inline (data: URLs): the
 // capture's tab loads the HTML without an origin, where `/theme-assets/<sha256>` resolves to

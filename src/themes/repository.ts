@@ -2,7 +2,7 @@ import { and, asc, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { customers, reportSchedules, themes } from "../db/schema";
 import { sqlNow } from "../db/time";
-import type { ThemeDocument } from "./presentation";
+import type { ThemeDocument } from "../view/presentation";
 
 // Themes of an access group. Every function returns an unexecuted query, for one db.batch.
 

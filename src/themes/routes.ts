@@ -1,7 +1,8 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
 import { apiOperation, publicOperation, successSchema } from "../http/openapi";
-import { assetKey, ASSET_PREFIX } from "./asset-path";
+import { ASSET_PREFIX } from "../view/asset-url";
+import { assetKey } from "./asset-path";
 import { CreateThemeBody, DeleteThemeBody, ThemeSchema, UpdateThemeBody } from "./schemas";
 import * as themes from "./service";
 

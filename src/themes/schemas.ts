@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { ThemeDocument } from "../view/presentation";
 
 // The theme operations' bodies and answer (docs/theming.md). Shape errors are 400
 // validation_error on the field; what needs the bytes (signatures) or the colors together
@@ -118,3 +119,11 @@ export const ThemeSchema = z
   })
   .openapi("Theme");
 export type Theme = z.infer<typeof ThemeSchema>;
+
+// The themes table's document column stores the view's theme document (src/view/presentation.ts):
+// declared here, next to the capability that stores it, so the view floor never names the schema.
+declare module "../db/schema/columns" {
+  interface JsonColumns {
+    "themes.document": ThemeDocument;
+  }
+}

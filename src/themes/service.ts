@@ -3,10 +3,10 @@ import type { Database } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { ApiError } from "../http/errors";
 import { checkedAsset, type CheckedAsset, decodeBase64, imageType, isWoff2, MAX_FONT_BYTES, MAX_LOGO_BYTES, storeAssets } from "./assets";
-import { assetPath } from "./asset-path";
-import { firstContrastFailure } from "./contrast";
-import { BUILTIN_FONT_FAMILY, BUILTIN_RADIUS, PALETTES } from "./palette";
-import type { ThemeDocument } from "./presentation";
+import { assetPath } from "../view/asset-url";
+import { firstContrastFailure } from "../view/contrast";
+import { BUILTIN_FONT_FAMILY, BUILTIN_RADIUS, PALETTES } from "../view/palette";
+import type { ThemeDocument } from "../view/presentation";
 import * as repo from "./repository";
 import type { Theme, ThemeInput } from "./schemas";
 

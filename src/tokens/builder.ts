@@ -24,7 +24,7 @@ export const BuilderClaims = z.object({
   uid: z.string().optional(),
   save: z.boolean(),
   origins: z.array(z.string()).optional(),
-  /** The view's presentation (src/themes/presentation.ts), when the minting call named it: theme name, locale, time zone. */
+  /** The view's presentation (src/view/presentation.ts), when the minting call named it: theme name, locale, time zone. */
   thm: z.string().optional(),
   loc: z.string().optional(),
   tz: z.string().optional(),

@@ -22,7 +22,7 @@ export const EmbedClaims = z.object({
   origins: z.array(z.string()).optional(),
   /** The viewer's own address (`user_email`): may subscribe to this dashboard's e-mails. */
   eml: z.string().optional(),
-  /** The view's presentation (src/themes/presentation.ts), when the minting call named it: theme name, locale, time zone. */
+  /** The view's presentation (src/view/presentation.ts), when the minting call named it: theme name, locale, time zone. */
   thm: z.string().optional(),
   loc: z.string().optional(),
   tz: z.string().optional(),

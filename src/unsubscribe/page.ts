@@ -1,8 +1,8 @@
 import { escapeHtml } from "../lib/html";
-import { catalogueFor, directionOf, fill, translator } from "../lib/i18n/messages";
+import { catalogueFor, directionOf, fill, translator } from "../view/messages";
 import type { UnsubscribeLink } from "./service";
-import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../themes/presentation";
-import { BUILTIN_THEME_CSS, logoImg, presentationCss } from "../themes/style";
+import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../view/presentation";
+import { BUILTIN_THEME_CSS, logoImg, presentationCss } from "../view/style";
 
 /**
  * The pages of an unsubscribe link. The confirmation page only asks (a mail scanner that

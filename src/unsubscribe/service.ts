@@ -1,8 +1,8 @@
-import { type Translator, translator } from "../lib/i18n/messages";
+import { type Translator, translator } from "../view/messages";
 import type { Database } from "../db/client";
 import * as repo from "./repository";
 import { hashUnsubscribeToken, UNSUBSCRIBE_TOKEN } from "./tokens";
-import type { ThemeDocument } from "../themes/presentation";
+import type { ThemeDocument } from "../view/presentation";
 
 /** What an unsubscribe link stops, as its page shows it. */
 export interface UnsubscribeLink {

@@ -11,7 +11,7 @@ import { launchBrowser } from "../../scripts/lib/chromium.mjs";
 import { startEmbedHost } from "../../scripts/lib/embed-host.mjs";
 import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { demoOrders } from "../../scripts/lib/seed.mjs";
-import { CATALOGUES } from "../../src/lib/i18n/messages";
+import { CATALOGUES } from "../../src/view/messages";
 
 // These callbacks run in the browser (page.evaluate); the project's types are the Workers'.
 declare const document: any;

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../helpers/dashboards";
 import { createTheme, DARK } from "../themes/helpers";
-import { CATALOGUES } from "../../src/lib/i18n/messages";
+import { CATALOGUES } from "../../src/view/messages";
 import { escapeHtml } from "../../src/lib/html";
 
 // The report builder page, its script and its one-round-trip `/view` (docs/report-builder.md).

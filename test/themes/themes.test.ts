@@ -2,8 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, workspace } from "../helpers/api";
 import { base64, createTheme, DARK, PNG_1PX, woff2Bytes } from "./helpers";
-import { contrastRatio } from "../../src/themes/contrast";
-import { PALETTES } from "../../src/themes/palette";
+import { contrastRatio } from "../../src/view/contrast";
+import { PALETTES } from "../../src/view/palette";
 
 describe("create_theme, update_theme, delete_theme, GET /api/themes/", () => {
   it("creates a theme with the mode's palette filling what was left out, lists it, renames, makes default, deletes", async () => {

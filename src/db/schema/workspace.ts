@@ -114,7 +114,7 @@ export const customers = sqliteTable(
     tokenHash: text("token_hash").notNull(),
     // Bumped by POST /api/invalidate_cache/: part of every cached query result's key for this customer.
     cacheVersion: integer("cache_version").notNull().default(0),
-    // Presentation (src/themes/presentation.ts): own values, NULL = inherited from the parent.
+    // Presentation (src/view/presentation.ts): own values, NULL = inherited from the parent.
     themeId: integer("theme_id").references(() => themes.id),
     locale: text("locale"),
     timezone: text("timezone"),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { byId } from "../../customers/repository";
 import { customerTokenFingerprint } from "../../tokens/signed";
-import type { Presentation } from "../../dashboards/render";
+import type { PageOptions } from "../../dashboards/render";
 import { renderForCustomer, type RenderRun } from "../../dashboards/customer-dashboard";
 import type { Database } from "../../db/client";
 import { config } from "../../config";
@@ -63,7 +63,7 @@ export async function storeShareLink(env: Env, token: string, link: ShareLink, c
  * The dashboard behind a report's share link, rendered for that customer — while the customer
  * exists and still has the token the link was made under (deleted or refreshed: not found).
  */
-export async function renderShare(db: Database, env: Env, token: string, presentation: Presentation, run: RenderRun = {}): Promise<string> {
+export async function renderShare(db: Database, env: Env, token: string, presentation: PageOptions, run: RenderRun = {}): Promise<string> {
   const value = HEX_TOKEN.test(token) ? await env.LINKS.get(await shareKey(token)) : null;
   if (!value) throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
   const share = StoredShareLink.parse(JSON.parse(value));

@@ -1,14 +1,14 @@
 import type { Env } from "../../env";
 import { escapeHtml } from "../../lib/html";
 import { sanitizeHtml } from "../../lib/sanitize-html";
-import { translator } from "../../lib/i18n/messages";
+import { translator } from "../../view/messages";
 import { unsubscribeToken, unsubscribeUrl } from "../../unsubscribe/tokens";
 import { REPORT_WIDTH } from "../report-defaults";
 import type { JobRequest } from "../schemas";
 import type { Mail } from "./mime";
-import { assetPath } from "../../themes/asset-path";
-import { BUILTIN_PRESENTATION, documentOf, type Presentation } from "../../themes/presentation";
-import { onAccent } from "../../themes/style";
+import { assetPath } from "../../view/asset-url";
+import { BUILTIN_PRESENTATION, documentOf, type Presentation } from "../../view/presentation";
+import { onAccent } from "../../view/style";
 
 /** The file a job captured, as its e-mail attaches it. */
 export type StoredFile = { bytes: Uint8Array; contentType: string };

@@ -29,7 +29,7 @@ import { jobEnded, takenFromBoard, type JobEnding } from "./job-endings";
 import { reportJobFile, reportJobHtml } from "./saved-report";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
-import type { Presentation as ViewPresentation } from "../../themes/presentation";
+import type { Presentation } from "../../view/presentation";
 import { inlineThemeAssets } from "../../themes/inline-assets";
 
 /**
@@ -122,7 +122,7 @@ export async function runJob(
   let metadata: Record<string, string> = {};
   // The view the page was drawn in: the report e-mail wears its logo and accent (a retry that
   // finds the file stored renders nothing, and its e-mail is in the built-in colors).
-  let view: ViewPresentation | undefined;
+  let view: Presentation | undefined;
   if (job.fileKey) {
     const object = await env.FILES.get(job.fileKey);
     if (!object) throw new JobFailure("render_failed", false, "stored file missing");
@@ -200,7 +200,7 @@ export async function runJob(
 /** A job's page as captured, and the view it was drawn in (a dashboard's: theme, locale, time zone). */
 interface RenderedPage {
   html: string;
-  view?: ViewPresentation;
+  view?: Presentation;
 }
 
 /**

@@ -4,7 +4,7 @@ import { savedReportFile, savedReportHtml } from "../../report-builder/delivered
 import type { Database } from "../../db/client";
 import type { Env } from "../../env";
 import { JobFailure } from "../job-state";
-import type { PresentationChoice } from "../../themes/presentation";
+import type { PresentationChoice } from "../../view/presentation";
 
 /**
  * A saved report's job (`report_id`) draws or writes the report instead of a dashboard
@@ -29,7 +29,7 @@ export interface ReportJobPage {
   reportId: string;
   customerId: number;
   cacheReport: QueryCacheReport;
-  /** The job's own theme, locale and time zone, else the customer's (src/themes/presentation.ts). */
+  /** The job's own theme, locale and time zone, else the customer's (src/view/presentation.ts). */
   presentation?: PresentationChoice;
 }
 

@@ -4,7 +4,7 @@
  * filter form (through the frame script) and the report builder show a text field spelled like
  * `Intl.DateTimeFormat(locale)` spells a date (`26.11.2026` in de-DE, `2026/11/26` in ja-JP)
  * and read back what is typed in that order. The server spells the field's first value the
- * same way (src/lib/i18n/date-field.ts: a browser file cannot be imported there).
+ * same way (src/view/date-field.ts: a browser file cannot be imported there).
  */
 type Part = "year" | "month" | "day";
 

@@ -1,6 +1,6 @@
 /**
  * Our own words on the builder page, in the view's language: the page's boot data carries the
- * `builder.*` entries of the view's message catalogue (src/lib/i18n/), without their prefix,
+ * `builder.*` entries of the view's message catalogue (src/view/words/), without their prefix,
  * so the script ships no catalogue of its own and every language costs the page only its words.
  */
 let words: Record<string, string> = {};

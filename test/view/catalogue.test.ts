@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CATALOGUES, catalogueFor, directionOf, translator } from "../../src/lib/i18n/messages";
+import { CATALOGUES, catalogueFor, directionOf, translator } from "../../src/view/messages";
 
 // Our own words: one catalogue per language, each complete (every key of English, no other).
 describe("message catalogues", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { NO_CUSTOMER } from "../../src/data/placeholders";
 import { type RenderInput, renderDashboard } from "../../src/dashboards/render";
-import { CATALOGUES } from "../../src/lib/i18n/messages";
-import { datePattern } from "../../src/lib/i18n/date-field";
+import { CATALOGUES } from "../../src/view/messages";
+import { datePattern } from "../../src/view/date-field";
 import { admin, dashboard, kpi, unique } from "../helpers/dashboards";
 import type { Definition } from "../../src/dashboards/definition";
 

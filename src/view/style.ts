@@ -1,5 +1,5 @@
 import { contrastRatio } from "./contrast";
-import { assetPath } from "./asset-path";
+import { assetPath } from "./asset-url";
 import { BUILTIN_DOCUMENT, documentOf, type Presentation, type ThemeDocument } from "./presentation";
 
 // A theme as CSS and as chart colors: every surface draws from these, so the live page, the

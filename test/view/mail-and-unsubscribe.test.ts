@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { withUnsubscribe } from "../../src/delivery/mail/messages";
 import type { JobRequest } from "../../src/delivery/schemas";
 import type { Env } from "../../src/env";
-import { CATALOGUES } from "../../src/lib/i18n/messages";
+import { CATALOGUES } from "../../src/view/messages";
 import { confirmationPage, donePage } from "../../src/unsubscribe/page";
 import { subscribeControl } from "../../src/dashboards/subscribe-control";
 

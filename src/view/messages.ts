@@ -1,9 +1,9 @@
-import { ar } from "./ar";
-import { de } from "./de";
-import { type Catalogue, en, type MessageKey } from "./en";
-import { es } from "./es";
-import { fr } from "./fr";
-import { ja } from "./ja";
+import { ar } from "./words/ar";
+import { de } from "./words/de";
+import { type Catalogue, en, type MessageKey } from "./words/en";
+import { es } from "./words/es";
+import { fr } from "./words/fr";
+import { ja } from "./words/ja";
 
 // Our own words (buttons, notes, messages, e-mail footers, the unsubscribe page) in one
 // catalogue per language; a page takes the catalogue of its locale's language, else English.
@@ -11,7 +11,7 @@ import { ja } from "./ja";
 
 export type { Catalogue, MessageKey };
 
-/** Every catalogue by its language subtag (test/i18n proves each has every key of `en`). */
+/** Every catalogue by its language subtag (test/view/catalogue.test.ts proves each has every key of `en`). */
 export const CATALOGUES: Readonly<Record<string, Catalogue>> = { en, de, fr, es, ja, ar };
 
 /** The language of a BCP 47 tag (`de-CH` → `de`), lower-cased. */

@@ -1,6 +1,8 @@
 // A time zone's UTC offsets, read from the runtime's own zone database through Intl. SQLite
 // (D1) has no zone database: the report builder binds a zone's offset transitions over the
 // data's range (computed here) and shifts each instant by the offset in force at it.
+// Time math, not presentation: the report builder's buckets and the schedules' cron read it,
+// nothing here decides how a page looks or speaks, so it is a pure helper (src/lib), not src/view.
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 

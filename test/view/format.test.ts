@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cachedFormatterCount, formatValue } from "../../src/lib/i18n/format";
+import { cachedFormatterCount, formatValue } from "../../src/view/format";
 
 // Every expectation is the runtime's own Intl for the same locale and options (never a
 // hand-typed string), so a different ICU version cannot make the test lie.

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { escapeHtml } from "../lib/html";
-import { directionOf } from "../lib/i18n/messages";
+import { directionOf } from "./messages";
 import { BUILTIN_FONT_FAMILY, BUILTIN_RADIUS, PALETTES, type ThemeColors, type ThemeMode } from "./palette";
 
 // The presentation of one view — theme, locale, time zone — resolved once and carried to
@@ -22,12 +22,6 @@ export interface ThemeDocument {
   radius: number;
   fonts: { family: string; weight: number; style: "normal" | "italic"; sha256: string }[];
   logo: { sha256: string; content_type: string } | null;
-}
-
-declare module "../db/schema/columns" {
-  interface JsonColumns {
-    "themes.document": ThemeDocument;
-  }
 }
 
 /** A theme as the resolver reads it (one access group's). */

@@ -1,6 +1,6 @@
 // The built-in palettes: what a theme's `mode` fills missing colors from, and what a view
 // without any theme wears (the light one). Both pass the contrast rules of ./contrast.ts
-// (test/themes/contrast.test.ts checks it).
+// (test/themes/themes.test.ts checks it through create_theme).
 
 export interface ThemeColors {
   background: string;
