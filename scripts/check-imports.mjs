@@ -25,9 +25,12 @@
 //   src/schedules/service.ts never imports src/schedules/runner (the runner reads rules; the
 //                            rules' CRUD does not run them)
 // Browser code: a file in a `browser/` folder (any depth, e.g. src/dashboards/browser/x.ts) is
-// bundled for the browser, so its relative imports reach only files in `browser/` folders; and
-// no file outside a `browser/` folder imports one by a relative path (the server reaches the
-// built bundle through a non-relative specifier, which is not checked).
+// bundled for the browser, so its relative imports reach only files in `browser/` folders and the
+// view's pure modules listed in BROWSER_SHARED (no twin of a view helper in browser code); a listed
+// module imports only other listed modules and no package (nothing Worker-only reaches a bundle),
+// and tsconfig.browser.json includes each (checked with the browser's lib too). No file outside a
+// `browser/` folder imports a browser file by a relative path (the server reaches the built bundle
+// through a non-relative specifier, which is not checked).
 // Folders: the capability folders' import graph has no cycle — neither two folders importing
 // each other nor a longer ring (printed as `folder cycle: a -> b -> a (file: import; …)`, one
 // example import per edge).
@@ -86,7 +89,10 @@ const ROOMS = [
   { from: "schedules/service.ts", to: "schedules/runner", text: "the schedules' CRUD service never imports their runner" },
 ];
 
-const BROWSER_TEXT = "browser code imports only files in browser/ folders";
+const BROWSER_TEXT = "browser code imports only files in browser/ folders and the view's modules shared with it";
+/** The view's pure modules browser code may import (paths under src/): they import nothing but each other. */
+const BROWSER_SHARED = ["view/date-field.ts", "view/fill.ts"];
+const SHARED_TEXT = "a view module shared with browser code imports only other shared modules, no package";
 const TO_BROWSER_TEXT = "only browser code imports a browser/ file by a relative path";
 
 /** Whether `rel` (a path under src/, with / separators) is inside folder `folder`. */
@@ -125,6 +131,9 @@ function targetPath(file, specifier) {
   return rel.startsWith("..") ? null : rel.split(sep).join("/");
 }
 
+/** Whether an import's path under src/ names one of the BROWSER_SHARED files (`../view/fill` or `../view/fill.ts`). */
+const isShared = (target) => target !== null && BROWSER_SHARED.includes(/\.[mc]?[jt]sx?$/.test(target) ? target : `${target}.ts`);
+
 /** The first segment under src/ of a relative import ("delivery", "lib", "assemble-app.ts"), or null for packages and paths outside src/. */
 function targetTop(file, specifier) {
   const rel = targetPath(file, specifier);
@@ -137,6 +146,13 @@ function targetTop(file, specifier) {
 
 const files = sourceFiles(srcDir);
 const violations = [];
+// The project's own tree: the browser's type check must cover what its bundles import.
+if (process.argv[2] === undefined) {
+  const browserProject = JSON.parse(readFileSync(join(root, "tsconfig.browser.json"), "utf8").replace(/^\s*\/\/.*$/gm, ""));
+  for (const path of BROWSER_SHARED)
+    if (!browserProject.include.includes(`src/${path}`))
+      violations.push(`tsconfig.browser.json: does not include src/${path} (browser code imports it: check it with the browser's lib)`);
+}
 const reExports = [];
 /** The capability folders' import graph: folder → (folder → one example `file: specifier`). */
 const graph = new Map();
@@ -149,19 +165,25 @@ for (const file of files) {
   const rule = rules[floor];
   const rooms = ROOMS.filter((room) => inside(fileRel, room.from));
   const browser = inBrowser(fileRel);
+  const shared = BROWSER_SHARED.includes(fileRel);
   const text = readFileSync(file, "utf8");
   /** Offsets of the specifiers already refused by a rule of this loop. */
   const refused = new Set();
   for (const match of text.matchAll(SPECIFIER)) {
     const specifier = match[1] ?? match[2] ?? match[3];
+    const target = targetPath(file, specifier);
+    if (shared && !isShared(target)) {
+      violations.push(`${shown}: imports ${specifier} (${SHARED_TEXT})`);
+      refused.add(match.index + match[0].length);
+      continue;
+    }
     const top = targetTop(file, specifier);
     if (top === null) continue;
-    const target = targetPath(file, specifier);
     const broken = [];
     const allowed = rule.may ? rule.may.includes(top) : !rule.mayNot.includes(top);
     if (!allowed) broken.push(rule.textFor?.[top] ?? rule.text);
     for (const room of rooms) if (inside(target, room.to)) broken.push(room.text);
-    if (browser && !inBrowser(target)) broken.push(BROWSER_TEXT);
+    if (browser && !inBrowser(target) && !isShared(target)) broken.push(BROWSER_TEXT);
     if (!browser && inBrowser(target)) broken.push(TO_BROWSER_TEXT);
     for (const why of broken) violations.push(`${shown}: imports ${specifier} (${why})`);
     if (broken.length > 0) refused.add(match.index + match[0].length);

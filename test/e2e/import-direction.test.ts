@@ -283,3 +283,56 @@ describe("the rate-limits floor (scripts/check-imports.mjs)", () => {
     expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see docs/architecture.md "Folders and imports")');
   });
 });
+
+// The view floor of issue 51: src/view/ above src/lib/, below everything that draws a page but
+// src/db/; browser code imports the view's pure modules listed in the checker (BROWSER_SHARED)
+// instead of declaring twins of them, and those modules import nothing else.
+const viewed = {
+  ...layered,
+  "view/fill.ts": `export const fill = (s: string) => s;\n`,
+  "view/date-field.ts": `import { fill } from "./fill";\nexport const showDate = fill;\n`,
+  "view/presentation.ts": `import { z } from "zod";\nimport { csv } from "../lib/csv";\nimport { fill } from "./fill";\nexport const p = [z, csv, fill];\n`,
+  "http/pages.ts": `import { p } from "../view/presentation";\nexport const page = p;\n`,
+  "customers/view.ts": `import { p } from "../view/presentation";\nexport const v = p;\n`,
+  "http/browser/frame.ts": `import { showDate } from "../../view/date-field";\nexport const frame = () => [window.parent, showDate];\n`,
+  "report-builder/browser/words.ts": `import { fill } from "../../view/fill.ts";\nexport const t = fill;\n`,
+};
+
+describe("the view floor and the view's modules shared with browser code (scripts/check-imports.mjs)", () => {
+  it("passes a tree whose capabilities, http/ and browser code import the view, the browser code only its shared modules (control)", () => {
+    const run = check(tree(viewed));
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`${Object.keys(viewed).length} files`);
+  });
+
+  it.each([
+    ["view/style.ts", `import { t } from "../db/schema";\n`, "../db/schema", "src/view imports only src/view and src/lib"],
+    ["view/format.ts", `import { config } from "../config";\n`, "../config", "src/view imports only src/view and src/lib"],
+    ["view/words.ts", `import { s } from "../customers/service";\n`, "../customers/service", "src/view imports only src/view and src/lib"],
+    ["db/schema.ts", `import { p } from "../view/presentation";\n`, "../view/presentation", "src/db imports only"],
+    [
+      "dashboards/browser/clicks.ts",
+      `import { p } from "../../view/presentation";\n`,
+      "../../view/presentation",
+      "browser code imports only files in browser/ folders and the view's modules shared with it",
+    ],
+    [
+      "view/date-field.ts",
+      `import { p } from "./presentation";\n`,
+      "./presentation",
+      "a view module shared with browser code imports only other shared modules, no package",
+    ],
+    [
+      "view/fill.ts",
+      `import { z } from "zod";\n`,
+      "zod",
+      "a view module shared with browser code imports only other shared modules, no package",
+    ],
+  ])("refuses %s importing %j, naming the file, the import and the rule", (file, text, specifier, rule) => {
+    const lines = refusal({ ...viewed, [file]: text + (viewed[file as keyof typeof viewed] ?? "") });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`${escapeRegExp(file)}: imports ${escapeRegExp(specifier)} \\(${escapeRegExp(rule)}`));
+    expect(lines[1]).toBe('check-imports: 1 import(s) against the direction of src/ (see docs/architecture.md "Folders and imports")');
+  });
+});
