@@ -21,6 +21,15 @@ const stopped = new URL(warehouse);
 stopped.port = "1";
 const wrongPassword = new URL(warehouse);
 wrongPassword.password = "not-the-password";
+// The same for the MySQL binding WAREHOUSE_MYSQL, and the writing account the MySQL tests set
+// their data up with (MYSQL_TEST_ADMIN_URL, from scripts/lib/local-mysql.mjs: `npm test` or
+// scripts/with-local-mysql.mjs). Without it those tests are reported skipped.
+const warehouseMysql = new URL(process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE_MYSQL || "mysql://warehouse:warehouse_local@localhost:3306/warehouse");
+const mysqlStopped = new URL(warehouseMysql);
+mysqlStopped.port = "1";
+const mysqlWrongPassword = new URL(warehouseMysql);
+mysqlWrongPassword.password = "not-the-password";
+const mysqlAdmin = process.env.MYSQL_TEST_ADMIN_URL ? { WAREHOUSE_MYSQL_ADMIN: process.env.MYSQL_TEST_ADMIN_URL } : {};
 
 // Browser Rendering's Chrome comes from this checkout's cache (scripts/ensure-chrome.mjs), also
 // when vitest is started without `npm test`.
@@ -65,7 +74,13 @@ export default defineConfig(async () => {
         miniflare: {
           // A second data-source database, so tests can tell data sources apart.
           d1Databases: { OTHER_DATA: "other-data" },
-          hyperdrives: { WAREHOUSE_STOPPED: stopped.href, WAREHOUSE_WRONG_PASSWORD: wrongPassword.href },
+          hyperdrives: {
+            WAREHOUSE_STOPPED: stopped.href,
+            WAREHOUSE_WRONG_PASSWORD: wrongPassword.href,
+            WAREHOUSE_MYSQL_STOPPED: mysqlStopped.href,
+            WAREHOUSE_MYSQL_WRONG_PASSWORD: mysqlWrongPassword.href,
+            ...mysqlAdmin,
+          },
           // Outbound fetches reach a stand-in webhook receiver or DNS-over-HTTPS resolver (other hosts pass through).
           outboundService: (request) => (new URL(request.url).hostname === "dns.test" ? dnsResolver(request) : webhookReceiver(request)),
           bindings: {

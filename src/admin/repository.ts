@@ -123,18 +123,31 @@ const dataSourceColumns = {
   name: dataSources.name,
   binding: dataSources.binding,
   kind: dataSources.kind,
+  namespace: dataSources.namespace,
   accessGroupIds: dataSources.accessGroupIds,
 };
 
 export function insertDataSource(
   db: Database,
-  source: { name: string; binding: string; kind: "d1" | "postgres"; providedId: string | null; accessGroupIds: number[] | null },
+  source: {
+    name: string;
+    binding: string;
+    kind: "d1" | "postgres" | "mysql";
+    namespace: string | null;
+    providedId: string | null;
+    accessGroupIds: number[] | null;
+  },
 ) {
   return db.insert(dataSources).values(source).onConflictDoNothing({ target: dataSources.providedId }).returning(dataSourceColumns);
 }
 
-export function setDataSourceAccessGroups(db: Database, id: number, accessGroupIds: number[] | null) {
-  return db.update(dataSources).set({ accessGroupIds }).where(eq(dataSources.id, id)).returning(dataSourceColumns);
+/** Changes what is given (name, namespace, access groups) of one data source. */
+export function updateDataSource(
+  db: Database,
+  id: number,
+  changes: { name?: string; namespace?: string | null; accessGroupIds?: number[] | null },
+) {
+  return db.update(dataSources).set(changes).where(eq(dataSources.id, id)).returning(dataSourceColumns);
 }
 
 export function listDataSources(db: Database) {

@@ -17,13 +17,26 @@ const DataSource = z
     provided_id: z.string().nullable(),
     name: z.string(),
     binding: z.string(),
-    kind: z.enum(["d1", "postgres"]).openapi({ description: "`d1`: a D1 binding; `postgres`: a Hyperdrive binding." }),
+    kind: z
+      .enum(["d1", "postgres", "mysql"])
+      .openapi({ description: "`d1`: a D1 binding; `postgres`, `mysql`: a Hyperdrive binding to that engine." }),
+    namespace: z.string().nullable().openapi({
+      description: "The PostgreSQL schema (first on the search path) or MySQL database its panels read; `null`: the binding's own.",
+    }),
     access_groups: z
       .array(z.string())
       .nullable()
       .openapi({ description: "The access groups whose customers may use this data source; `null`: every access group." }),
   })
   .openapi("DataSource");
+const Namespace = z
+  .string()
+  .regex(/^[A-Za-z0-9_]{1,64}$/, "must be 1-64 letters, digits or _")
+  .nullable()
+  .openapi({
+    description: "A PostgreSQL schema or MySQL database (1-64 letters, digits, `_`); `null`: the binding's own.",
+    example: "tenant_42",
+  });
 const AccessGroupNames = z
   .array(Name)
   .max(100)
@@ -120,14 +133,15 @@ const createDataSource = adminOperation({
   path: "/admin/data_sources/",
   operationId: "adminCreateDataSource",
   tags,
-  summary: "Register a database bound to the Worker (D1, or PostgreSQL through Hyperdrive) as a data source",
+  summary: "Register a database bound to the Worker (D1, or PostgreSQL or MySQL through Hyperdrive) as a data source",
   database: "primary",
   description:
-    "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`). `access_groups` (names) restricts which access groups' customers may use it; absent or `null`: every access group. Unknown access group → 404 `access_group_not_found`.",
+    "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`). `namespace` (PostgreSQL, MySQL): the schema or database its panels read, so one binding serves many tenants. `access_groups` (names) restricts which access groups' customers may use it; absent or `null`: every access group. Unknown access group → 404 `access_group_not_found`.",
   body: z.object({
     name: Name,
     binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a binding name"),
-    kind: z.enum(["d1", "postgres"]).optional(),
+    kind: z.enum(["d1", "postgres", "mysql"]).optional(),
+    namespace: Namespace.optional(),
     provided_id: Name.optional(),
     access_groups: AccessGroupNames.optional(),
   }),
@@ -138,11 +152,17 @@ const updateDataSource = adminOperation({
   path: "/admin/update_data_source/",
   operationId: "adminUpdateDataSource",
   tags,
-  summary: "Set which access groups may use a data source",
+  summary: "Change a data source's name, namespace or access groups",
   database: "primary",
   description:
-    "`access_groups: null` lets every access group use it. Customers of other access groups can no longer be mapped to it (422 `unknown_data_source`), and their existing mappings to it act as no mapping. Unknown data source → 404 `data_source_not_found`; unknown access group → 404 `access_group_not_found`.",
-  body: z.object({ id: z.number().int().positive(), access_groups: AccessGroupNames }),
+    "The data source by `id` or `provided_id` (exactly one); what is not given stays. `namespace: null` reads the binding's own schema or database again. `access_groups: null` lets every access group use it. Customers of other access groups can no longer be mapped to it (422 `unknown_data_source`), and their existing mappings to it act as no mapping. Unknown data source → 404 `data_source_not_found`; unknown access group → 404 `access_group_not_found`.",
+  body: z.object({
+    id: z.number().int().positive().optional(),
+    provided_id: Name.optional(),
+    name: Name.optional(),
+    namespace: Namespace.optional(),
+    access_groups: AccessGroupNames.optional(),
+  }),
   response: successSchema({ data_source: DataSource }),
 });
 const listDataSources = adminOperation({

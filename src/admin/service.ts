@@ -106,6 +106,8 @@ export interface DataSourceInfo {
   name: string;
   binding: string;
   kind: DataSourceKind;
+  /** The PostgreSQL schema or MySQL database its panels read; null = the binding's own. */
+  namespace: string | null;
   /** The access groups whose customers may use it; null = every access group. */
   access_groups: string[] | null;
 }
@@ -133,20 +135,35 @@ function accessGroupList(names: string[] | null | undefined, found: { id: number
   return ids.sort((a, b) => a - b);
 }
 
+/** D1 databases have no schemas or databases inside them to choose from. */
+function namespaceProblem(kind: DataSourceKind, namespace: string | null | undefined): void {
+  if (kind === "d1" && namespace !== undefined && namespace !== null)
+    throw new ApiError("validation_error", "namespace: a D1 data source has no namespaces (PostgreSQL and MySQL sources do).", "namespace");
+}
+
 export async function createDataSource(
   db: Database,
   env: Env,
-  input: { name: string; binding: string; kind?: DataSourceKind; provided_id?: string; access_groups?: string[] | null },
+  input: {
+    name: string;
+    binding: string;
+    kind?: DataSourceKind;
+    namespace?: string | null;
+    provided_id?: string;
+    access_groups?: string[] | null;
+  },
 ): Promise<DataSourceInfo> {
   const kind = input.kind ?? "d1";
   const problem = bindingProblem(env, kind, input.binding);
   if (problem) throw new ApiError("validation_error", problem, "binding");
+  namespaceProblem(kind, input.namespace);
   const [found, groups] = await db.batch([repo.accessGroupsByNames(db, input.access_groups ?? []), repo.accessGroupNames(db)]);
   const accessGroupIds = accessGroupList(input.access_groups, found);
   const [created] = await repo.insertDataSource(db, {
     name: input.name,
     binding: input.binding,
     kind,
+    namespace: input.namespace ?? null,
     providedId: input.provided_id ?? null,
     accessGroupIds,
   });
@@ -155,17 +172,33 @@ export async function createDataSource(
   return dataSourceInfo(created, groups);
 }
 
-/** Sets which access groups may use a data source (null: every access group). */
-export async function updateDataSource(db: Database, input: { id: number; access_groups: string[] | null }): Promise<DataSourceInfo> {
+/**
+ * Changes a data source (by `id` or `provided_id`): any of its name, namespace and which
+ * access groups may use it (null: every access group); what is not given stays.
+ */
+export async function updateDataSource(
+  db: Database,
+  input: { id?: number; provided_id?: string; name?: string; namespace?: string | null; access_groups?: string[] | null },
+): Promise<DataSourceInfo> {
+  if ((input.id === undefined) === (input.provided_id === undefined))
+    throw new ApiError("validation_error", "id: give exactly one of id and provided_id.", "id");
   const [found, groups, sources] = await db.batch([
     repo.accessGroupsByNames(db, input.access_groups ?? []),
     repo.accessGroupNames(db),
     repo.listDataSources(db),
   ]);
-  if (!sources.some((s) => s.id === input.id)) throw new ApiError("data_source_not_found", `Data source ${input.id} does not exist.`, "id");
-  const accessGroupIds = accessGroupList(input.access_groups, found);
-  const [updated] = await repo.setDataSourceAccessGroups(db, input.id, accessGroupIds);
-  if (!updated) throw new ApiError("data_source_not_found", `Data source ${input.id} does not exist.`, "id");
+  const source = sources.find((s) => (input.id !== undefined ? s.id === input.id : s.provided_id === input.provided_id));
+  const which = input.id !== undefined ? `${input.id}` : `'${input.provided_id}'`;
+  const field = input.id !== undefined ? "id" : "provided_id";
+  if (!source) throw new ApiError("data_source_not_found", `Data source ${which} does not exist.`, field);
+  namespaceProblem(source.kind, input.namespace);
+  const changes = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.namespace !== undefined ? { namespace: input.namespace } : {}),
+    ...(input.access_groups !== undefined ? { accessGroupIds: accessGroupList(input.access_groups, found) } : {}),
+  };
+  const [updated] = Object.keys(changes).length > 0 ? await repo.updateDataSource(db, source.id, changes) : [source];
+  if (!updated) throw new ApiError("data_source_not_found", `Data source ${which} does not exist.`, field);
   return dataSourceInfo(updated, groups);
 }
 

@@ -172,6 +172,7 @@ export function dataSources(db: Database) {
       id: dataSourcesTable.id,
       binding: dataSourcesTable.binding,
       kind: dataSourcesTable.kind,
+      namespace: dataSourcesTable.namespace,
       accessGroupIds: dataSourcesTable.accessGroupIds,
     })
     .from(dataSourcesTable);

@@ -3,6 +3,7 @@ import { config } from "../config";
 import { log } from "../lib/log";
 import { runCached, runPageCached, type PagePart, type QueryCachePolicy } from "./query-cache";
 import { describeD1, runD1 } from "./sources/d1";
+import { describeMysql, runMysql } from "./sources/mysql";
 import { describePostgres, runPostgres } from "./sources/postgres";
 import { bindingOfKind, dialectOf, type DataSourceKind } from "./sources/kinds";
 import type { PanelColumns, PanelQuery, PanelResult, RunLimits, SourceTrips } from "./sources/types";
@@ -32,6 +33,8 @@ export interface DataSource {
   binding: string;
   /** Absent on rows read before the kind existed: D1. */
   kind?: DataSourceKind;
+  /** The schema (PostgreSQL) or database (MySQL) its panels read; absent or null: the binding's own. */
+  namespace?: string | null;
 }
 
 /**
@@ -54,15 +57,27 @@ export class DataRoundTrips extends RoundTripCounter {
   }
 }
 
-/** Runs one data source's panels; one small runner per kind of database. */
-type Runner = (binding: never, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips) => Promise<Map<string, PanelResult>>;
+/** Runs one data source's panels (in its namespace, where it has one); one small runner per kind of database. */
+type Runner = (
+  binding: never,
+  queries: PanelQuery[],
+  limits: RunLimits,
+  trips: SourceTrips,
+  namespace?: string | null,
+) => Promise<Map<string, PanelResult>>;
 
-const runners: Record<DataSourceKind, Runner> = { d1: runD1, postgres: runPostgres };
+const runners: Record<DataSourceKind, Runner> = { d1: runD1, postgres: runPostgres, mysql: runMysql };
 
 /** Prepares one data source's panels without fetching rows: their result columns. */
-type Describer = (binding: never, queries: PanelQuery[], limits: RunLimits, trips: SourceTrips) => Promise<Map<string, PanelColumns>>;
+type Describer = (
+  binding: never,
+  queries: PanelQuery[],
+  limits: RunLimits,
+  trips: SourceTrips,
+  namespace?: string | null,
+) => Promise<Map<string, PanelColumns>>;
 
-const describers: Record<DataSourceKind, Describer> = { d1: describeD1, postgres: describePostgres };
+const describers: Record<DataSourceKind, Describer> = { d1: describeD1, postgres: describePostgres, mysql: describeMysql };
 
 /** QUERY_TIMEOUT_MS (default 10 s) and QUERY_ROW_LIMIT (default 10000 rows), from src/config.ts. */
 function runLimits(env: object): RunLimits {
@@ -101,12 +116,17 @@ function sourcePart(env: object, source: DataSource, queries: PanelQuery[], run:
   const limits = { ...runLimits(env), ...run.limits };
   const binding = (env as Record<string, never>)[source.binding];
   return {
-    source: { id: source.id, binding: source.binding, rowLimit: limits.rowLimit },
+    // A namespace changed by update_data_source never answers from the old one's cached rows.
+    source: {
+      id: source.id,
+      binding: source.namespace ? `${source.binding}/${source.namespace}` : source.binding,
+      rowLimit: limits.rowLimit,
+    },
     queries,
     run: async (missing, background) => {
       const trips: SourceTrips = { kind, trips: 0, connections: 0 };
       try {
-        return await runners[kind](binding, missing, limits, trips);
+        return await runners[kind](binding, missing, limits, trips, source.namespace);
       } finally {
         const roundTrips = background ? undefined : run.roundTrips;
         if (roundTrips) roundTrips.count += trips.trips;
@@ -187,7 +207,8 @@ export async function describePanels(
       const kind = source.kind ?? "d1";
       const trips: SourceTrips = { kind, trips: 0, connections: 0 };
       const binding = (env as Record<string, never>)[source.binding];
-      for (const [panelId, result] of await describers[kind](binding, queries, limits, trips)) described.set(panelId, result);
+      for (const [panelId, result] of await describers[kind](binding, queries, limits, trips, source.namespace))
+        described.set(panelId, result);
     }),
   );
   return described;

@@ -1,7 +1,7 @@
 /**
  * A tokenizer for the SQL that vendors write into panels and blueprint tables, one per
  * dialect, following each database's own scanner where quoting is concerned (SQLite's
- * tokenize.c, PostgreSQL's scan.l): what one of them reads as a string, a quoted name or a
+ * tokenize.c, PostgreSQL's scan.l, MySQL's sql_lex.cc): what one of them reads as a string, a quoted name or a
  * comment is exactly what is hidden here, and nothing more. At every position the construct
  * that starts first wins, so a quote inside a comment, or `--` inside a string, is just text.
  *
@@ -13,23 +13,25 @@
  */
 
 import { placeholderAt } from "./placeholder-syntax";
+import { isDigit, isNamePart, isNameStart, isSpace, mysqlLineCommentAt, stringContinuation } from "./sql-characters";
 
-export type SqlDialect = "sqlite" | "postgres";
+export type SqlDialect = "sqlite" | "postgres" | "mysql";
 
 export type TokenKind =
   /** A bare word: keyword, name or function name. */
   | "word"
-  /** A quoted name: `"…"` (both), `[…]` and `` `…` `` (SQLite). `value` holds the name. */
+  /** A quoted name: `"…"` (SQLite, PostgreSQL), `[…]` (SQLite), `` `…` `` (SQLite, MySQL). `value` holds the name. */
   | "quoted"
-  /** A string or blob literal, dollar-quoted text included. */
+  /** A string or blob literal, dollar-quoted text and MySQL's `"…"` included. */
   | "string"
   | "number"
-  /** A bound parameter the database understands: `?`, `?1`, `:a`, `@a`, `$a` (SQLite), `$1` (PostgreSQL). */
+  /** A bound parameter the database understands: `?`, `?1`, `:a`, `@a`, `$a` (SQLite), `$1` (PostgreSQL), `?` (MySQL). */
   | "param"
   /** One of our `{{…}}` placeholders (replaced by a parameter before the SQL is sent). */
   | "placeholder"
   /** Any other character: operators, parentheses, `;`, `,` … */
   | "symbol"
+  /** A comment; `/*!…*\/`, `/*M!…*\/` and `/*+…*\/` in MySQL are code to that server (refused by the read-only rule). */
   | "comment"
   | "space";
 
@@ -52,16 +54,6 @@ export interface Lexed {
    */
   error?: string;
 }
-
-/** Letters, `_` and every non-ASCII character start a name in both databases. */
-function isNameStart(c: string): boolean {
-  const code = c.charCodeAt(0);
-  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code >= 0x80;
-}
-/** …and digits and `$` continue one. */
-const isNamePart = (c: string) => isNameStart(c) || isDigit(c) || c === "$";
-const isDigit = (c: string) => c >= "0" && c <= "9";
-const isSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v";
 
 /** Texts up to this long are remembered once lexed (see `lexSql`); longer ones are lexed every time. */
 const REMEMBERED_TEXT_CHARS = 20_000;
@@ -108,14 +100,19 @@ class Scanner {
       if (isSpace(c)) {
         while (this.pos < sql.length && isSpace(sql[this.pos])) this.pos++;
         this.push("space", start);
-      } else if (c === "-" && next === "-") {
+      } else if (c === "-" && next === "-" && (this.dialect !== "mysql" || mysqlLineCommentAt(sql, start))) {
+        this.lineComment();
+      } else if (this.dialect === "mysql" && c === "#") {
         this.lineComment();
       } else if (c === "/" && next === "*") {
         error = this.blockComment();
       } else if (c === "{" && next === "{" && this.placeholder()) {
         // consumed
       } else if (c === "'") {
-        error = this.string(start, false);
+        error = this.string(start, this.dialect === "mysql");
+      } else if (this.dialect === "mysql" && c === '"') {
+        // MySQL's default sql_mode reads "…" as a string, with backslash escapes (the runner keeps that mode).
+        error = this.string(start, true, '"');
       } else if (this.dialect === "postgres" && (c === "E" || c === "e") && next === "'") {
         this.pos++;
         error = this.string(start, true);
@@ -137,7 +134,7 @@ class Scanner {
         }
       } else if (c === '"') {
         error = this.quotedName('"', '"');
-      } else if (this.dialect === "sqlite" && c === "`") {
+      } else if (this.dialect !== "postgres" && c === "`") {
         error = this.quotedName("`", "`");
       } else if (this.dialect === "sqlite" && c === "[") {
         error = this.bracketName();
@@ -145,9 +142,9 @@ class Scanner {
         this.dollar();
       } else if (this.dialect === "sqlite" && (c === "$" || c === "@" || c === ":" || c === "#")) {
         error = this.sqliteVariable();
-      } else if (this.dialect === "sqlite" && c === "?") {
+      } else if (this.dialect !== "postgres" && c === "?") {
         this.pos++;
-        while (isDigit(sql[this.pos] ?? "")) this.pos++;
+        while (this.dialect === "sqlite" && isDigit(sql[this.pos] ?? "")) this.pos++;
         this.push("param", start);
       } else if (isNameStart(c)) {
         while (this.pos < sql.length && isNamePart(sql[this.pos])) this.pos++;
@@ -169,7 +166,7 @@ class Scanner {
     this.tokens.push(token);
   }
 
-  /** `--` to the end of the line: SQLite ends it at `\n` only, PostgreSQL at `\n` or `\r`. */
+  /** `--` (MySQL: also `#`) to the end of the line: SQLite and MySQL end it at `\n` only, PostgreSQL at `\n` or `\r`. */
   private lineComment(): void {
     const start = this.pos;
     const end = this.dialect === "postgres" ? /[\n\r]/g : /\n/g;
@@ -179,7 +176,10 @@ class Scanner {
     this.push("comment", start);
   }
 
-  /** `/* … *\/`: nested in PostgreSQL; in SQLite the first `*\/` ends it and an open one runs to the end. */
+  /**
+   * `/* … *\/`: nested in PostgreSQL; in SQLite and MySQL the first `*\/` ends it. An open one runs to
+   * the end in SQLite; PostgreSQL and MySQL refuse the text.
+   */
   private blockComment(): string | undefined {
     const start = this.pos;
     const { sql } = this;
@@ -197,7 +197,7 @@ class Scanner {
       }
     }
     this.push("comment", start);
-    if (depth > 0 && this.dialect === "postgres") return "unterminated /* comment";
+    if (depth > 0 && this.dialect !== "sqlite") return "unterminated /* comment";
     return undefined;
   }
 
@@ -210,12 +210,12 @@ class Scanner {
   }
 
   /**
-   * A string from its opening quote at `pos` (a prefix such as `E` starts at `start`). `''` is a quote in both
-   * databases; in `E'…'` a backslash escapes the next character. PostgreSQL continues a
+   * A string from its opening quote at `pos` (a prefix such as `E` starts at `start`). `''` is a quote in every
+   * database; in PostgreSQL's `E'…'` and in MySQL's strings a backslash escapes the next character. PostgreSQL continues a
    * string across whitespace holding a line break (`'a'⏎'b'` is `'ab'`), in the same mode:
    * the continuation of an `E'…'` string honours backslashes too.
    */
-  private string(start: number, escapes: boolean): string | undefined {
+  private string(start: number, escapes: boolean, quote = "'"): string | undefined {
     const { sql } = this;
     for (;;) {
       this.pos++; // the opening quote
@@ -224,9 +224,9 @@ class Scanner {
         const c = sql[this.pos];
         if (escapes && c === "\\") {
           this.pos += 2;
-        } else if (c === "'" && sql[this.pos + 1] === "'") {
+        } else if (c === quote && sql[this.pos + 1] === quote) {
           this.pos += 2;
-        } else if (c === "'") {
+        } else if (c === quote) {
           this.pos++;
           closed = true;
           break;
@@ -350,30 +350,4 @@ class Scanner {
     this.pos += match.exec(this.sql)?.[0].length ?? 1;
     this.push("number", start);
   }
-}
-
-/**
- * Where PostgreSQL continues a string that closed at `end`: white space holding a line break
- * (`--` comments allowed), then a quote. Returns that quote's position, or -1. (scan.l:
- * quotecontinue = whitespace_with_newline quote.) A plain loop: the regular expression it
- * replaces nested quantifiers over blanks and backtracked exponentially on long runs of them.
- */
-function stringContinuation(sql: string, end: number): number {
-  let i = end;
-  let lineBreak = false;
-  while (i < sql.length) {
-    const c = sql[i];
-    if (c === "\n" || c === "\r") {
-      lineBreak = true;
-      i++;
-    } else if (c === " " || c === "\t" || c === "\f" || c === "\v") {
-      i++;
-    } else if (c === "-" && sql[i + 1] === "-") {
-      i += 2;
-      while (i < sql.length && sql[i] !== "\n" && sql[i] !== "\r") i++;
-    } else {
-      break;
-    }
-  }
-  return lineBreak && sql[i] === "'" ? i : -1;
 }

@@ -7,9 +7,10 @@ import { lexSql, type SqlDialect, type Token } from "./sql-lexer";
  * raw text, so quotes in comments or comment marks in strings cannot hide anything.
  *
  * A version is saved before anyone knows which database will run it, so by default the text
- * must pass as SQLite AND as PostgreSQL; before a run the runner also checks the exact text it
- * sends in that data source's dialect. The databases prove it too where they can (D1: the
- * statement's bytecode; PostgreSQL: a READ ONLY transaction over the extended protocol).
+ * must pass as SQLite, as PostgreSQL AND as MySQL; before a run the runner also checks the
+ * exact text it sends in that data source's dialect. The databases prove it too where they can
+ * (D1: the statement's bytecode; PostgreSQL and MySQL: a READ ONLY transaction, one statement
+ * per message).
  */
 
 /** The first word of an acceptable statement. */
@@ -78,10 +79,28 @@ const STATEFUL_FUNCTIONS: RegExp[] = [
   /^readfile$/,
   /^writefile$/,
   /^fts3_tokenizer$/,
+  // MySQL / MariaDB: named locks, files of the server, waits on replication.
+  /^get_lock$/,
+  /^release_lock$/,
+  /^release_all_locks$/,
+  /^load_file$/,
+  /^master_pos_wait$/,
+  /^source_pos_wait$/,
+  /^master_gtid_wait$/,
+  /^wait_for_executed_gtid_set$/,
+  /^wait_until_sql_thread_after_gtids$/,
+  /^sys_exec$/,
+  /^sys_eval$/,
 ];
 
+/**
+ * MySQL runs the text of `/*!…*\/` (and MariaDB of `/*M!…*\/`) as code, and reads `/*+…*\/` as
+ * optimizer hints, which may lift the statement time limit (`MAX_EXECUTION_TIME`, `SET_VAR`).
+ */
+const EXECUTABLE_COMMENT = /^\/\*(?:!|M!|\+)/i;
+
 /** Why `sql` is not one read-only statement, or null when it is (in every dialect given). */
-export function readOnlyProblem(sql: string, dialects: readonly SqlDialect[] = ["sqlite", "postgres"]): string | null {
+export function readOnlyProblem(sql: string, dialects: readonly SqlDialect[] = ["sqlite", "postgres", "mysql"]): string | null {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character in SQL text is refused, so the pattern must name them
   const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.exec(sql);
   if (control) return `the query contains a control character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")})`;
@@ -101,6 +120,8 @@ export function readOnlyProblem(sql: string, dialects: readonly SqlDialect[] = [
 
 /** The rule on one database's tokens; `complete` is false when they stop at an unreadable spot. */
 function tokensProblem(all: readonly Token[], complete: boolean): string | null {
+  const executable = all.find((t) => t.kind === "comment" && EXECUTABLE_COMMENT.test(t.text));
+  if (executable) return `comments that MySQL runs as code or hints ('${executable.text.slice(0, 4)}…') are not allowed`;
   const code = all.filter((t) => t.kind !== "space" && t.kind !== "comment");
   if (code.length === 0) return complete ? "the query is empty" : null;
   const first = code[0];
@@ -122,6 +143,13 @@ function tokensProblem(all: readonly Token[], complete: boolean): string | null 
       if (WRITING_WORDS.has(word)) return `'${word}' is not allowed in a read-only query`;
       if (word === "FOR" && next?.kind === "word" && LOCKING_AFTER_FOR.has(next.text.toUpperCase())) {
         return `'FOR ${next.text.toUpperCase()}' locks rows and is not allowed in a read-only query`;
+      }
+      if (word === "LOCK" && next?.kind === "word" && next.text.toUpperCase() === "IN") {
+        return "'LOCK IN SHARE MODE' locks rows and is not allowed in a read-only query";
+      }
+      // MariaDB's sequences: `NEXT VALUE FOR s` advances one, like nextval().
+      if (word === "NEXT" && next?.kind === "word" && next.text.toUpperCase() === "VALUE") {
+        return "'NEXT VALUE FOR' changes state and is not allowed in a read-only query";
       }
     }
     if (token.disguised) return 'names written with Unicode escapes (U&"…") are not allowed';

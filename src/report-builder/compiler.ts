@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { MySqlDialect } from "drizzle-orm/mysql-core";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { StoredTable } from "../blueprints/schemas";
@@ -28,7 +29,7 @@ import { DEFAULT_REPORT_LIMIT, type Aggregate, type Bucket, type ColumnType, typ
  * filter-conditions.ts.
  */
 
-const dialects = { sqlite: new SQLiteAsyncDialect(), postgres: new PgDialect() };
+const dialects = { sqlite: new SQLiteAsyncDialect(), postgres: new PgDialect(), mysql: new MySqlDialect() };
 
 export interface CompileInput {
   table: StoredTable;

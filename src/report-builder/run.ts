@@ -1,8 +1,8 @@
 import type { StoredTable } from "../blueprints/schemas";
 import type { RoundTripCounter } from "../db/client";
 import { runSourceQueries, type DataSource } from "../data/query-runner";
-import { bindingOfKind, dialectOf } from "../data/sources/kinds";
-import type { PlaceholderContext } from "../data/placeholders";
+import { bindingOfKind, dialectOf, type DataSourceKind } from "../data/sources/kinds";
+import type { Dialect, PlaceholderContext } from "../data/placeholders";
 import { config } from "../config";
 import { ApiError } from "../http/errors";
 import { readOnlyProblem } from "../lib/sql-read-only";
@@ -41,7 +41,7 @@ function unavailable(dataset: string, why: string): ApiError {
 }
 
 /** Where a dataset's query runs for this customer, or 422 dataset_data_unavailable. */
-export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "sources">): DataSource & { kind: "d1" | "postgres" } {
+export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "sources">): DataSource & { kind: DataSourceKind } {
   const { table } = run;
   const source = run.sources.find((s) => String(s.id) === run.mapping[String(table.schema_id)]);
   if (!source) throw unavailable(table.dataset_name, `no data source is set up for this customer (schema ${table.schema_id}).`);
@@ -53,13 +53,13 @@ export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "so
   return { ...source, kind };
 }
 
-function compileInput(run: ReportRun, dialect: "sqlite" | "postgres") {
+function compileInput(run: ReportRun, dialect: Dialect) {
   const { rowLimit } = queryLimits(run.env);
   return { table: run.table, query: run.query, locked: run.locked, dialect, context: run.context, rowLimit, timezone: run.timezone };
 }
 
 /** The compiled statement for this customer's data source (every check done, nothing run). */
-export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: DataSource & { kind: "d1" | "postgres" } } {
+export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: DataSource & { kind: DataSourceKind } } {
   // Names and values first (400/422 on the query itself), then where it would run.
   const probe = compileReportQuery(compileInput(run, "sqlite"));
   const source = sourceFor(run);

@@ -1,6 +1,7 @@
 import pg from "pg";
 import * as pgCloudflare from "pg-cloudflare";
 import { log } from "../../lib/log";
+import { exactNumber } from "./exact-number";
 import {
   limitRows,
   rowLimitedSql,
@@ -42,8 +43,9 @@ export function runPostgres(
   queries: PanelQuery[],
   limits: RunLimits,
   trips: SourceTrips,
+  namespace?: string | null,
 ): Promise<Map<string, PanelResult>> {
-  return inReadOnlyTransaction<PanelResult>(hyperdrive, queries, limits, trips, {
+  return inReadOnlyTransaction<PanelResult>(hyperdrive, queries, limits, trips, namespace, {
     run: async (client, query) => {
       const answer = await client.query(extended(rowLimitedSql(query.sql, limits.rowLimit), query));
       return limitRows(answer.rows as Row[], limits.rowLimit);
@@ -61,8 +63,9 @@ export function describePostgres(
   queries: PanelQuery[],
   limits: RunLimits,
   trips: SourceTrips,
+  namespace?: string | null,
 ): Promise<Map<string, PanelColumns>> {
-  return inReadOnlyTransaction<PanelColumns>(hyperdrive, queries, limits, trips, {
+  return inReadOnlyTransaction<PanelColumns>(hyperdrive, queries, limits, trips, namespace, {
     run: async (client, query) => {
       const answer = await client.query(extended(`SELECT * FROM (\n${query.sql}\n) AS panel_rows LIMIT 0`, query));
       return { status: "ok", columns: answer.fields.map((field) => field.name) };
@@ -92,6 +95,7 @@ async function inReadOnlyTransaction<T>(
   queries: PanelQuery[],
   limits: RunLimits,
   trips: SourceTrips,
+  namespace: string | null | undefined,
   work: PanelWork<T>,
 ): Promise<Map<string, T>> {
   const results = new Map<string, T>();
@@ -120,8 +124,12 @@ async function inReadOnlyTransaction<T>(
   };
   // Our own text (the values are our own integers): one trip. Standard strings pin how
   // backslashes in '…' are read to the way the read-only check reads them. Report queries
-  // read DATETIME values as UTC.
-  const begin = `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL standard_conforming_strings = on${limits.utc ? "; SET LOCAL TIME ZONE 'UTC'" : ""}`;
+  // read DATETIME values as UTC. A namespace (letters, digits, `_`: checked when saved) goes
+  // first on the search path, for this transaction only.
+  const searchPath = namespace
+    ? `; SELECT set_config('search_path', '"${namespace.replaceAll('"', '""').replaceAll("'", "''")}", ' || current_setting('search_path'), true)`
+    : "";
+  const begin = `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL standard_conforming_strings = on${limits.utc ? "; SET LOCAL TIME ZONE 'UTC'" : ""}${searchPath}`;
 
   try {
     trips.connections++;
@@ -244,21 +252,4 @@ function typeParser(oid: number, format?: string): (text: string) => unknown {
     default:
       return pg.types.getTypeParser(oid, format as "text");
   }
-}
-
-/** A number when the JSON number means exactly the same decimal, else the text (e.g. big bigints). */
-function exactNumber(text: string): number | string {
-  const value = Number(text);
-  if (!Number.isFinite(value)) return text;
-  return canonicalDecimal(text) === canonicalDecimal(String(value)) ? value : text;
-}
-
-/** "-012.50" → "-12.5"; exponent forms are left as they are (then never equal a plain decimal). */
-function canonicalDecimal(text: string): string {
-  const match = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
-  if (!match) return text;
-  const integer = match[2].replace(/^0+(?=\d)/, "") || "0";
-  const fraction = (match[3] ?? "").replace(/0+$/, "");
-  const sign = match[1] === "-" && (integer !== "0" || fraction !== "") ? "-" : "";
-  return `${sign}${integer}${fraction ? `.${fraction}` : ""}`;
 }

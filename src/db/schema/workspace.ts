@@ -56,10 +56,12 @@ export const dataSources = sqliteTable(
     providedId: text("provided_id"),
     name: text("name").notNull(),
     binding: text("binding").notNull(),
-    // d1: a D1 binding; postgres: a Hyperdrive binding in front of the vendor's PostgreSQL.
-    kind: text("kind", { enum: ["d1", "postgres"] })
+    // d1: a D1 binding; postgres / mysql: a Hyperdrive binding in front of the vendor's database.
+    kind: text("kind", { enum: ["d1", "postgres", "mysql"] })
       .notNull()
       .default("d1"),
+    // The PostgreSQL schema or MySQL database its panels read (one binding, many tenants); NULL: the binding's own.
+    namespace: text("namespace"),
     // JSON array of the access group ids that may use it; NULL = every access group.
     accessGroupIds: json("data_sources.access_group_ids"),
     createdAt: createdAt(),
