@@ -23,13 +23,13 @@ const wrongPassword = new URL(warehouse);
 wrongPassword.password = "not-the-password";
 // The same for the MySQL binding WAREHOUSE_MYSQL, and the writing account the MySQL tests set
 // their data up with (MYSQL_TEST_ADMIN_URL, from scripts/lib/local-mysql.mjs: `npm test` or
-// scripts/with-local-mysql.mjs). Without it those tests are reported skipped.
+// scripts/with-test-databases.mjs). Without it those tests are reported skipped.
 const warehouseMysql = new URL(process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE_MYSQL || "mysql://warehouse:warehouse_local@localhost:3306/warehouse");
 const mysqlStopped = new URL(warehouseMysql);
 mysqlStopped.port = "1";
 const mysqlWrongPassword = new URL(warehouseMysql);
 mysqlWrongPassword.password = "not-the-password";
-const mysqlAdmin = process.env.MYSQL_TEST_ADMIN_URL ? { WAREHOUSE_MYSQL_ADMIN: process.env.MYSQL_TEST_ADMIN_URL } : {};
+const mysqlAdmin: Record<string, string> = process.env.MYSQL_TEST_ADMIN_URL ? { WAREHOUSE_MYSQL_ADMIN: process.env.MYSQL_TEST_ADMIN_URL } : {};
 
 // Browser Rendering's Chrome comes from this checkout's cache (scripts/ensure-chrome.mjs), also
 // when vitest is started without `npm test`.

@@ -20,7 +20,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   schemas list
   schemas create <name>
   data-sources list
-  data-sources create --name <name> --binding <binding> [--kind d1|postgres] [--provided-id <id>] [--access-groups <a,b>]
+  data-sources create --name <name> --binding <binding> [--kind d1|postgres|mysql] [--namespace <schema or database>] [--provided-id <id>] [--access-groups <a,b>]
+  data-sources namespace <data source id> <schema or database|none>
   data-sources access <data source id> <access group>[,<access group> …]|all
   dashboards list
   dashboards push <file.json> [--tag production[,email]] [--draft]
@@ -100,6 +101,7 @@ function requestFor(positional, flags) {
           name: need(flags.name, "--name"),
           binding: need(flags.binding, "--binding"),
           ...(flags.kind ? { kind: flags.kind } : {}),
+          ...(flags.namespace ? { namespace: flags.namespace } : {}),
           ...(flags["provided-id"] ? { provided_id: flags["provided-id"] } : {}),
           ...(flags["access-groups"] ? { access_groups: accessGroupList(flags["access-groups"]) } : {}),
         },
@@ -110,6 +112,14 @@ function requestFor(positional, flags) {
         "/admin/update_data_source/",
         { id: Number(need(rest[0], "<data source id>")), access_groups: accessGroupList(need(rest[1], "<access groups> or all")) },
       ];
+    case "data-sources namespace": {
+      const namespace = need(rest[1], "<schema or database> or none");
+      return [
+        "POST",
+        "/admin/update_data_source/",
+        { id: Number(need(rest[0], "<data source id>")), namespace: namespace === "none" ? null : namespace },
+      ];
+    }
     case "dashboards list":
       return ["GET", "/admin/dashboards/"];
     case "dashboards tag":

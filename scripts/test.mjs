@@ -3,7 +3,7 @@
 // scripts built (scripts/build-browser.mjs), the generated binding types checked current
 // (wrangler types --check), lint (biome, and Redocly on /openapi.json), type check (the Worker's and the browser's projects),
 // import direction (scripts/check-imports.mjs),
-// the local PostgreSQL (scripts/lib/local-postgres.mjs), then every vitest project, on a Node
+// the local PostgreSQL (scripts/lib/local-postgres.mjs) and MySQL (scripts/lib/local-mysql.mjs), then every vitest project, on a Node
 // that runs wrangler (scripts/lib/node-runtime.mjs).
 // Ends with one plain summary line ("Summary: N passed, N failed, N skipped").
 import { spawnSync } from "node:child_process";
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withProjectCacheHome } from "./lib/cache-home.mjs";
+import { ensureLocalMysql } from "./lib/local-mysql.mjs";
 import { ensureLocalPostgres } from "./lib/local-postgres.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
 import { warehouseConnectionString } from "./lib/warehouse.mjs";
@@ -102,6 +103,23 @@ const warehouse = await ensureLocalPostgres(warehouseConnectionString(root), { o
 });
 if (warehouse.connectionString) process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE = warehouse.connectionString;
 
+// MySQL data source tests need a MySQL-protocol server (scripts/lib/local-mysql.mjs):
+// MYSQL_TEST_URL, else one started for this run from a mariadbd/mysqld here (installed from
+// Debian's packages first where that can be done). Without one those tests are skipped —
+// unless MYSQL_REQUIRED is set (`.ci/run`), which fails the run instead.
+const mysqlServer = await ensureLocalMysql().catch((error) => ({ stop: async () => {}, skipped: `it did not start: ${error.message}` }));
+if (mysqlServer.skipped) {
+  console.log(`local-mysql: MySQL tests skipped: ${mysqlServer.skipped}`);
+  if (process.env.MYSQL_REQUIRED) {
+    console.log("Summary: 0 passed, 1 failed, 0 skipped");
+    await warehouse.stop();
+    process.exit(1);
+  }
+} else {
+  process.env.CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE_MYSQL = mysqlServer.connectionString;
+  process.env.MYSQL_TEST_ADMIN_URL = mysqlServer.adminConnectionString;
+}
+
 const dir = mkdtempSync(join(tmpdir(), "vitest-"));
 const report = join(dir, "results.json");
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
@@ -118,4 +136,5 @@ if (existsSync(report)) {
 }
 rmSync(dir, { recursive: true, force: true });
 await warehouse.stop();
+await mysqlServer.stop();
 process.exit(run.status ?? 1);

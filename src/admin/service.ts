@@ -182,6 +182,8 @@ export async function updateDataSource(
 ): Promise<DataSourceInfo> {
   if ((input.id === undefined) === (input.provided_id === undefined))
     throw new ApiError("validation_error", "id: give exactly one of id and provided_id.", "id");
+  if (input.name === undefined && input.namespace === undefined && input.access_groups === undefined)
+    throw new ApiError("validation_error", "access_groups: give at least one of name, namespace and access_groups.", "access_groups");
   const [found, groups, sources] = await db.batch([
     repo.accessGroupsByNames(db, input.access_groups ?? []),
     repo.accessGroupNames(db),

@@ -50,6 +50,8 @@ export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "so
     log("error", "report data source cannot run", { binding: source.binding, kind });
     throw unavailable(table.dataset_name, "its data source is not reachable.");
   }
+  // The compiler does not spell MySQL's expressions yet: say so rather than send it another dialect's.
+  if (kind === "mysql") throw unavailable(table.dataset_name, "report queries on MySQL data sources are not available yet.");
   return { ...source, kind };
 }
 

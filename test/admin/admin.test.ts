@@ -126,7 +126,15 @@ describe("admin: schemas and data sources", () => {
     const res = await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", provided_id: "demo-db" });
     expect(res.body).toEqual({
       success: 1,
-      data_source: { id: expect.any(Number), provided_id: "demo-db", name: "Demo", binding: "DEMO_DATA", kind: "d1", access_groups: null },
+      data_source: {
+        id: expect.any(Number),
+        provided_id: "demo-db",
+        name: "Demo",
+        binding: "DEMO_DATA",
+        kind: "d1",
+        namespace: null,
+        access_groups: null,
+      },
     });
     const plain = await admin("POST", "/admin/data_sources/", { name: "Again", binding: "DEMO_DATA" });
     expect(plain.body.data_source.provided_id).toBeNull();

@@ -15,9 +15,17 @@ describe("POST /admin/data_sources/ with kind", () => {
         name: "Warehouse",
         binding: "WAREHOUSE",
         kind: "postgres",
+        namespace: null,
         access_groups: null,
       },
     });
+    expect(await list()).toContainEqual(res.body.data_source);
+  });
+
+  it("registers a mysql data source on the WAREHOUSE_MYSQL Hyperdrive binding", async () => {
+    const res = await admin("POST", "/admin/data_sources/", { name: "Shop", binding: "WAREHOUSE_MYSQL", kind: "mysql" });
+    expect(res.status).toBe(200);
+    expect(res.body.data_source).toMatchObject({ binding: "WAREHOUSE_MYSQL", kind: "mysql", namespace: null });
     expect(await list()).toContainEqual(res.body.data_source);
   });
 
@@ -32,6 +40,8 @@ describe("POST /admin/data_sources/ with kind", () => {
     ["a D1 binding given as postgres", { binding: "DEMO_DATA", kind: "postgres" }],
     ["a Hyperdrive binding given as d1", { binding: "WAREHOUSE", kind: "d1" }],
     ["a Hyperdrive binding without kind (d1 by default)", { binding: "WAREHOUSE" }],
+    ["a PostgreSQL Hyperdrive binding given as mysql", { binding: "WAREHOUSE", kind: "mysql" }],
+    ["a MySQL Hyperdrive binding given as postgres", { binding: "WAREHOUSE_MYSQL", kind: "postgres" }],
   ])("refuses %s (400 validation_error on binding) and creates nothing", async (_case, body) => {
     const before = await list();
     const res = await admin("POST", "/admin/data_sources/", { name: "x", ...body });
@@ -42,7 +52,7 @@ describe("POST /admin/data_sources/ with kind", () => {
 
   it("refuses an unknown kind (400 validation_error on kind) and creates nothing", async () => {
     const before = await list();
-    const res = await admin("POST", "/admin/data_sources/", { name: "x", binding: "WAREHOUSE", kind: "mysql" });
+    const res = await admin("POST", "/admin/data_sources/", { name: "x", binding: "WAREHOUSE", kind: "oracle" });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: 0, error: { code: "validation_error", field: "kind" } });
     expect(await list()).toEqual(before);
@@ -50,7 +60,7 @@ describe("POST /admin/data_sources/ with kind", () => {
 
   it("documents kind in /openapi.json", async () => {
     const spec = (await call("GET", "/openapi.json")).body;
-    expect(spec.components.schemas.DataSource.properties.kind.enum).toEqual(["d1", "postgres"]);
+    expect(spec.components.schemas.DataSource.properties.kind.enum).toEqual(["d1", "postgres", "mysql"]);
     const body = spec.paths["/admin/data_sources/"].post.requestBody.content["application/json"].schema;
     expect(JSON.stringify(body)).toContain('"postgres"');
   });
