@@ -1,6 +1,6 @@
-import type { PanelQuery, PanelResult, Row } from "./sources/types";
-import { sha256Hex } from "../lib/crypto";
+import type { PanelQuery, PanelResult } from "./sources/types";
 import { errorDetail, log } from "../lib/log";
+import { type CachedSource, cacheKey, type Entry, type PageEntry, pageKey, read, readPage, write, writePage } from "./query-cache-entries";
 
 /**
  * Query results kept near the viewer: the Workers Cache API of the location that served
@@ -19,6 +19,9 @@ import { errorDetail, log } from "../lib/log";
  * Freshness: an entry younger than the TTL is a `hit`; one between TTL and twice the TTL is
  * served once more (`stale`) while the query runs again in the background
  * (`waitUntil`); after that, or once served stale, it is a `miss`.
+ *
+ * This file holds those rules and the request's report; the entries themselves (keys, what
+ * is stored, reading and writing the Cache API) are query-cache-entries.ts.
  */
 
 export type QueryCacheStatus = "hit" | "miss" | "stale" | "off";
@@ -80,70 +83,11 @@ export interface QueryCachePolicy {
   report?: QueryCacheReport;
 }
 
-/** What the key says about the data source; a different binding or row limit never shares an entry. */
-export interface CachedSource {
-  id: number;
-  binding: string;
-  rowLimit: number;
-}
-
 /**
  * Runs the queries that are not cached: `background` is true for the refresh of stale
  * entries after the response (its round trips are not the request's).
  */
 export type QueryRunner = (queries: PanelQuery[], background: boolean) => Promise<Map<string, PanelResult>>;
-
-/** The entries live under this made-up origin; `.invalid` never resolves, so nothing can fetch it. */
-const KEY_ORIGIN = "https://query-cache.invalid/v1/";
-const STORED_AT = "X-Stored-At";
-const STALE_SERVED = "X-Stale-Served";
-
-interface Entry {
-  rows: Row[];
-  truncated: boolean;
-  ageMs: number;
-  staleServed: boolean;
-}
-
-/** The cache of this location (a function: the global exists only inside workerd). */
-const store = (): Cache => (caches as unknown as { default: Cache }).default;
-
-export async function cacheKey(source: CachedSource, query: PanelQuery, versions: string[]): Promise<Request> {
-  const digest = await sha256Hex(JSON.stringify([source.id, source.binding, source.rowLimit, query.sql, query.params, versions]));
-  return new Request(KEY_ORIGIN + digest);
-}
-
-async function read(key: Request, report: QueryCacheReport | undefined): Promise<Entry | null> {
-  if (report) report.reads++;
-  const response = await store().match(key);
-  if (!response) return null;
-  const storedAt = Number(response.headers.get(STORED_AT));
-  try {
-    const { rows, truncated } = (await response.json()) as { rows: Row[]; truncated: boolean };
-    if (!Array.isArray(rows) || !Number.isFinite(storedAt)) return null;
-    return { rows, truncated: truncated === true, ageMs: Date.now() - storedAt, staleServed: response.headers.get(STALE_SERVED) === "1" };
-  } catch {
-    return null;
-  }
-}
-
-/** Keeps a result for `keepSeconds` (fresh for the TTL, then the stale window). */
-async function write(
-  key: Request,
-  result: { rows: Row[]; truncated: boolean },
-  storedAt: number,
-  keepSeconds: number,
-  staleServed = false,
-): Promise<void> {
-  const seconds = Math.max(1, Math.ceil(keepSeconds));
-  const headers: Record<string, string> = {
-    "Content-Type": "application/json",
-    "Cache-Control": `max-age=${seconds}`,
-    [STORED_AT]: String(storedAt),
-  };
-  if (staleServed) headers[STALE_SERVED] = "1";
-  await store().put(key, new Response(JSON.stringify({ rows: result.rows, truncated: result.truncated }), { headers }));
-}
 
 /** Keeps every successful result of `results` (a failed one never). */
 async function keep(keys: Map<string, Request>, results: Map<string, PanelResult>, ttlSeconds: number): Promise<void> {
@@ -206,7 +150,8 @@ async function runCachedTimed(
       const key = await cacheKey(source, query, policy.versions);
       keys.set(query.panelId, key);
       try {
-        return { query, entry: await read(key, policy.report) };
+        if (policy.report) policy.report.reads++;
+        return { query, entry: await read(key) };
       } catch (error) {
         log("warn", "query cache not readable", { error: errorDetail(error) });
         return { query, entry: null };
@@ -291,54 +236,6 @@ export interface PagePart {
   run: QueryRunner;
 }
 
-/** A page's entry: every panel's result, under one key made of every panel's key. */
-async function pageKey(parts: PagePart[], versions: string[]): Promise<Request> {
-  const panels = parts.map(({ source, queries }) => [
-    source.id,
-    source.binding,
-    source.rowLimit,
-    queries.map((query) => [query.panelId, query.sql, query.params]),
-  ]);
-  return new Request(`${KEY_ORIGIN}page/${await sha256Hex(JSON.stringify(["page", panels, versions]))}`);
-}
-
-interface PageEntry {
-  results: Record<string, { rows: Row[]; truncated: boolean }>;
-  ageMs: number;
-  staleServed: boolean;
-}
-
-async function readPage(key: Request, report: QueryCacheReport | undefined): Promise<PageEntry | null> {
-  if (report) report.reads++;
-  const response = await store().match(key);
-  if (!response) return null;
-  const storedAt = Number(response.headers.get(STORED_AT));
-  try {
-    const { results } = (await response.json()) as { results: PageEntry["results"] };
-    if (typeof results !== "object" || results === null || !Number.isFinite(storedAt)) return null;
-    return { results, ageMs: Date.now() - storedAt, staleServed: response.headers.get(STALE_SERVED) === "1" };
-  } catch {
-    return null;
-  }
-}
-
-async function writePage(
-  key: Request,
-  results: PageEntry["results"],
-  storedAt: number,
-  keepSeconds: number,
-  staleServed = false,
-): Promise<void> {
-  if (keepSeconds <= 0) return;
-  const headers: Record<string, string> = {
-    "Content-Type": "application/json",
-    "Cache-Control": `max-age=${Math.max(1, Math.ceil(keepSeconds))}`,
-    [STORED_AT]: String(storedAt),
-  };
-  if (staleServed) headers[STALE_SERVED] = "1";
-  await store().put(key, new Response(JSON.stringify({ results }), { headers }));
-}
-
 /** The page's entry, when every panel has rows (a failed panel is never kept); as old as its oldest part. */
 async function keepPage(key: Request, timed: Map<string, TimedResult>, ttlSeconds: number): Promise<void> {
   const results: PageEntry["results"] = {};
@@ -375,7 +272,8 @@ export async function runPageCached(parts: PagePart[], policy: QueryCachePolicy 
   const key = await pageKey(parts, policy.versions);
   let entry: PageEntry | null = null;
   try {
-    entry = await readPage(key, policy.report);
+    if (policy.report) policy.report.reads++;
+    entry = await readPage(key);
   } catch (error) {
     log("warn", "query cache not readable", { error: errorDetail(error) });
   }
