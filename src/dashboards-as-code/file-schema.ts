@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DashboardDefinition, jsonSchemaRules } from "../dashboards/definition";
-import { EmbedId } from "../http/fields";
+import { EmbedId, plainText } from "../http/fields";
 
 /**
  * A dashboard kept as a file in the vendor's repository: what `dashboards push` sends,
@@ -11,7 +11,7 @@ export const DashboardFile = z
   .object({
     $schema: z.string().optional().meta({ description: "This schema's URL, so that editors complete and check the file." }),
     embed_id: EmbedId.meta({ description: "The dashboard's embed id (1–64 letters, digits, '_' or '-'): created on the first push." }),
-    name: z.string().min(1).max(200).meta({ description: "The dashboard's name (shown when the definition has no title)." }),
+    name: plainText(1, 200).meta({ description: "The dashboard's name (shown when the definition has no title)." }),
     definition: DashboardDefinition.meta({ description: "Saved as the dashboard's next version by `dashboards push`." }),
   })
   .meta({

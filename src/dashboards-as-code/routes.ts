@@ -93,7 +93,7 @@ const preview = adminOperation({
     .object({
       provided_id: plainText(1, 256).openapi({ description: "The customer to draw the dashboard for (any access group)." }),
       embed_id: EmbedId.optional().openapi({ description: "The file's embed id (only shown in the link); default `unsaved`." }),
-      name: z.string().min(1).max(200).optional(),
+      name: plainText(1, 200).optional(),
       definition: DashboardDefinition,
       expires_in: z.number().int().min(60).max(86_400).optional().openapi({ description: "Lifetime in seconds (60–86400, default 900)." }),
     })

@@ -1,6 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
-import { EmbedId } from "../http/fields";
+import { EmbedId, plainText } from "../http/fields";
 import { adminOperation, successSchema } from "../http/openapi";
 import { DashboardDefinition } from "./definition";
 import * as versions from "./versions";
@@ -15,7 +15,7 @@ const createOrReplace = adminOperation({
   tags,
   summary: "Create a dashboard, or rename it when embed_id exists",
   database: "primary",
-  body: z.object({ embed_id: EmbedId.optional(), name: z.string().min(1).max(200) }),
+  body: z.object({ embed_id: EmbedId.optional(), name: plainText(1, 200) }),
   response: successSchema({ dashboard: Dashboard }),
 });
 

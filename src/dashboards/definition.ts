@@ -3,6 +3,7 @@ import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 import { placeholderProblem } from "../data/placeholders";
 import { COLUMN_STYLES } from "../view/format";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
+import { plainText } from "../http/fields";
 import { canonicalLocaleKey, translationKeyProblem } from "../view/translations";
 
 /**
@@ -175,7 +176,7 @@ const PanelFields = z.looseObject({
     .regex(/^[A-Za-z0-9_-]{1,64}$/, "panel ids are 1–64 letters, digits, '_' or '-'")
     .meta({ description: "Unique within the dashboard: names the panel in CSV links, alerts and `dashboards diff`." }),
   type: z.enum(PANEL_TYPES),
-  title: z.string().max(200).default("").meta({ description: "Shown above the panel; placeholders are interpolated, HTML-escaped." }),
+  title: plainText(0, 200).default("").meta({ description: "Shown above the panel; placeholders are interpolated, HTML-escaped." }),
   layout: Layout,
   schema_id: SchemaId.optional(),
   sql: Sql.optional(),
@@ -285,9 +286,7 @@ jsonSchemaRules.set(Panel, (json) => {
 
 export const DashboardDefinition = z
   .looseObject({
-    title: z
-      .string()
-      .max(200)
+    title: plainText(0, 200)
       .optional()
       .meta({ description: "The page's heading (default: the dashboard's name); placeholders are interpolated." }),
     variables: z
@@ -335,8 +334,8 @@ export const DashboardDefinition = z
         ctx.addIssue({ code: "custom", path: ["translations", locale], message: `'${locale}' is not a BCP 47 locale or language` });
         continue;
       }
-      for (const key of Object.keys(texts)) {
-        const problem = translationKeyProblem(definition, key);
+      for (const [key, text] of Object.entries(texts)) {
+        const problem = translationKeyProblem(definition, key) ?? translatedTitleProblem(key, text);
         if (problem) ctx.addIssue({ code: "custom", path: ["translations", locale, key], message: problem });
       }
     }
@@ -344,6 +343,14 @@ export const DashboardDefinition = z
   .openapi("DashboardDefinition");
 
 export type Definition = z.infer<typeof DashboardDefinition>;
+
+/** A translated title follows the titles' own field rule (http/fields.ts: no controls that reorder text). */
+function translatedTitleProblem(key: string, text: string): string | null {
+  if (key !== "title" && !/^panels\.[^.]+\.title$/.test(key)) return null;
+  const checked = TranslatedTitle.safeParse(text);
+  return checked.success ? null : checked.error.issues[0].message;
+}
+const TranslatedTitle = plainText(0, 300);
 
 /**
  * What a panel's `on_click` breaks that its shape does not say: a text panel has nothing to

@@ -1,6 +1,18 @@
 import { z } from "@hono/zod-openapi";
 
-/** A name or identifier: `min`–`max` characters, no control characters (C0, DEL or C1). */
+/**
+ * The characters that reorder or break what a reader sees (DESIGN section 26): the bidirectional
+ * embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069) and the line and paragraph
+ * separators (U+2028, U+2029). The marks right-to-left text needs (U+200E, U+200F, U+061C) and
+ * the joiners (U+200C, U+200D) are not among them.
+ */
+const READING_ORDER_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+
+/**
+ * A name, title, subject, file name or identifier: `min`–`max` characters, no control
+ * characters (C0, DEL or C1) and none of the controls that reorder text. The one field rule
+ * for text a person reads elsewhere (a list, a subject line, a file name).
+ */
 export function plainText(min: number, max: number) {
   return (
     z
@@ -9,6 +21,10 @@ export function plainText(min: number, max: number) {
       .max(max)
       // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this check's job
       .refine((value) => !/[\u0000-\u001f\u007f-\u009f]/.test(value), "must not contain control characters")
+      .refine(
+        (value) => !READING_ORDER_CONTROLS.test(value),
+        "must not contain bidirectional embedding, override or isolate controls (U+202A–U+202E, U+2066–U+2069) or line/paragraph separators (U+2028, U+2029)",
+      )
   );
 }
 

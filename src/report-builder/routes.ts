@@ -211,9 +211,7 @@ const ExportBody = z
     query: ReportQuery,
     report_id: ReportIdField,
     format: z.enum(["csv", "xlsx"]),
-    file_name: z
-      .string()
-      .max(200)
+    file_name: plainText(0, 200)
       .optional()
       .openapi({ description: "Made safe for Content-Disposition; the extension is added unless present. Default `report`." }),
   })
