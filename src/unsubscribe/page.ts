@@ -1,5 +1,6 @@
 import { escapeHtml } from "../lib/html";
-import { catalogueFor, directionOf, fill, translator } from "../view/messages";
+import { fill } from "../view/fill";
+import { catalogueFor, directionOf, translator } from "../view/messages";
 import type { UnsubscribeLink } from "./service";
 import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../view/presentation";
 import { BUILTIN_THEME_CSS, logoImg, presentationCss } from "../view/style";

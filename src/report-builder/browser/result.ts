@@ -3,6 +3,7 @@
  * result together with the server's chart markup (the dashboards' SVG), so each change is one
  * round trip, and a change made while one is in flight aborts it (AbortController).
  */
+import { pluralCategory } from "../../view/fill";
 import { locale, t } from "./words";
 import { ApiProblem, api, explain } from "./api";
 import { button, byId, el, formatValue } from "./dom";
@@ -86,9 +87,11 @@ function renderStatus(): void {
   }
   const a = page.result.answer;
   const n = a.row_count;
+  // The boot words hold each count message's `other` form; `one_row` is the "one" of `rows`,
+  // taken when Intl.PluralRules says so for the locale (French counts 0 as one).
   status.textContent = a.truncated
-    ? t("showing_first", { count: n.toLocaleString(locale) })
-    : t(n === 1 ? "one_row" : "rows", { count: n.toLocaleString(locale) });
+    ? t("showing_first", { count: n.toLocaleString(locale) }, n)
+    : t(pluralCategory(locale, n) === "one" ? "one_row" : "rows", { count: n.toLocaleString(locale) }, n);
 }
 
 export function renderResult(): void {

@@ -1,11 +1,23 @@
-import type { Catalogue } from "./en";
+import type { Words } from "./en";
 
 /** Our own words in Arabic (pages in Arabic are right to left). */
-export const ar: Catalogue = {
+export const ar: Words = {
   "filter.apply": "تطبيق",
   "panel.csv": "CSV",
-  "panel.cut": "تم الاقتصار على أول {count} صف.",
-  "panel.table_first": "عرض أول {count} صف.",
+  "panel.cut": {
+    one: "تم الاقتصار على الصف الأول.",
+    two: "تم الاقتصار على أول صفين.",
+    few: "تم الاقتصار على أول {count} صفوف.",
+    many: "تم الاقتصار على أول {count} صفًا.",
+    other: "تم الاقتصار على أول {count} صف.",
+  },
+  "panel.table_first": {
+    one: "عرض الصف الأول.",
+    two: "عرض أول صفين.",
+    few: "عرض أول {count} صفوف.",
+    many: "عرض أول {count} صفًا.",
+    other: "عرض أول {count} صف.",
+  },
   "panel.no_mapping": "لم يتم إعداد مصدر بيانات لهذا العميل (المخطط {schema}).",
   "panel.failed": "تعذّر تحميل بيانات هذه اللوحة.",
   "panel.empty": "لا توجد بيانات لهذا الاختيار.",
@@ -83,9 +95,15 @@ export const ar: Catalogue = {
   "builder.pick_dataset": "اختر مجموعة بيانات.",
   "builder.no_datasets": "لا توجد مجموعات بيانات معروضة هنا بعد.",
   "builder.updating": "جارٍ التحديث…",
-  "builder.showing_first": "عرض أول {count} صف",
+  "builder.showing_first": {
+    one: "عرض الصف الأول",
+    two: "عرض أول صفين",
+    few: "عرض أول {count} صفوف",
+    many: "عرض أول {count} صفًا",
+    other: "عرض أول {count} صف",
+  },
   "builder.one_row": "{count} صف",
-  "builder.rows": "{count} صفوف",
+  "builder.rows": { zero: "لا صفوف", one: "صف واحد", two: "صفان", few: "{count} صفوف", many: "{count} صفًا", other: "{count} صفوف" },
   "builder.try_again": "أعد المحاولة",
   "builder.no_rows": "لا توجد صفوف مطابقة. غيّر عامل تصفية أو أزِله.",
   "builder.sort_by": "الترتيب حسب {name}",

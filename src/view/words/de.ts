@@ -1,11 +1,11 @@
-import type { Catalogue } from "./en";
+import type { Words } from "./en";
 
 /** Our own words in German. */
-export const de: Catalogue = {
+export const de: Words = {
   "filter.apply": "Anwenden",
   "panel.csv": "CSV",
-  "panel.cut": "Gekürzt auf die ersten {count} Zeilen.",
-  "panel.table_first": "Die ersten {count} Zeilen werden angezeigt.",
+  "panel.cut": { one: "Gekürzt auf die erste Zeile.", other: "Gekürzt auf die ersten {count} Zeilen." },
+  "panel.table_first": { one: "Die erste Zeile wird angezeigt.", other: "Die ersten {count} Zeilen werden angezeigt." },
   "panel.no_mapping": "Für diesen Kunden ist keine Datenquelle eingerichtet (Schema {schema}).",
   "panel.failed": "Die Daten dieses Bereichs konnten nicht geladen werden.",
   "panel.empty": "Keine Daten für diese Auswahl.",
@@ -83,9 +83,9 @@ export const de: Catalogue = {
   "builder.pick_dataset": "Wählen Sie einen Datensatz.",
   "builder.no_datasets": "Hier werden noch keine Datensätze angeboten.",
   "builder.updating": "Wird aktualisiert…",
-  "builder.showing_first": "Die ersten {count} Zeilen werden angezeigt",
+  "builder.showing_first": { one: "Die erste Zeile wird angezeigt", other: "Die ersten {count} Zeilen werden angezeigt" },
   "builder.one_row": "{count} Zeile",
-  "builder.rows": "{count} Zeilen",
+  "builder.rows": { one: "{count} Zeile", other: "{count} Zeilen" },
   "builder.try_again": "Erneut versuchen",
   "builder.no_rows": "Keine Zeilen passen. Ändern oder entfernen Sie einen Filter.",
   "builder.sort_by": "Sortieren nach {name}",

@@ -1,9 +1,15 @@
-/** Our own words in English: the catalogue every other language must match key for key. */
+import type { Wording } from "../fill";
+
+/**
+ * Our own words in English: the catalogue every other language must match key for key. A count
+ * message may be its plural forms (`{ one, other }`; `other` always, the categories
+ * Intl.PluralRules names for the language where it has them: src/view/fill.ts).
+ */
 export const en = {
   "filter.apply": "Apply",
   "panel.csv": "CSV",
-  "panel.cut": "Cut at the first {count} rows.",
-  "panel.table_first": "Showing the first {count} rows.",
+  "panel.cut": { one: "Cut at the first row.", other: "Cut at the first {count} rows." },
+  "panel.table_first": { one: "Showing the first row.", other: "Showing the first {count} rows." },
   "panel.no_mapping": "No data source is set up for this customer (schema {schema}).",
   "panel.failed": "This panel's data could not be loaded.",
   "panel.empty": "No data for this selection.",
@@ -81,9 +87,9 @@ export const en = {
   "builder.pick_dataset": "Pick a dataset.",
   "builder.no_datasets": "No datasets are offered here yet.",
   "builder.updating": "Updating…",
-  "builder.showing_first": "Showing the first {count} rows",
+  "builder.showing_first": { one: "Showing the first row", other: "Showing the first {count} rows" },
   "builder.one_row": "{count} row",
-  "builder.rows": "{count} rows",
+  "builder.rows": { one: "{count} row", other: "{count} rows" },
   "builder.try_again": "Try again",
   "builder.no_rows": "No rows match. Change or remove a filter.",
   "builder.sort_by": "Sort by {name}",
@@ -174,7 +180,10 @@ export const en = {
   "builder.date_lt": "before",
   "builder.date_lte": "on or before",
   "builder.date_format": "Format: {pattern}",
-} as const;
+} as const satisfies Record<string, Wording>;
 
 export type MessageKey = keyof typeof en;
+/** A language's words as written: a text per key, or a count message's plural forms. */
+export type Words = Record<MessageKey, Wording>;
+/** A language's words without a count: each key's text, a count message's `other` form. */
 export type Catalogue = Record<MessageKey, string>;

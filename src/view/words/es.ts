@@ -1,11 +1,11 @@
-import type { Catalogue } from "./en";
+import type { Words } from "./en";
 
 /** Our own words in Spanish. */
-export const es: Catalogue = {
+export const es: Words = {
   "filter.apply": "Aplicar",
   "panel.csv": "CSV",
-  "panel.cut": "Limitado a las primeras {count} filas.",
-  "panel.table_first": "Se muestran las primeras {count} filas.",
+  "panel.cut": { one: "Limitado a la primera fila.", other: "Limitado a las primeras {count} filas." },
+  "panel.table_first": { one: "Se muestra la primera fila.", other: "Se muestran las primeras {count} filas." },
   "panel.no_mapping": "No hay ninguna fuente de datos configurada para este cliente (esquema {schema}).",
   "panel.failed": "No se pudieron cargar los datos de este panel.",
   "panel.empty": "No hay datos para esta selección.",
@@ -83,9 +83,9 @@ export const es: Catalogue = {
   "builder.pick_dataset": "Elija un conjunto de datos.",
   "builder.no_datasets": "Todavía no se ofrece ningún conjunto de datos aquí.",
   "builder.updating": "Actualizando…",
-  "builder.showing_first": "Se muestran las primeras {count} filas",
+  "builder.showing_first": { one: "Se muestra la primera fila", other: "Se muestran las primeras {count} filas" },
   "builder.one_row": "{count} fila",
-  "builder.rows": "{count} filas",
+  "builder.rows": { one: "{count} fila", other: "{count} filas" },
   "builder.try_again": "Reintentar",
   "builder.no_rows": "Ninguna fila coincide. Cambie o quite un filtro.",
   "builder.sort_by": "Ordenar por {name}",

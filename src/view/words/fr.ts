@@ -1,11 +1,11 @@
-import type { Catalogue } from "./en";
+import type { Words } from "./en";
 
 /** Our own words in French. */
-export const fr: Catalogue = {
+export const fr: Words = {
   "filter.apply": "Appliquer",
   "panel.csv": "CSV",
-  "panel.cut": "Limité aux {count} premières lignes.",
-  "panel.table_first": "Affichage des {count} premières lignes.",
+  "panel.cut": { one: "Limité à la première ligne.", other: "Limité aux {count} premières lignes." },
+  "panel.table_first": { one: "Affichage de la première ligne.", other: "Affichage des {count} premières lignes." },
   "panel.no_mapping": "Aucune source de données n’est configurée pour ce client (schéma {schema}).",
   "panel.failed": "Les données de ce panneau n’ont pas pu être chargées.",
   "panel.empty": "Aucune donnée pour cette sélection.",
@@ -83,9 +83,9 @@ export const fr: Catalogue = {
   "builder.pick_dataset": "Choisissez un jeu de données.",
   "builder.no_datasets": "Aucun jeu de données n’est encore proposé ici.",
   "builder.updating": "Mise à jour…",
-  "builder.showing_first": "Affichage des {count} premières lignes",
+  "builder.showing_first": { one: "Affichage de la première ligne", other: "Affichage des {count} premières lignes" },
   "builder.one_row": "{count} ligne",
-  "builder.rows": "{count} lignes",
+  "builder.rows": { one: "{count} ligne", other: "{count} lignes" },
   "builder.try_again": "Réessayer",
   "builder.no_rows": "Aucune ligne ne correspond. Modifiez ou retirez un filtre.",
   "builder.sort_by": "Trier par {name}",

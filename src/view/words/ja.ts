@@ -1,7 +1,7 @@
-import type { Catalogue } from "./en";
+import type { Words } from "./en";
 
 /** Our own words in Japanese. */
-export const ja: Catalogue = {
+export const ja: Words = {
   "filter.apply": "適用",
   "panel.csv": "CSV",
   "panel.cut": "先頭の {count} 行のみ表示しています。",
