@@ -2,8 +2,10 @@
  * The "Subscribe" control of a live embed page (its markup: src/dashboards/subscribe-control.ts).
  * It talks to this page's subscriptions API with the page's own token (kept in an
  * `input[name=token]`, so the frame script's token refresh reaches it too) and the browser's
- * time zone. Runs under the page's CSP by its hash, like the frame script.
+ * time zone. Runs under the page's CSP by its hash, like the frame script. Its words' slots
+ * are filled by the server's own file (src/view/fill.ts).
  */
+import { fill } from "../../view/fill";
 
 interface Subscription {
   id: string;
@@ -20,8 +22,7 @@ function start(root: HTMLDetailsElement): void {
   try {
     words = JSON.parse(root.getAttribute("data-words") ?? "{}");
   } catch {}
-  const say = (key: string, english: string, values: Record<string, string> = {}) =>
-    (words[key] ?? english).replace(/\{([a-z_]+)\}/g, (slot, name: string) => values[name] ?? slot);
+  const say = (key: string, english: string, values: Record<string, string> = {}) => fill(words[key] ?? english, values);
   const form = root.querySelector("form") as HTMLFormElement;
   const list = root.querySelector("ul") as HTMLUListElement;
   const status = root.querySelector("[role=status]") as HTMLElement;

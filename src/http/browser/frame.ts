@@ -13,7 +13,7 @@
  * `data-fit-window` is the width from which all do).
  */
 
-import { readDate } from "./date-field";
+import { readDate } from "../../view/date-field";
 import { tokenFitsPage } from "./token-dashboard";
 
 /** A page opened on its own: drawn for the window's width when it was drawn for another. */

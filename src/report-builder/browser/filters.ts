@@ -1,5 +1,5 @@
 /** The filters section of the controls: a row per filter, its input fitting the column's type and condition. */
-import { datePattern, readDate, showDate } from "../../http/browser/date-field";
+import { datePattern, readDate, showDate } from "../../view/date-field";
 import { locale, t } from "./words";
 import { api } from "./api";
 import { changed, isChecked, renderControls } from "./redraw";
@@ -164,7 +164,7 @@ function filterInput(f: FilterChoice, column: Column, i: number): Child {
 }
 
 /**
- * A date filter's field: shows the date in the view's format (date-field.ts), hands on the
+ * A date filter's field: shows the date in the view's format (src/view/date-field.ts), hands on the
  * ISO date read from it; what is no date yet is marked invalid and leaves the query as it was.
  */
 function dateInput(inputId: string, label: string, value: string, onvalue: (value: string) => void): HTMLElement {
