@@ -68,3 +68,14 @@ export const LockedFilter = FilterShape.extend({ dataset: Name.openapi({ descrip
   .superRefine(filterValuesFit)
   .openapi("LockedReportFilter");
 export type LockedFilter = z.infer<typeof LockedFilter>;
+
+/**
+ * A locked filter as a builder token carries it and a saved report stores it: with `table`,
+ * the fingerprint of the blueprint table and column it was minted on (report-builder/locks.ts),
+ * so that a lock follows its table, not a name another table or column may take later. Absent
+ * only on saved reports stored before locks were bound.
+ */
+export const BoundLockedFilter = FilterShape.extend({ dataset: Name, table: z.string().min(1).max(64).optional() }).superRefine(
+  filterValuesFit,
+);
+export type BoundLockedFilter = z.infer<typeof BoundLockedFilter>;

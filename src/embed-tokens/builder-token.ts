@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import type { Principal } from "../rate-limits/principal";
 import { compileReportQuery, datasetOf } from "../report-builder/compiler";
+import { bindLocks } from "../report-builder/locks";
 import * as reportBuilderRepo from "../report-builder/repository";
 import { signBuilderToken } from "../tokens/builder";
 import { customerTokenFingerprint } from "../tokens/signed";
@@ -56,6 +57,8 @@ export async function mintBuilderToken(
   if (blueprint.length === 0)
     throw new ApiError("blueprint_not_found", `Customer '${input.provided_id}' has no blueprint ${input.blueprint_id}.`, "blueprint_id");
   checkLockedFilters(blueprint[0].tables, input.filters ?? []);
+  // Each lock bound to the table and column it names now (report-builder/locks.ts).
+  const locks = await bindLocks(blueprint[0].tables, input.filters ?? []);
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + (input.expires_in ?? DEFAULT_TOKEN_SECONDS);
   const token = await signBuilderToken(env, {
@@ -65,7 +68,7 @@ export async function mintBuilderToken(
     ctv: await customerTokenFingerprint(customer[0].tokenHash),
     bid: blueprint[0].id,
     bpe: blueprint[0].embedId,
-    ...(input.filters?.length ? { flt: input.filters } : {}),
+    ...(locks.length ? { flt: locks } : {}),
     ...(input.user_id !== undefined ? { uid: input.user_id } : {}),
     save: builderTokenWrites(input) !== undefined,
     ...(input.allowed_origins !== undefined ? { origins: input.allowed_origins } : {}),

@@ -77,8 +77,8 @@ export async function opened(
     throw new ApiError("invalid_embed_token", "This report builder link is no longer valid.");
   }
   if (blueprint.length === 0) throw new ApiError("blueprint_not_found", "This blueprint does not exist any more.");
-  // A lock renamed away by update_blueprint refuses the token rather than running without it.
-  if (!lockedFiltersFit(blueprint[0].tables, request.claims.flt ?? [])) throw staleLockError();
+  // A lock renamed away, or whose names now point at another table or column, refuses the token rather than running without it.
+  if (!(await lockedFiltersFit(blueprint[0].tables, request.claims.flt ?? []))) throw staleLockError();
   await countBuilderRequest(request);
   const { context, mapping, sources: usable, cacheVersions } = customerDataView(chain, sources);
   const computed = computedPresentation(chain);

@@ -53,7 +53,7 @@ export async function runSavedReport(db: Database, env: Env, input: SavedReportR
   if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
   const saved = reportView(report[0].report);
   // The locks it was saved under go with it to every delivery; one that no longer fits refuses the run.
-  if (!lockedFiltersFit(report[0].tables, saved.locked_filters)) throw staleReportLockError();
+  if (!(await lockedFiltersFit(report[0].tables, report[0].report.lockedFilters ?? [], "by name"))) throw staleReportLockError();
   const view = customerDataView(chain, sources);
   // Drawn in the delivery's theme and locale, else the customer's, as a dashboard's job is.
   const presentation = resolvePresentation(input.presentation ?? {}, chain, themes);
@@ -62,7 +62,7 @@ export async function runSavedReport(db: Database, env: Env, input: SavedReportR
     env,
     table,
     query: saved.query,
-    locked: locksOnDataset(saved.locked_filters, saved.query.dataset),
+    locked: locksOnDataset(report[0].report.lockedFilters ?? [], saved.query.dataset),
     context: view.context,
     mapping: view.mapping,
     sources: view.sources,

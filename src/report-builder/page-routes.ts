@@ -14,6 +14,7 @@ import { Chart, ReportQuery, ResultColumn } from "./query";
 import { builderRequest, builderRoute, ReportIdField } from "./routes";
 import { blueprintExists, builderPageData, builderView } from "./page-data";
 import { runQuery } from "./queries";
+import { lockView } from "./locks";
 import { config } from "../config";
 
 /**
@@ -160,7 +161,7 @@ async function openPage(c: AppContext, embedId: string, token: string): Promise<
   try {
     const data = await builderPageData({ db: c.get("db"), env: c.env, claims, waitUntil: backgroundOf(c) });
     return {
-      page: { ...data, canSave: claims.save, lockedFilters: claims.flt ?? [] },
+      page: { ...data, canSave: claims.save, lockedFilters: (claims.flt ?? []).map(lockView) },
       frameAncestors: claims.origins?.join(" "),
     };
   } catch (error) {

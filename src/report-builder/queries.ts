@@ -112,7 +112,7 @@ export async function runQuery(request: BuilderRequest, query: ReportQuery, repo
   const builder = await opened(request, [chain, blueprint, sources]);
   if (report.length === 0) throw reportNotFound(reportId, "report_id");
   const locks = report[0].lockedFilters ?? [];
-  if (!lockedFiltersFit(builder.tables, locks)) throw staleReportLockError();
+  if (!(await lockedFiltersFit(builder.tables, locks, "by name"))) throw staleReportLockError();
   return run(request, builder, query, locks);
 }
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { StoredTable } from "../blueprints/schemas";
-import { Filter, type LockedFilter } from "../data/filters";
+import { type BoundLockedFilter, Filter } from "../data/filters";
 
 /**
  * The report query of the builder (docs/report-builder.md): what a customer's user asks of
@@ -86,7 +86,7 @@ declare module "../db/schema/columns" {
   interface JsonColumns {
     "saved_reports.query": ReportQuery;
     "saved_reports.chart": Chart;
-    "saved_reports.locked_filters": LockedFilter[];
+    "saved_reports.locked_filters": BoundLockedFilter[];
   }
 }
 

@@ -4,7 +4,7 @@ import { ApiError } from "../http/errors";
 import { randomAlphanumeric } from "../lib/crypto";
 import type { LockedFilter } from "../data/filters";
 import type { BuilderClaims } from "../tokens/builder";
-import { sameLockedFilters } from "./locks";
+import { lockView, sameLockedFilters } from "./locks";
 import { builderReads, openBuilder, opened, type BuilderRequest } from "./builder-request";
 import { compileReportQuery, datasetOf, resultNames } from "./compiler";
 import type { Chart, ReportQuery } from "./query";
@@ -35,7 +35,7 @@ export function reportView(row: repo.SavedReportRow): Report {
     name: row.name,
     query: row.query,
     chart: row.chart,
-    locked_filters: row.lockedFilters ?? [],
+    locked_filters: (row.lockedFilters ?? []).map(lockView),
     created_by: row.createdBy,
     created_at: row.createdAt,
     updated_at: row.updatedAt,

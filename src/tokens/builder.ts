@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { signWithEmbedSecret, verifyWithEmbedSecret } from "./signed";
 import type { Env } from "../env";
-import { LockedFilter } from "../data/filters";
+import { BoundLockedFilter } from "../data/filters";
 
 /**
  * Report-builder tokens: compact JWS (HS256) with EMBED_TOKEN_SECRET like the dashboards'
@@ -11,7 +11,7 @@ import { LockedFilter } from "../data/filters";
  * it opens no dashboard).
  *
  * Claims: `typ`, `cid` (customer id), `ctv`, `bid` (blueprint id), `bpe` (its embed id),
- * `flt?` (locked filters), `uid?` (the end user), `save` (may save reports), `origins?`,
+ * `flt?` (locked filters, each bound to its table by a fingerprint), `uid?` (the end user), `save` (may save reports), `origins?`,
  * `iat`, `exp`.
  */
 export const BuilderClaims = z.object({
@@ -20,7 +20,7 @@ export const BuilderClaims = z.object({
   ctv: z.string().min(16),
   bid: z.number().int().positive(),
   bpe: z.string().min(1),
-  flt: z.array(LockedFilter).optional(),
+  flt: z.array(BoundLockedFilter).optional(),
   uid: z.string().optional(),
   save: z.boolean(),
   origins: z.array(z.string()).optional(),
