@@ -7,7 +7,8 @@
 // line, against the floor of an idle tick over the same 2,000 rules (nothing due), median
 // of 5, measured in the same run.
 // Usage: npm run bench:alerts
-import { median, startSchedulerBench } from "./lib/scheduler.mjs";
+import { median, ratio } from "./lib/harness.mjs";
+import { startSchedulerBench } from "./lib/scheduler.mjs";
 
 const { server, fire, createMany } = await startSchedulerBench(19889);
 
@@ -43,13 +44,13 @@ try {
   const idleMs = median(idle.map((t) => t.log.ms));
   const line = (kind) => {
     const { log } = result[kind];
-    return `    ${kind.padEnd(9)} handler ${String(log.ms).padStart(5)} ms, D1 round trips ${log.round_trips}  (${(log.ms / Math.max(1, idleMs)).toFixed(1)}× idle time; per due rule ${((log.ms - idleMs) / 50).toFixed(1)} ms, ${((log.round_trips - idleTrips) / 50).toFixed(2)} round trips)`;
+    return `    ${kind.padEnd(9)} handler ${String(log.ms).padStart(5)} ms, D1 round trips ${log.round_trips}  (${ratio(log.ms, Math.max(1, idleMs), 1)}× idle time; per due rule ${((log.ms - idleMs) / 50).toFixed(1)} ms, ${((log.round_trips - idleTrips) / 50).toFixed(2)} round trips)`;
   };
   console.log(`
 Scheduler tick, 1,000 rules of a kind with 50 due (50 claimed, 50 report jobs started), local runtime (npm start)
 ${line("schedules")}
 ${line("alerts")}
-    alerts/schedules: ${(result.alerts.log.ms / result.schedules.log.ms).toFixed(2)}× handler time, ${(result.alerts.log.round_trips / result.schedules.log.round_trips).toFixed(2)}× D1 round trips
+    alerts/schedules: ${ratio(result.alerts.log.ms, result.schedules.log.ms)}× handler time, ${ratio(result.alerts.log.round_trips, result.schedules.log.round_trips)}× D1 round trips
   Floor: idle tick over the same 2,000 rules (none due), median of ${idle.length}: handler ${idleMs} ms, D1 round trips ${idleTrips}
   (An alert's panel query per customer goes to its data source, not the rules' D1: not in the round-trip count.)`);
 } finally {

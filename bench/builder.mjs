@@ -11,17 +11,13 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { adminHeaders, mapCustomerData, median, numberArg, postJson, ratio, root, startServer, timed } from "./lib/harness.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const runsArg = process.argv.indexOf("--runs");
-const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 30;
+const runs = numberArg("runs", 30);
 const port = 19993;
 const base = `http://127.0.0.1:${port}`;
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const query = {
   dataset: "orders",
   group_by: [{ column: "day", bucket: "month" }, { column: "product" }],
@@ -64,13 +60,12 @@ async function xlsxLibraryGzipBytes() {
   return gzipSync(result.outputFiles[0].contents).length;
 }
 
-const server = await startLocalServer({
+const server = await startServer({
   port,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "BUILDER_REQUESTS_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"],
+  vars: { RATE_LIMIT_PER_MINUTE: 1000000, BUILDER_REQUESTS_PER_MINUTE: 1000000, LOG_LEVEL: "warn" },
 });
 try {
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const api = (path, body) => fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) => r.json());
+  const api = (path, body) => postJson(server, path, body);
 
   const { blueprints } = await api("/api/get_customer_blueprints/", { customer_id: "acme-berlin" });
   const blueprint = blueprints.find((b) => b.name === "Sales data");
@@ -80,23 +75,18 @@ try {
   const post = (path, body, extra = {}) =>
     fetch(`${base}${path}`, { method: "POST", headers: { ...bearer, ...extra }, body: JSON.stringify(body) });
   // The /_dev/ routes need the admin token; the builder token whose query they compile rides along.
-  const dev = { Authorization: `Bearer ${server.vars.ADMIN_TOKEN}`, "X-Builder-Token": minted.token };
+  const { Authorization } = adminHeaders(server);
+  const dev = { Authorization, "X-Builder-Token": minted.token };
 
   /** acme-berlin's schema on D1 (as seeded) or on PostgreSQL (the demo script loads the same rows). */
-  function mapTo(kind) {
-    const result = spawnSync(
-      process.execPath,
-      [join(root, "scripts", "demo-postgres.mjs"), "--base", base, "--customer", "acme-berlin", ...(kind === "d1" ? ["--d1"] : [])],
-      { cwd: root, encoding: "utf8" },
-    );
-    if (result.status !== 0) throw new Error(`demo-postgres failed:\n${result.stdout}\n${result.stderr}`);
-  }
+  const mapTo = (kind) => mapCustomerData(base, "acme-berlin", kind);
 
-  async function timed(path, body, extra = {}) {
-    const started = performance.now();
-    const response = await post(path, body, extra);
-    const answer = await response.json();
-    const ms = performance.now() - started;
+  async function timedPost(path, body, extra = {}) {
+    const { ms, value } = await timed(async () => {
+      const response = await post(path, body, extra);
+      return { response, answer: await response.json() };
+    });
+    const { response, answer } = value;
     if (response.status !== 200) throw new Error(`${path}: HTTP ${response.status} ${JSON.stringify(answer)}`);
     return { ms, response, answer };
   }
@@ -110,8 +100,8 @@ try {
     const floor = [];
     let last;
     for (let i = 0; i <= runs; i++) {
-      const a = await timed(`/report-builder/${blueprint.embed_id}/query`, query);
-      const b = await timed("/_dev/floor/report-sql", floorBody, dev);
+      const a = await timedPost(`/report-builder/${blueprint.embed_id}/query`, query);
+      const b = await timedPost("/_dev/floor/report-sql", floorBody, dev);
       if (i === 0) {
         // Same rows both ways (the floor's are untyped and one longer: limit + 1 at most).
         if (a.answer.row_count === 0 || Math.abs(b.answer.rows.length - a.answer.row_count) > 1)
@@ -135,11 +125,7 @@ try {
   const results = [await measure("d1"), await measure("postgres")];
   mapTo("d1"); // leave the demo as npm start seeds it
   const health = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    await (await fetch(`${base}/health`)).text();
-    health.push(performance.now() - started);
-  }
+  for (let i = 0; i < runs; i++) health.push((await timed(async () => (await fetch(`${base}/health`)).text())).ms);
 
   console.log(
     `\nReport builder query on the demo blueprint "Sales data" (acme-berlin: month × product, sum and count), median of ${runs}, Node ${process.version}`,
@@ -148,7 +134,7 @@ try {
   for (const r of results) {
     console.log(
       `  ${r.kind.padEnd(8)} builder query ${r.builder.toFixed(2).padStart(6)} ms   same SQL straight through the binding ${r.floor.toFixed(2).padStart(6)} ms   ` +
-        `${(r.builder / r.floor).toFixed(2)}× floor (+${(r.builder - r.floor).toFixed(2)} ms)   ${r.rows} rows   D1 round trips ${r.d1Trips}, data-source round trips ${r.dataTrips}`,
+        `${ratio(r.builder, r.floor)}× floor (+${(r.builder - r.floor).toFixed(2)} ms)   ${r.rows} rows   D1 round trips ${r.d1Trips}, data-source round trips ${r.dataTrips}`,
     );
   }
 } finally {

@@ -10,47 +10,31 @@
 import { gzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
 import { launchBrowser } from "../scripts/lib/chromium.mjs";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { adminHeaders, apiHeaders, interleave, median, startServer, throughput as rate, timed } from "./lib/harness.mjs";
 
 const ROUNDS = 3;
 const ROUND_MS = 4000;
 const CONCURRENCY = 8;
 const CLICKS = 10;
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
-};
 
-const server = await startLocalServer({
+const server = await startServer({
   port: 19994,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000000", "--var", "LOG_LEVEL:warn", "--log-level", "warn"],
+  vars: { RATE_LIMIT_PER_MINUTE: 1000000000, LOG_LEVEL: "warn" },
+  flags: ["--log-level", "warn"],
 });
 const call = async (path, body, headers) => {
   const response = await fetch(`${server.base}${path}`, {
     method: body === undefined ? "GET" : "POST",
-    headers: { ...headers, "Content-Type": "application/json" },
+    headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
 };
-const api = (path, body) => call(path, body, { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}` });
-const admin = (path, body) => call(path, body, { Authorization: `Bearer ${server.vars.ADMIN_TOKEN}` });
+const api = (path, body) => call(path, body, apiHeaders(server));
+const admin = (path, body) => call(path, body, adminHeaders(server));
 
-async function throughput(url, ms) {
-  const end = Date.now() + ms;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < end) {
-        const response = await fetch(url);
-        await response.arrayBuffer();
-        if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-        done++;
-      }
-    }),
-  );
-  return done / (ms / 1000);
-}
+/** Requests/s of `url` with CONCURRENCY requests in flight for `ms`. */
+const throughput = (url, ms) => rate(url, ms, CONCURRENCY);
 
 let browser;
 try {
@@ -81,12 +65,11 @@ try {
   const script = /<script>([\s\S]*?)<\/script>/.exec(clicksHtml.slice(clicksHtml.indexOf('id="dashboard-clicks"')))?.[1] ?? "";
   const data = /id="dashboard-clicks">([\s\S]*?)<\/script>/.exec(clicksHtml)?.[1] ?? "";
 
-  const rates = { clicks: [], plain: [], floor: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    rates.floor.push(await throughput(health, ROUND_MS));
-    rates.plain.push(await throughput(plainUrl, ROUND_MS));
-    rates.clicks.push(await throughput(clicksUrl, ROUND_MS));
-  }
+  const rates = await interleave(ROUNDS, {
+    floor: () => throughput(health, ROUND_MS),
+    plain: () => throughput(plainUrl, ROUND_MS),
+    clicks: () => throughput(clicksUrl, ROUND_MS),
+  });
 
   browser = await launchBrowser();
   const page = await browser.newPage();
@@ -97,13 +80,14 @@ try {
   for (let i = 0; i < CLICKS; i++) {
     await page.waitForSelector(slice);
     const before = page.url();
-    const started = performance.now();
-    await Promise.all([
-      page.waitForNavigation({ waitUntil: "load" }),
-      page.evaluate((s) => document.querySelector(s).dispatchEvent(new MouseEvent("click", { bubbles: true })), slice),
-    ]);
-    await page.waitForSelector("body[data-render-complete]");
-    times.push(performance.now() - started);
+    const { ms } = await timed(async () => {
+      await Promise.all([
+        page.waitForNavigation({ waitUntil: "load" }),
+        page.evaluate((s) => document.querySelector(s).dispatchEvent(new MouseEvent("click", { bubbles: true })), slice),
+      ]);
+      await page.waitForSelector("body[data-render-complete]");
+    });
+    times.push(ms);
     if (page.url() === before) throw new Error("the click did not change the page");
   }
 

@@ -24,14 +24,11 @@
 import { loadavg } from "node:os";
 import puppeteer from "puppeteer-core";
 import { ensureChromium } from "../scripts/lib/chromium.mjs";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { apiHeaders, median, numberArg, ratio, sleep, startServer, timed } from "./lib/harness.mjs";
 
-const runsArg = process.argv.indexOf("--runs");
-const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 20;
-const burstArg = process.argv.indexOf("--burst");
-const burst = burstArg > 0 ? Number(process.argv[burstArg + 1]) : 40;
-const roundsArg = process.argv.indexOf("--burst-rounds");
-const burstRounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
+const runs = numberArg("runs", 20);
+const burst = numberArg("burst", 40);
+const burstRounds = numberArg("burst-rounds", 3);
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -40,15 +37,11 @@ const loadAtStart = load();
 const port = 19957;
 const base = `http://127.0.0.1:${port}`;
 const chromium = await ensureChromium(); // the same Chromium as Browser Rendering uses locally
-const server = await startLocalServer({
-  port,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"],
-});
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const server = await startServer({ port, vars: { RATE_LIMIT_PER_MINUTE: 1000000, DELIVERY_LIMIT_PER_MINUTE: 1000000, LOG_LEVEL: "warn" } });
 
 try {
   const vars = server.vars;
-  const headers = { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
+  const headers = apiHeaders(server);
   // The /_dev/ routes (stage clock, forgetting charts) need the admin token.
   const devAuth = { Authorization: `Bearer ${vars.ADMIN_TOKEN}` };
   const customer = await fetch(`${base}/api/get_customer/`, {
@@ -85,7 +78,7 @@ try {
       timing = await fetch(`${base}/_dev/delivery-stages/${run.jobId}`, { headers: devAuth }).then((r) => r.json());
       if (timing.success !== 1) return null;
       if (timing.stages.job_update !== undefined || Date.now() > until) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
     }
     const captured = timing.stage_ends.browser_connect ?? timing.ended_at;
     return {
@@ -121,23 +114,20 @@ try {
   // One HTTP round trip to this server (GET /health), taken between the runs: the API call
   // and the download each make one, which bare Chromium, driven in its own process, never does.
   const roundTrip = [];
-  const timeRoundTrip = async () => {
-    const started = performance.now();
-    await fetch(`${base}/health`).then((r) => r.arrayBuffer());
-    roundTrip.push(performance.now() - started);
-  };
+  const timeRoundTrip = async () => roundTrip.push((await timed(() => fetch(`${base}/health`).then((r) => r.arrayBuffer()))).ms);
   const burstRuns = [];
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 800, deviceScaleFactor: 1 });
-    async function bare(type) {
-      const started = performance.now();
-      await page.setContent(html, { waitUntil: "load" });
-      await page.waitForSelector('body[data-render-complete="true"]');
-      if (type === "pdf") await page.pdf({ printBackground: true, width: "1280px", height: `${Math.round(1280 * Math.SQRT2)}px` });
-      else await page.screenshot({ fullPage: true, type: "png" });
-      return performance.now() - started;
-    }
+    const bare = async (type) =>
+      (
+        await timed(async () => {
+          await page.setContent(html, { waitUntil: "load" });
+          await page.waitForSelector('body[data-render-complete="true"]');
+          if (type === "pdf") await page.pdf({ printBackground: true, width: "1280px", height: `${Math.round(1280 * Math.SQRT2)}px` });
+          else await page.screenshot({ fullPage: true, type: "png" });
+        })
+      ).ms;
     // Ours and the floor take turns, so both see the same load on the machine.
     for (const type of ["image", "pdf"]) {
       for (let i = 0; i < 3; i++) {
@@ -187,7 +177,7 @@ try {
     ]) {
       const a = median(series[type]);
       console.log(
-        `  ${type === "image" ? "PNG" : "PDF"}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${(a / b).toFixed(2)}   ours − bare ${(a - b).toFixed(0).padStart(4)} ms`,
+        `  ${type === "image" ? "PNG" : "PDF"}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${ratio(a, b)}   ours − bare ${(a - b).toFixed(0).padStart(4)} ms`,
       );
     }
   }
@@ -221,7 +211,7 @@ try {
   console.log(`against bare Chromium capturing the same ${burst} in its warm tab (rounds taking turns):`);
   for (const [i, { ours, floor }] of burstRuns.entries())
     console.log(
-      `  round ${i + 1}: ours ${ours.toFixed(0).padStart(6)} ms   bare Chromium ${floor.toFixed(0).padStart(6)} ms   ratio ${(ours / floor).toFixed(2)}`,
+      `  round ${i + 1}: ours ${ours.toFixed(0).padStart(6)} ms   bare Chromium ${floor.toFixed(0).padStart(6)} ms   ratio ${ratio(ours, floor)}`,
     );
   console.log(`  median ratio ${median(burstRuns.map((r) => r.ours / r.floor)).toFixed(2)}`);
   console.log(`\nLoad average (1, 5, 15 min): ${loadAtStart} at the start, ${load()} at the end (${navigator.hardwareConcurrency} cores)`);

@@ -32,13 +32,9 @@
 // so its replica-eligible reads go to the nearest one, in eastern North America.
 // Usage: npm run bench:edge [-- --calls 21]
 import { readFileSync } from "node:fs";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { adminHeaders as adminHeadersOf, apiHeaders, median, numberArg, sleep, startServer, timed } from "./lib/harness.mjs";
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const calls = arg("calls", 21);
+const calls = numberArg("calls", 21);
 const port = 19687;
 
 /** Round-trip ms from each caller region to us-east-1 (CloudPing p50, see above). */
@@ -58,31 +54,24 @@ function hopCost(region, hops) {
   );
 }
 
-const server = await startLocalServer({
+const server = await startServer({
   port,
-  args: [
-    "--var",
-    "RATE_LIMIT_PER_MINUTE:1000000",
-    "--var",
-    "BUILDER_REQUESTS_PER_MINUTE:1000000",
-    "--var",
-    "LOG_LEVEL:warn",
-    "--log-level",
-    "warn",
-  ],
+  vars: { RATE_LIMIT_PER_MINUTE: 1000000, BUILDER_REQUESTS_PER_MINUTE: 1000000, LOG_LEVEL: "warn" },
+  flags: ["--log-level", "warn"],
 });
 
 try {
-  const { base, vars } = server;
-  const api = { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const adminHeaders = { Authorization: `Bearer ${vars.ADMIN_TOKEN}`, "Content-Type": "application/json" };
+  const { base } = server;
+  const api = apiHeaders(server);
+  const adminHeaders = adminHeadersOf(server);
 
   /** One call: wall time and hops by kind, from the headers. */
   async function measure(method, path, body, headers = api, expectCache) {
-    const started = performance.now();
-    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    const ms = performance.now() - started;
+    const { ms, value } = await timed(async () => {
+      const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { res, text: await res.text() };
+    });
+    const { res, text } = value;
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
     if (expectCache && res.headers.get("X-Query-Cache") !== expectCache)
       throw new Error(`${path}: X-Query-Cache ${res.headers.get("X-Query-Cache")}, expected ${expectCache}`);
@@ -215,10 +204,6 @@ try {
     ],
   ];
 
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)];
-  };
   const rows = [];
   const samplesOf = new Map();
   for (const [name, authenticated, run, beforeFrom] of operations) {
@@ -230,7 +215,7 @@ try {
         break;
       } catch (error) {
         if (!beforeFrom || i === 2) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
       }
     }
     const samples = [];

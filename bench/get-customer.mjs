@@ -8,26 +8,23 @@
 // Usage: npm run bench [-- --duration 8 --connections 20 --rounds 5]
 import autocannon from "autocannon";
 import { readdirSync, readFileSync } from "node:fs";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { adminHeaders, apiHeaders, interleave, median, numberArg, roundsText, startServer } from "./lib/harness.mjs";
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const duration = arg("duration", 8);
-const connections = arg("connections", 20);
-const rounds = arg("rounds", 5);
+const duration = numberArg("duration", 8);
+const connections = numberArg("connections", 20);
+const rounds = numberArg("rounds", 5);
 const port = 19787;
 const base = `http://127.0.0.1:${port}`;
 // The per-token rate limit would otherwise refuse most of the load.
-const server = await startLocalServer({
+const server = await startServer({
   port,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000000", "--var", "LOG_LEVEL:warn", "--log-level", "warn"],
+  vars: { RATE_LIMIT_PER_MINUTE: 1000000000, LOG_LEVEL: "warn" },
+  flags: ["--log-level", "warn"],
 });
 
 try {
   const vars = server.vars;
-  const headers = { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
+  const headers = apiHeaders(server);
   const call = async (method, path, body) => {
     const res = await fetch(`${base}${path}`, { method, headers, body: body && JSON.stringify(body) });
     return { status: res.status, trips: Number(res.headers.get("X-D1-Round-Trips")), body: await res.json() };
@@ -36,7 +33,7 @@ try {
   // A three-level chain so get_customer has ancestors to merge.
   await fetch(`${base}/admin/hierarchy_levels/`, {
     method: "PUT",
-    headers: { Authorization: `Bearer ${vars.ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    headers: adminHeaders(server),
     body: JSON.stringify({ levels: ["Customer", "Team", "User"] }),
   });
   await call("POST", "/api/create_group_tag/", { name: "bench" });
@@ -82,29 +79,24 @@ try {
   };
   // get_customer is a POST with a JSON body: its own floor is the body rules plus one query.
   const floorBodyD1 = { ...floorEcho, url: `${base}/_dev/floor/body-d1` };
-  const routes = [
-    ["health", health],
-    ["get", get],
-    ["d1", floorD1],
-    ["echo", floorEcho],
-    ["bodyD1", floorBodyD1],
-  ];
-  for (const [, opts] of routes) await run({ ...opts, duration: 2 }); // warm-up
-  const results = { health: [], get: [], d1: [], echo: [], bodyD1: [] };
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, opts] of routes) {
-      const before = serverCpu(server.pid);
-      const result = await run(opts);
-      if (result.non2xx > 0) throw new Error(`${name}: ${result.non2xx} non-2xx responses`);
-      results[name].push({
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        cpu: { before, after: serverCpu(server.pid) },
-        requests: result.requests.total,
-      });
-    }
-  }
+  const routes = { health, get, d1: floorD1, echo: floorEcho, bodyD1: floorBodyD1 };
+  for (const opts of Object.values(routes)) await run({ ...opts, duration: 2 }); // warm-up
+  const measure = async (name, opts) => {
+    const before = serverCpu(server.pid);
+    const result = await run(opts);
+    if (result.non2xx > 0) throw new Error(`${name}: ${result.non2xx} non-2xx responses`);
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      cpu: { before, after: serverCpu(server.pid) },
+      requests: result.requests.total,
+    };
+  };
+  const results = await interleave(
+    rounds,
+    Object.fromEntries(Object.entries(routes).map(([name, opts]) => [name, () => measure(name, opts)])),
+  );
   // The Worker's workerd process (single-threaded; wrangler's proxy runs in another): the one
   // that spent the most CPU over the whole run.
   const spent = new Map();
@@ -114,19 +106,13 @@ try {
   const worker = [...spent].sort((a, b) => b[1] - a[1])[0]?.[0];
   for (const list of Object.values(results))
     for (const r of list) r.cpuUs = worker === undefined ? NaN : cpuUsPerRequest(worker, r.cpu, r.requests);
-  const median = (values) => {
-    if (values.some(Number.isNaN)) return NaN;
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
   const med = (name, pick) => median(results[name].map(pick));
   // Each round's ratio compares routes measured seconds apart, so the machine's drift cancels
   // as far as it can; the median and the range of those ratios are what to compare.
   const roundRatios = (name) => results[name].map((r, i) => r.rps / results.health[i].rps);
   const ratioText = (name) => {
     const ratios = roundRatios(name);
-    return `${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(", ")})`;
+    return `${median(ratios).toFixed(2)} (rounds ${roundsText(ratios)})`;
   };
   const cpuText = (us) => (Number.isNaN(us) ? "CPU n/a (no /proc)" : `${(us / 1000).toFixed(2)} ms CPU`);
   const line = (label, name, note = "") =>
@@ -151,7 +137,7 @@ try {
   console.log(`                        floor echo   ${ratioText("echo")}`);
   console.log(`                        floor body+d1 ${ratioText("bodyD1")}`);
   const toFloor = results.get.map((r, i) => r.rps / results.bodyD1[i].rps);
-  console.log(`  get_customer / floor body+d1: ${median(toFloor).toFixed(2)} (rounds ${toFloor.map((x) => x.toFixed(2)).join(", ")})`);
+  console.log(`  get_customer / floor body+d1: ${median(toFloor).toFixed(2)} (rounds ${roundsText(toFloor)})`);
   console.log(`  ratio get_customer / health: ${median(roundRatios("get")).toFixed(2)}`);
 } finally {
   await server.stop();

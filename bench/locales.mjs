@@ -8,31 +8,25 @@
 //      database; the zone's offsets over the data's range are bound), on PostgreSQL AT TIME ZONE.
 // Every figure against the floor measured in the same run: GET /health, and the UTC query.
 // Usage: npm run bench:locales [-- --runs 30]
-import { spawnSync } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { interleave, mapCustomerData, median, numberArg, postJson, ratio, startServer, timed } from "./lib/harness.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const runsArg = process.argv.indexOf("--runs");
-const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 30;
+const runs = numberArg("runs", 30);
 const port = 19994;
 const base = `http://127.0.0.1:${port}`;
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const server = await startLocalServer({
+const server = await startServer({
   port,
-  args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "BUILDER_REQUESTS_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"],
+  vars: { RATE_LIMIT_PER_MINUTE: 1000000, BUILDER_REQUESTS_PER_MINUTE: 1000000, LOG_LEVEL: "warn" },
 });
 try {
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const api = (path, body) => fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) => r.json());
+  const api = (path, body) => postJson(server, path, body);
   const timedGet = async (url, init) => {
-    const started = performance.now();
-    const response = await fetch(url, init);
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status} ${text.slice(0, 300)}`);
-    return performance.now() - started;
+    const { ms, value } = await timed(async () => {
+      const response = await fetch(url, init);
+      return { response, text: await response.text() };
+    });
+    if (value.response.status !== 200) throw new Error(`${url}: HTTP ${value.response.status} ${value.text.slice(0, 300)}`);
+    return ms;
   };
 
   // ---- 1. the embed page in three locales ------------------------------------------------------
@@ -47,16 +41,11 @@ try {
     });
     urls[locale] = `${minted.embed_url}&width=1280`;
   }
-  const page = Object.fromEntries(locales.map((l) => [l, []]));
-  const health = [];
-  for (let i = 0; i <= runs; i++) {
-    for (const locale of locales) {
-      const ms = await timedGet(urls[locale]);
-      if (i > 0) page[locale].push(ms);
-    }
-    const ms = await timedGet(`${base}/health`);
-    if (i > 0) health.push(ms);
-  }
+  const { health, ...page } = await interleave(
+    runs,
+    { ...Object.fromEntries(locales.map((locale) => [locale, () => timedGet(urls[locale])])), health: () => timedGet(`${base}/health`) },
+    { warmup: 1 },
+  );
 
   // ---- 2. a month bucket in a zone vs UTC, D1 and PostgreSQL -----------------------------------
   const { blueprints } = await api("/api/get_customer_blueprints/", { customer_id: "acme-berlin" });
@@ -89,24 +78,19 @@ try {
   }
   const query = { dataset: "orders", group_by: [{ column: "at", bucket: "month" }], values: [{ aggregate: "sum", column: "amount" }] };
   const ask = async (timezone) => {
-    const started = performance.now();
-    const response = await fetch(`${base}/report-builder/${blueprint.embed_id}/query`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${tokens[timezone]}`, "Content-Type": "application/json" },
-      body: JSON.stringify(query),
+    const { ms, value } = await timed(async () => {
+      const response = await fetch(`${base}/report-builder/${blueprint.embed_id}/query`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${tokens[timezone]}`, "Content-Type": "application/json" },
+        body: JSON.stringify(query),
+      });
+      return { response, answer: await response.json() };
     });
-    const answer = await response.json();
+    const { response, answer } = value;
     if (response.status !== 200) throw new Error(`query: HTTP ${response.status} ${JSON.stringify(answer)}`);
-    return { ms: performance.now() - started, answer, trips: response.headers.get("X-Data-Round-Trips") };
+    return { ms, answer, trips: response.headers.get("X-Data-Round-Trips") };
   };
-  function mapTo(kind) {
-    const result = spawnSync(
-      process.execPath,
-      [join(root, "scripts", "demo-postgres.mjs"), "--base", base, "--customer", "acme-berlin", ...(kind === "d1" ? ["--d1"] : [])],
-      { cwd: root, encoding: "utf8" },
-    );
-    if (result.status !== 0) throw new Error(`demo-postgres failed:\n${result.stdout}\n${result.stderr}`);
-  }
+  const mapTo = (kind) => mapCustomerData(base, "acme-berlin", kind);
   const zoned = [];
   for (const kind of ["d1", "postgres"]) {
     mapTo(kind);
@@ -136,13 +120,13 @@ try {
     const ms = median(page[locale]);
     console.log(
       `  embed page sales-overview ${locale}: ${ms.toFixed(2).padStart(6)} ms = ${(1000 / ms).toFixed(0).padStart(4)} pages/s one client; ` +
-        `${(ms / floor).toFixed(1)}× floor; ${(ms / median(page["en-US"])).toFixed(2)}× en-US`,
+        `${ratio(ms, floor, 1)}× floor; ${ratio(ms, median(page["en-US"]))}× en-US`,
     );
   }
   for (const r of zoned) {
     console.log(
       `  builder month bucket on ${r.kind.padEnd(8)} UTC ${r.utc.toFixed(2).padStart(6)} ms   Europe/Berlin ${r.zone.toFixed(2).padStart(6)} ms   ` +
-        `${(r.zone / r.utc).toFixed(2)}× UTC (+${(r.zone - r.utc).toFixed(2)} ms)   ${r.rows} rows   data round trips UTC ${r.trips.UTC}, zone ${r.trips["Europe/Berlin"]}`,
+        `${ratio(r.zone, r.utc)}× UTC (+${(r.zone - r.utc).toFixed(2)} ms)   ${r.rows} rows   data round trips UTC ${r.trips.UTC}, zone ${r.trips["Europe/Berlin"]}`,
     );
   }
 } finally {

@@ -6,55 +6,40 @@
 // Also the data round trips, queries and PostgreSQL connections per render (from the
 // X-Data-* headers the embed page sends outside production).
 // Needs a local PostgreSQL (docs/postgres.md). Usage: npm run bench:postgres [-- --runs 20]
-import { spawnSync } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
 import { warehouseConnectionString } from "../scripts/lib/warehouse.mjs";
+import { interleave, mapCustomerData, median, numberArg, postJson, ratio, root, sleep, startServer, timed } from "./lib/harness.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const runsArg = process.argv.indexOf("--runs");
-const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 20;
+const runs = numberArg("runs", 20);
 const port = 19991;
 const base = `http://127.0.0.1:${port}`;
 const customer = "globex";
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const server = await startLocalServer({ port, args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:warn"] });
+const server = await startServer({ port, vars: { RATE_LIMIT_PER_MINUTE: 1000000, LOG_LEVEL: "warn" } });
 try {
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const viewer = await fetch(`${base}/api/get_customer/`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ provided_id: customer }),
-  }).then((r) => r.json());
+  const viewer = await postJson(server, "/api/get_customer/", { provided_id: customer });
   const page = `${base}/embed/sales-overview?customer_token=${viewer.customer.token}`;
 
   /** Maps the customer to D1 or PostgreSQL with the demo script (which also loads PostgreSQL). */
-  function mapTo(kind) {
-    const result = spawnSync(
-      process.execPath,
-      [join(root, "scripts", "demo-postgres.mjs"), "--base", base, "--customer", customer, ...(kind === "d1" ? ["--d1"] : [])],
-      {
-        cwd: root,
-        encoding: "utf8",
-      },
-    );
-    if (result.status !== 0) throw new Error(`demo-postgres failed:\n${result.stdout}\n${result.stderr}`);
-  }
+  const mapTo = (kind) => mapCustomerData(base, customer, kind);
 
   async function measure(url) {
-    const times = [];
     let last;
-    for (let i = 0; i <= runs; i++) {
-      const started = performance.now();
-      const response = await fetch(url);
-      const body = await response.text();
-      if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}`);
-      if (i > 0) times.push(performance.now() - started);
-      last = { response, body };
-    }
+    const { times } = await interleave(
+      runs,
+      {
+        times: async () => {
+          const { ms, value } = await timed(async () => {
+            const response = await fetch(url);
+            return { response, body: await response.text() };
+          });
+          if (value.response.status !== 200) throw new Error(`${url}: HTTP ${value.response.status}`);
+          last = value;
+          return ms;
+        },
+      },
+      { warmup: 1 },
+    );
     return { median: median(times), headers: last.response.headers, body: last.body };
   }
 
@@ -76,7 +61,7 @@ try {
   mapTo("postgres");
   const sessionsBefore = await sessions();
   const postgres = await measure(page);
-  await new Promise((resolve) => setTimeout(resolve, 1500)); // statistics reach the counters within a second
+  await sleep(1500); // statistics reach the counters within a second
   const serverSessions = (await sessions()) - sessionsBefore - 1;
   mapTo("d1"); // leave the demo as npm start seeds it
 
@@ -85,7 +70,7 @@ try {
   const panels = (postgres.body.match(/data-panel-id="/g) ?? []).length;
 
   const row = (name, m) =>
-    `  ${name.padEnd(22)} ${m.median.toFixed(1).padStart(7)} ms  ${(m.median / floor.median).toFixed(1).padStart(5)}× floor` +
+    `  ${name.padEnd(22)} ${m.median.toFixed(1).padStart(7)} ms  ${ratio(m.median, floor.median, 1).padStart(5)}× floor` +
     (m.headers.get("X-Data-Round-Trips") === null
       ? ""
       : `   round trips ${m.headers.get("X-Data-Round-Trips")}  by source ${m.headers.get("X-Data-Round-Trips-By-Source")}  connections ${m.headers.get("X-Data-Connections")}`);
@@ -93,7 +78,7 @@ try {
   console.log(row("floor: GET /health", floor));
   console.log(row("embed page on D1", d1));
   console.log(row("embed page on Postgres", postgres));
-  console.log(`  PostgreSQL / D1: ${(postgres.median / d1.median).toFixed(2)}×`);
+  console.log(`  PostgreSQL / D1: ${ratio(postgres.median, d1.median)}×`);
   console.log(
     `  PostgreSQL sessions counted by the server: ${serverSessions} for ${runs + 1} renders (${(serverSessions / (runs + 1)).toFixed(2)} per render)`,
   );

@@ -17,30 +17,20 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { adminHeaders, apiHeaders, startServer } from "./lib/harness.mjs";
 
 const target = process.argv[2] === "delivery" ? "delivery" : "get_customer";
 const port = 19799;
 const inspectorPort = 9331;
 const base = `http://127.0.0.1:${port}`;
-const server = await startLocalServer({
+const server = await startServer({
   port,
-  args: [
-    "--var",
-    "RATE_LIMIT_PER_MINUTE:1000000000",
-    "--var",
-    "DELIVERY_LIMIT_PER_MINUTE:1000000",
-    "--var",
-    "LOG_LEVEL:warn",
-    "--log-level",
-    "warn",
-    "--inspector-port",
-    String(inspectorPort),
-  ],
+  vars: { RATE_LIMIT_PER_MINUTE: 1000000000, DELIVERY_LIMIT_PER_MINUTE: 1000000, LOG_LEVEL: "warn" },
+  flags: ["--log-level", "warn", "--inspector-port", String(inspectorPort)],
 });
 
 try {
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
+  const headers = apiHeaders(server);
   await fetch(`${base}/api/create_customer/`, {
     method: "POST",
     headers,
@@ -50,7 +40,7 @@ try {
   async function deliveries(ms) {
     let count = 0;
     for (const started = Date.now(); Date.now() - started < ms; count++) {
-      await fetch(`${base}/_dev/charts/forget`, { method: "POST", headers: { Authorization: `Bearer ${server.vars.ADMIN_TOKEN}` } });
+      await fetch(`${base}/_dev/charts/forget`, { method: "POST", headers: { Authorization: adminHeaders(server).Authorization } });
       const job = await fetch(`${base}/api/dashboard/screenshot`, {
         method: "POST",
         headers,

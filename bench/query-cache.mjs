@@ -8,26 +8,17 @@
 // Usage: npm run bench:query-cache [-- --duration 5 --connections 20 --rounds 3]
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { adminHeaders, interleave, median, numberArg, postJson, roundsText, startServer } from "./lib/harness.mjs";
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const duration = arg("duration", 5);
-const connections = arg("connections", 20);
-const rounds = arg("rounds", 3);
+const duration = numberArg("duration", 5);
+const connections = numberArg("connections", 20);
+const rounds = numberArg("rounds", 3);
 const port = 19887;
 
-const server = await startLocalServer({ port, args: ["--var", "LOG_LEVEL:warn", "--log-level", "warn"] });
+const server = await startServer({ port, vars: { LOG_LEVEL: "warn" }, flags: ["--log-level", "warn"] });
 try {
-  const { base, vars } = server;
-  const admin = (path, body) =>
-    fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${vars.ADMIN_TOKEN}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    }).then((r) => r.json());
+  const { base } = server;
+  const admin = (path, body) => postJson(server, path, body, adminHeaders(server));
   const sales = JSON.parse(readFileSync(new URL("../examples/dashboards/sales.json", import.meta.url), "utf8"));
   await admin("/admin/dashboards/", { embed_id: "sales-cached", name: "Sales (cached)" });
   const saved = await admin("/admin/dashboard_versions/", {
@@ -35,11 +26,7 @@ try {
     definition: { ...sales.definition, cache_ttl_seconds: 3600 },
   });
   if (!saved.success) throw new Error(JSON.stringify(saved));
-  const customer = await fetch(`${base}/api/get_customer/`, {
-    method: "POST",
-    headers: { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ provided_id: "acme-berlin" }),
-  }).then((r) => r.json());
+  const customer = await postJson(server, "/api/get_customer/", { provided_id: "acme-berlin" });
   const token = customer.customer.token;
 
   // Every `since` before the first order shows the same rows; each request's own value makes its own keys.
@@ -72,19 +59,15 @@ try {
 
   const run = (opts, seconds = duration) => autocannon({ connections, duration: seconds, ...opts });
   for (const opts of Object.values(routes)) await run(opts, 2); // warm-up
-  const results = Object.fromEntries(Object.keys(routes).map((k) => [k, []]));
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, opts] of Object.entries(routes)) {
-      const result = await run(opts);
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-      results[name].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
-    }
-  }
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const measure = async (name, opts) => {
+    const result = await run(opts);
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
   };
+  const results = await interleave(
+    rounds,
+    Object.fromEntries(Object.entries(routes).map(([name, opts]) => [name, () => measure(name, opts)])),
+  );
   const med = (name, key) => median(results[name].map((r) => r[key]));
   const ratios = (name) => results[name].map((r, i) => r.rps / results.health[i].rps);
   console.log(
@@ -97,18 +80,13 @@ try {
     off: "embed page, caching off",
   };
   for (const name of Object.keys(routes)) {
-    const ratio =
-      name === "health"
-        ? ""
-        : `   ×${median(ratios(name)).toFixed(2)} of /health (rounds ${ratios(name)
-            .map((x) => x.toFixed(2))
-            .join(", ")})`;
+    const ratio = name === "health" ? "" : `   ×${median(ratios(name)).toFixed(2)} of /health (rounds ${roundsText(ratios(name))})`;
     console.log(
       `  ${labels[name].padEnd(32)} ${med(name, "rps").toFixed(0).padStart(5)} req/s   p50 ${med(name, "p50").toFixed(1)} ms   p99 ${med(name, "p99").toFixed(1)} ms${ratio}`,
     );
   }
   const hitOverMiss = results.hit.map((r, i) => r.rps / results.miss[i].rps);
-  console.log(`  hit / miss per round: ${hitOverMiss.map((x) => x.toFixed(2)).join(", ")}`);
+  console.log(`  hit / miss per round: ${roundsText(hitOverMiss)}`);
 } finally {
   await server.stop();
 }

@@ -5,33 +5,16 @@
 //   html  = the rendering step alone (charts to SVG, tables, KPIs) from already-fetched rows
 //   charts kept = the same step again, its charts drawn once before (src/dashboards/charts.ts)
 // "full" and "html" forget the charts drawn before each render: every chart is drawn anew.
-import { build } from "esbuild";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { getPlatformProxy } from "wrangler";
-import { browserScriptsAsText, buildBrowserScripts } from "../scripts/lib/browser-build.mjs";
 import { demoDataSql, workspaceSeedSql } from "../scripts/lib/seed.mjs";
+import { importBundled, interleave, kib, median, root, timed } from "./lib/harness.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const RUNS = 20;
+const lib = await importBundled("bench/render-entry.ts");
 const work = mkdtempSync(join(tmpdir(), "render-bench-"));
-const bundle = join(work, "entry.mjs");
-await buildBrowserScripts();
-await build({
-  entryPoints: [join(root, "bench", "render-entry.ts")],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  outfile: bundle,
-  logLevel: "error",
-  // pg (the PostgreSQL runner) requires Node built-ins; Node provides them to the bundle.
-  banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
-  external: ["cloudflare:*"],
-  // The browser's scripts, imported by the pages' code as text, as the Worker does.
-  plugins: [browserScriptsAsText],
-});
-const lib = await import(pathToFileURL(bundle).href);
 
 const { env, dispose } = await getPlatformProxy({ configPath: join(root, "wrangler.toml"), persist: { path: join(work, "state") } });
 try {
@@ -49,8 +32,7 @@ try {
   await run(env.DEMO_DATA, demoDataSql());
   const db = lib.createDatabase(env.DB);
 
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  console.log(`\nServer-side render time, median of 20 (Node ${process.version}); viewer: acme-berlin`);
+  console.log(`\nServer-side render time, median of ${RUNS} (Node ${process.version}); viewer: acme-berlin`);
   for (const file of readdirSync(join(root, "examples", "dashboards"))
     .filter((f) => f.endsWith(".json"))
     .sort()) {
@@ -76,30 +58,36 @@ try {
     const results = await lib.runPanels(env, definition, { 1: "1" }, [{ id: 1, binding: "DEMO_DATA" }], context);
     // Charts are drawn for the page width: a phone (360 px) and a desktop (1280 px).
     for (const width of [360, 1280]) {
-      const full = [];
+      const renderStep = () => lib.renderDashboard({ definition, dashboardName: example.name, context, isDemo: true, results, width });
       let html = "";
-      // Charts forgotten before each render: every chart drawn anew (a first view).
-      for (let i = 0; i < 21; i++) {
-        lib.forgetDrawnCharts();
-        const started = performance.now();
-        html = await lib.renderForCustomer(db, env, request, { width });
-        if (i > 0) full.push(performance.now() - started);
-      }
+      // Charts forgotten before each render: every chart drawn anew (a first view). The first round warms.
+      const { full } = await interleave(
+        RUNS,
+        {
+          full: async () => {
+            lib.forgetDrawnCharts();
+            const { ms, value } = await timed(() => lib.renderForCustomer(db, env, request, { width }));
+            html = value;
+            return ms;
+          },
+        },
+        { warmup: 1 },
+      );
       // The rendering step alone, from rows fetched once: drawn anew, and again (charts kept).
-      const render = [];
-      const repeat = [];
-      for (let i = 0; i < 21; i++) {
-        lib.forgetDrawnCharts();
-        let started = performance.now();
-        lib.renderDashboard({ definition, dashboardName: example.name, context, isDemo: true, results, width });
-        if (i > 0) render.push(performance.now() - started);
-        started = performance.now();
-        lib.renderDashboard({ definition, dashboardName: example.name, context, isDemo: true, results, width });
-        if (i > 0) repeat.push(performance.now() - started);
-      }
+      const { render, repeat } = await interleave(
+        RUNS,
+        {
+          render: async () => {
+            lib.forgetDrawnCharts();
+            return (await timed(renderStep)).ms;
+          },
+          repeat: async () => (await timed(renderStep)).ms,
+        },
+        { warmup: 1 },
+      );
       console.log(
         `  ${example.embed_id.padEnd(16)} ${String(width).padStart(4)} px  full ${median(full).toFixed(1).padStart(6)} ms   html only ${median(render).toFixed(1).padStart(6)} ms   ` +
-          `charts kept ${median(repeat).toFixed(1).padStart(5)} ms   ${definition.panels.length} panels, ${(html.length / 1024).toFixed(1)} KiB HTML`,
+          `charts kept ${median(repeat).toFixed(1).padStart(5)} ms   ${definition.panels.length} panels, ${kib(html.length)} HTML`,
       );
     }
   }

@@ -7,7 +7,8 @@
 //     clock and the every-minute trigger of `npm start` — against the floor of the same 20
 //     reports requested at once through /api/dashboard/report.
 // Usage: npm run bench:schedules
-import { median, sleep, startSchedulerBench } from "./lib/scheduler.mjs";
+import { median, ratio, sleep } from "./lib/harness.mjs";
+import { startSchedulerBench } from "./lib/scheduler.mjs";
 
 const { server, api, fire, createMany } = await startSchedulerBench(19887);
 
@@ -99,11 +100,11 @@ Scheduled reports, local runtime (npm start), sales-overview dashboard
     handler ${busy.log.ms} ms (HTTP-triggered wall ${busy.wall.toFixed(0)} ms), D1 round trips ${perTickTrips}
   Floor: idle tick over the same 1,000 schedules (none due), median of ${idle.length}:
     wall ${idleWall.toFixed(0)} ms, D1 round trips ${idleTrips}
-    ratio ${(busy.wall / idleWall).toFixed(1)}× wall, ${(perTickTrips / idleTrips).toFixed(0)}× round trips; per due schedule ${((busy.wall - idleWall) / 50).toFixed(1)} ms, ${((perTickTrips - idleTrips) / 50).toFixed(2)} round trips
+    ratio ${ratio(busy.wall, idleWall, 1)}× wall, ${ratio(perTickTrips, idleTrips, 0)}× round trips; per due schedule ${((busy.wall - idleWall) / 50).toFixed(1)} ms, ${((perTickTrips - idleTrips) / 50).toFixed(2)} round trips
   20-customer group-tag run (real clock, npm start's every-minute trigger):
     slot ${slot.toISOString()} → last e-mail ${slotToLastMail} ms (20 jobs, ${run.skipped} skipped)
   Floor: the same 20 reports requested at once via /api/dashboard/report → last e-mail ${floorMs.toFixed(0)} ms
-    ratio ${(slotToLastMail / floorMs).toFixed(2)}`);
+    ratio ${ratio(slotToLastMail, floorMs)}`);
 } finally {
   await server.stop();
 }

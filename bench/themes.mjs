@@ -10,55 +10,29 @@
 //               theme without it, median of 10 each, interleaved.
 import { gzipSync } from "node:zlib";
 import { DARK_THEME, demoThemes } from "../scripts/lib/demo-themes.mjs";
-import { startLocalServer } from "../scripts/lib/local-server.mjs";
+import { apiHeaders, interleave, kib, median, startServer, throughput as rate } from "./lib/harness.mjs";
 
 const ROUNDS = 3;
 const ROUND_MS = 4000;
 const CONCURRENCY = 8;
 const CAPTURES = 10;
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
-};
 
-const server = await startLocalServer({
+const server = await startServer({
   port: 19993,
-  args: [
-    "--var",
-    "RATE_LIMIT_PER_MINUTE:1000000000",
-    "--var",
-    "DELIVERY_LIMIT_PER_MINUTE:1000000",
-    "--var",
-    "LOG_LEVEL:warn",
-    "--log-level",
-    "warn",
-  ],
+  vars: { RATE_LIMIT_PER_MINUTE: 1000000000, DELIVERY_LIMIT_PER_MINUTE: 1000000, LOG_LEVEL: "warn" },
+  flags: ["--log-level", "warn"],
 });
 const api = async (path, body) => {
   const response = await fetch(`${server.base}${path}`, {
     method: "POST",
-    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
+    headers: apiHeaders(server),
     body: JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
 };
 
 /** Requests/s of `url` with CONCURRENCY requests in flight for `ms`. */
-async function throughput(url, ms) {
-  const end = Date.now() + ms;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < end) {
-        const response = await fetch(url);
-        await response.arrayBuffer();
-        if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-        done++;
-      }
-    }),
-  );
-  return done / (ms / 1000);
-}
+const throughput = (url, ms) => rate(url, ms, CONCURRENCY);
 
 try {
   // The dark theme without its font (same colors, same logo): the capture's control.
@@ -82,12 +56,11 @@ try {
   const health = `${server.base}/health`;
   for (const url of [builtinUrl, nightUrl, health]) await throughput(url, 500); // warm
 
-  const rates = { builtin: [], night: [], floor: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    rates.floor.push(await throughput(health, ROUND_MS));
-    rates.builtin.push(await throughput(builtinUrl, ROUND_MS));
-    rates.night.push(await throughput(nightUrl, ROUND_MS));
-  }
+  const rates = await interleave(ROUNDS, {
+    floor: () => throughput(health, ROUND_MS),
+    builtin: () => throughput(builtinUrl, ROUND_MS),
+    night: () => throughput(nightUrl, ROUND_MS),
+  });
 
   const builtinHtml = await fetch(builtinUrl).then((r) => r.text());
   const nightHtml = await fetch(nightUrl).then((r) => r.text());
@@ -116,13 +89,8 @@ try {
     }
   };
   await capture(DARK_THEME); // warm the capture station's browser
-  const captures = { font: [], noFont: [] };
-  for (let i = 0; i < CAPTURES; i++) {
-    captures.font.push(await capture(DARK_THEME));
-    captures.noFont.push(await capture("Acme night no font"));
-  }
+  const captures = await interleave(CAPTURES, { font: () => capture(DARK_THEME), noFont: () => capture("Acme night no font") });
 
-  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
   const floor = median(rates.floor);
   console.log(`
 Themes, local runtime (npm start), sales-overview for acme-berlin at 1280 px, one run

@@ -1,18 +1,15 @@
-// What bench/schedules.mjs and bench/alerts.mjs share: a local server (`npm start`'s
+// What bench/schedules.mjs and bench/alerts.mjs share (on top of harness.mjs): a local server (`npm start`'s
 // runtime) whose "scheduler tick" log lines are collected, an API caller with the dev token,
 // `fire` (the Worker's `scheduled` handler for a given time, as the Cron Trigger runs it each
 // minute) and `createMany` (1,000 rules, 50 at a time).
-import { startLocalServer } from "../../scripts/lib/local-server.mjs";
-
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+import { apiHeaders, sleep, startServer } from "./harness.mjs";
 
 export async function startSchedulerBench(port) {
   const base = `http://127.0.0.1:${port}`;
   const ticks = [];
-  const server = await startLocalServer({
+  const server = await startServer({
     port,
-    args: ["--var", "RATE_LIMIT_PER_MINUTE:1000000", "--var", "DELIVERY_LIMIT_PER_MINUTE:1000000", "--var", "LOG_LEVEL:debug"],
+    vars: { RATE_LIMIT_PER_MINUTE: 1000000, DELIVERY_LIMIT_PER_MINUTE: 1000000, LOG_LEVEL: "debug" },
     onOutput: (chunk) => {
       for (const line of chunk.split("\n")) {
         const at = line.indexOf('{"level":');
@@ -20,7 +17,7 @@ export async function startSchedulerBench(port) {
       }
     },
   });
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
+  const headers = apiHeaders(server);
   const api = async (path, body) => {
     const res = await fetch(`${base}${path}`, { method: body === undefined ? "GET" : "POST", headers, body: body && JSON.stringify(body) });
     const json = await res.json();
