@@ -2,7 +2,7 @@ import { ApiError } from "../http/errors";
 import { toHex } from "../lib/crypto";
 import { assetKey } from "./asset-path";
 
-// A theme's fonts and logo: decoded, checked by their signature, stored once by content in R2
+// A theme's fonts and logo: decoded, read to their end (file-checks.ts), stored once by content in R2
 // (FILES, `theme-assets/<sha256>`). Two themes with the same font share one object.
 
 export const MAX_FONT_BYTES = 300 * 1024;
@@ -24,21 +24,6 @@ export function decodeBase64(text: string, field: string, maxBytes: number): Uin
     );
   }
   return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-}
-
-const startsWith = (bytes: Uint8Array, signature: number[], at = 0) => signature.every((b, i) => bytes[at + i] === b);
-
-/** A WOFF2 file begins with `wOF2`. */
-export function isWoff2(bytes: Uint8Array): boolean {
-  return bytes.length >= 48 && startsWith(bytes, [0x77, 0x4f, 0x46, 0x32]);
-}
-
-/** The image type by signature: PNG, JPEG or WebP (RIFF….WEBP), else null. */
-export function imageType(bytes: Uint8Array): "image/png" | "image/jpeg" | "image/webp" | null {
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "image/jpeg";
-  if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x45, 0x42, 0x50], 8)) return "image/webp";
-  return null;
 }
 
 export interface CheckedAsset {

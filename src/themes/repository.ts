@@ -1,6 +1,8 @@
 import { and, asc, eq, ne, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
 import type { Database } from "../db/client";
 import { customers, reportSchedules, themes } from "../db/schema";
+import { parsedRows } from "../db/rows";
 import { sqlNow } from "../db/time";
 import type { ThemeDocument } from "../view/presentation";
 
@@ -93,4 +95,21 @@ export function deleteUnusedTheme(db: Database, accessGroupId: number, name: str
     .delete(themes)
     .where(and(eq(themes.accessGroupId, accessGroupId), eq(themes.nameKey, themeKey(name)), sql`NOT ${inUse(sql`${themes.id}`)}`))
     .returning({ id: themes.id });
+}
+
+/** The most themes an access group may have; the migration's trigger refuses the insert past it. */
+export const MAX_THEMES_PER_ACCESS_GROUP = 50;
+
+/**
+ * Which of these asset hashes a theme of any access group still names (assets are shared by
+ * content across groups). The hash is 64 hex characters, so finding it in a document's JSON
+ * text cannot match anything else.
+ */
+export function assetsInUse(db: Database, sha256s: string[]) {
+  return parsedRows(
+    db,
+    sql`SELECT value AS sha256 FROM json_each(${JSON.stringify(sha256s)})
+        WHERE EXISTS (SELECT 1 FROM ${themes} WHERE instr(${themes.document}, value) > 0)`,
+    z.object({ sha256: z.string() }),
+  );
 }

@@ -103,6 +103,9 @@ export function registerThemeRoutes(app: OpenAPIHono<AppEnv>): void {
     c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
     c.header("Cache-Control", "public, max-age=31536000, immutable");
     c.header("X-Content-Type-Options", "nosniff");
+    // Never a document: opened on its own, nothing in it may run or load, and other sites may not embed it.
+    c.header("Content-Security-Policy", "default-src 'none'; sandbox");
+    c.header("Cross-Origin-Resource-Policy", "same-site");
     c.header("Access-Control-Allow-Origin", "*");
     return c.body(object.body, 200) as never;
   });

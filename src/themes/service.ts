@@ -2,16 +2,18 @@ import { batchLists } from "../db/batch";
 import type { Database } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { ApiError } from "../http/errors";
-import { checkedAsset, type CheckedAsset, decodeBase64, imageType, isWoff2, MAX_FONT_BYTES, MAX_LOGO_BYTES, storeAssets } from "./assets";
+import { checkedAsset, type CheckedAsset, decodeBase64, MAX_FONT_BYTES, MAX_LOGO_BYTES, storeAssets } from "./assets";
+import { checkImage, woff2Problem } from "./file-checks";
 import { assetPath } from "../view/asset-url";
 import { firstContrastFailure } from "../view/contrast";
 import { BUILTIN_FONT_FAMILY, BUILTIN_RADIUS, PALETTES } from "../view/palette";
 import type { ThemeDocument } from "../view/presentation";
+import { assetKey } from "./asset-path";
 import * as repo from "./repository";
 import type { Theme, ThemeInput } from "./schemas";
 
 // The theme operations' rules: colors resolved from the mode's palette, readable or refused
-// (WCAG contrast), fonts and logo checked by signature and stored once by content.
+// (WCAG contrast), fonts and logo read to their end and stored once by content.
 
 export interface ThemeScope {
   db: Database;
@@ -50,7 +52,7 @@ export function toTheme(row: repo.ThemeRecord, baseUrl: string): Theme {
 
 /**
  * The document to store and the files it names, or the first error: shape of the bytes
- * (400), signature (422 invalid_font / invalid_image), contrast (422 theme_contrast_too_low).
+ * (400), format read to its end (422 invalid_font / invalid_image), contrast (422 theme_contrast_too_low).
  */
 export async function resolveTheme(input: ThemeInput): Promise<{ document: ThemeDocument; assets: CheckedAsset[] }> {
   const palette = PALETTES[input.mode];
@@ -70,8 +72,8 @@ export async function resolveTheme(input: ThemeInput): Promise<{ document: Theme
   for (const [index, font] of input.fonts.entries()) {
     const field = `theme.fonts.${index}.woff2_base64`;
     const bytes = decodeBase64(font.woff2_base64, field, MAX_FONT_BYTES);
-    if (!isWoff2(bytes))
-      throw new ApiError("invalid_font", "This is not a WOFF2 font file (it must begin with the signature wOF2).", field);
+    const problem = woff2Problem(bytes);
+    if (problem) throw new ApiError("invalid_font", `This is not a whole WOFF2 font file: ${problem}.`, field);
     const asset = await checkedAsset(bytes, "font/woff2");
     assets.push(asset);
     fonts.push({ family: font.family, weight: font.weight, style: font.style, sha256: asset.sha256 });
@@ -80,8 +82,10 @@ export async function resolveTheme(input: ThemeInput): Promise<{ document: Theme
   if (input.logo_base64 !== undefined) {
     const field = "theme.logo_base64";
     const bytes = decodeBase64(input.logo_base64, field, MAX_LOGO_BYTES);
-    const type = imageType(bytes);
-    if (!type) throw new ApiError("invalid_image", "The logo must be a PNG, JPEG or WebP image.", field);
+    const image = checkImage(bytes);
+    if ("problem" in image)
+      throw new ApiError("invalid_image", `The logo must be a whole PNG, JPEG or WebP image: ${image.problem}.`, field);
+    const type = image.type;
     const asset = await checkedAsset(bytes, type);
     assets.push(asset);
     logo = { sha256: asset.sha256, content_type: type };
@@ -104,15 +108,50 @@ export async function listThemes(scope: Omit<ThemeScope, "files">): Promise<Them
   return rows.map((row) => toTheme(row, scope.baseUrl));
 }
 
+function themeLimitReached(): ApiError {
+  return new ApiError(
+    "theme_limit_reached",
+    `An access group has at most ${repo.MAX_THEMES_PER_ACCESS_GROUP} themes; delete one (or change one) instead.`,
+    "name",
+  );
+}
+
+/** The migration's trigger refuses the insert past the limit (two creations racing cannot both win). */
+const isThemeLimit = (error: unknown) => String((error as { message?: unknown })?.message ?? "").includes("theme_limit_reached");
+
 export async function createTheme(scope: ThemeScope, input: { name: string; theme: ThemeInput; is_default?: boolean }): Promise<Theme> {
   const { document, assets } = await resolveTheme(input.theme);
   await storeAssets(scope.files, assets);
   const { db, accessGroupId } = scope;
   const isDefault = input.is_default ?? false;
   const clear = isDefault ? [repo.clearOtherDefaults(db, accessGroupId, repo.themeKey(input.name), "new")] : [];
-  const [, [[created]]] = await batchLists(db, [clear, [repo.insertTheme(db, { accessGroupId, name: input.name, isDefault, document })]]);
+  let created: repo.ThemeRecord | undefined;
+  try {
+    [, [[created]]] = await batchLists(db, [clear, [repo.insertTheme(db, { accessGroupId, name: input.name, isDefault, document })]]);
+  } catch (error) {
+    if (isThemeLimit(error)) throw themeLimitReached();
+    throw error;
+  }
   if (!created) throw themeExists(input.name, "name");
+  // Again after the write: an orphan sweep of another call may have taken a shared file between the two.
+  await storeAssets(scope.files, assets);
   return toTheme(created, scope.baseUrl);
+}
+
+/** The files a theme document names. */
+const assetsOf = (document: ThemeDocument) => [...document.fonts.map((f) => f.sha256), ...(document.logo ? [document.logo.sha256] : [])];
+
+/**
+ * Deletes the files among `candidates` (those a changed or deleted theme named) that no theme
+ * of any access group names any more — right after the write that let go of them. Safe to
+ * repeat: deleting a file already gone does nothing, and a file still named is kept.
+ */
+async function deleteOrphanedAssets(db: Database, files: R2Bucket, candidates: string[]): Promise<void> {
+  const unique = [...new Set(candidates)];
+  if (unique.length === 0) return;
+  const used = new Set((await repo.assetsInUse(db, unique)).map((row) => row.sha256));
+  const orphans = unique.filter((sha256) => !used.has(sha256));
+  if (orphans.length > 0) await files.delete(orphans.map(assetKey));
 }
 
 export async function updateTheme(
@@ -129,8 +168,17 @@ export async function updateTheme(
     document: resolved?.document,
   });
   try {
-    const [, [[updated]]] = await batchLists(db, [clear, [update]]);
+    // The document before the update, in the same batch: the files it named may be orphans now.
+    const [, [before, [updated]]] = await batchLists(db, [clear, [repo.themeByName(db, accessGroupId, input.name), update]]);
     if (!updated) throw themeNotFound(input.name);
+    if (resolved) {
+      await storeAssets(scope.files, resolved.assets);
+      await deleteOrphanedAssets(
+        db,
+        scope.files,
+        before.flatMap((row) => assetsOf(row.document)),
+      );
+    }
     return toTheme(updated, scope.baseUrl);
   } catch (error) {
     if (input.new_name !== undefined && isUniqueViolation(error, "themes.access_group_id")) throw themeExists(input.new_name, "new_name");
@@ -138,10 +186,21 @@ export async function updateTheme(
   }
 }
 
-export async function deleteTheme(scope: Omit<ThemeScope, "files" | "baseUrl">, name: string): Promise<void> {
+export async function deleteTheme(scope: Omit<ThemeScope, "baseUrl">, name: string): Promise<void> {
   const { db, accessGroupId } = scope;
-  const [deleted, existing] = await db.batch([repo.deleteUnusedTheme(db, accessGroupId, name), repo.themeByName(db, accessGroupId, name)]);
-  if (deleted.length > 0) return;
+  const [before, deleted, existing] = await db.batch([
+    repo.themeByName(db, accessGroupId, name),
+    repo.deleteUnusedTheme(db, accessGroupId, name),
+    repo.themeByName(db, accessGroupId, name),
+  ]);
+  if (deleted.length > 0) {
+    await deleteOrphanedAssets(
+      db,
+      scope.files,
+      before.flatMap((row) => assetsOf(row.document)),
+    );
+    return;
+  }
   if (existing.length === 0) throw themeNotFound(name);
   throw new ApiError(
     "theme_in_use",

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, workspace } from "../helpers/api";
-import { base64, createTheme, DARK, PNG_1PX, woff2Bytes } from "./helpers";
+import { base64, createTheme, DARK, PNG_1PX, pngOfSize, woff2Bytes } from "./helpers";
 import { contrastRatio } from "../../src/view/contrast";
 import { PALETTES } from "../../src/view/palette";
 
@@ -160,7 +160,7 @@ describe("create_theme, update_theme, delete_theme, GET /api/themes/", () => {
       { name: "c4", theme: { fonts: [{ family: "Acme Sans", woff2_base64: base64(woff2Bytes(300 * 1024 - 48)) }] } },
       {
         name: "n".repeat(64),
-        theme: { logo_base64: base64(new Uint8Array([...PNG_1PX, ...new Uint8Array(100 * 1024 - PNG_1PX.length)])) },
+        theme: { logo_base64: base64(pngOfSize(100 * 1024)) },
       },
       { name: "Brand_2.0 - ok", theme: {} },
     ];
