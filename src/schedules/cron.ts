@@ -1,6 +1,7 @@
 import { Cron } from "croner";
 import { offsetSeconds } from "../lib/zone-offsets";
 import { errorDetail } from "../lib/log";
+import { canonicalTimeZone } from "../view/presentation";
 
 /**
  * Cron slots in a schedule's IANA time zone, on top of `croner` (time zones and the
@@ -34,12 +35,8 @@ export function cronProblem(expression: string): string | null {
 
 /** Why `name` is not an IANA time zone the runtime knows, or null when it is. */
 export function timezoneProblem(name: string): string | null {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name });
-    return /^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name) ? null : "must be an IANA time zone name such as Europe/Berlin";
-  } catch {
-    return "must be an IANA time zone name such as Europe/Berlin";
-  }
+  // The API's one zone rule (the TimeZone field of src/view/presentation.ts).
+  return canonicalTimeZone(name) === null ? "must be an IANA time zone name such as Europe/Berlin" : null;
 }
 
 /** Minutes the zone's wall clock is ahead of UTC at `at` (the one offset reader, src/lib/zone-offsets.ts). */

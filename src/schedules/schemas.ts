@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
-import { cronProblem, timezoneProblem } from "./cron";
+import { cronProblem } from "./cron";
 import { checkDeliveryTarget, ReportId } from "../delivery/target";
-import { Locale, ThemeReference } from "../view/presentation";
+import { Locale, ThemeReference, TimeZone } from "../view/presentation";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
 export const GroupTag = z
@@ -22,14 +22,6 @@ export const Cron = z
     description: "5 fields: minute hour day-of-month month day-of-week (`*`, lists, ranges, steps), wall-clock time in `timezone`.",
     example: "0 8 1 * *",
   });
-export const Timezone = z
-  .string()
-  .max(64)
-  .superRefine((value, ctx) => {
-    const problem = timezoneProblem(value);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  })
-  .openapi({ description: "IANA time zone name.", example: "Europe/Berlin" });
 export const Recipients = z
   .array(Email)
   .max(100)
@@ -51,7 +43,7 @@ export const RuleFields = z.object({
   provided_id: ProvidedId.optional().openapi({ description: "One customer. Exactly one of `provided_id` and `group_tag`." }),
   group_tag: GroupTag.optional(),
   cron: Cron,
-  timezone: Timezone.optional(),
+  timezone: TimeZone.optional(),
   subject: Subject.nullable().optional(),
   variables: Variables.nullable().optional(),
   paused: z.boolean().optional(),

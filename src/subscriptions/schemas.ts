@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ScheduleSchema, Timezone } from "../schedules/schemas";
+import { ScheduleSchema } from "../schedules/schemas";
+import { TimeZone } from "../view/presentation";
 
 /**
  * Fields that would name a recipient: a subscription always goes to the token's own
@@ -11,7 +12,7 @@ export const SubscriptionBody = z
   .object({
     frequency: z.enum(["daily", "weekly", "monthly"]).openapi({ description: "`weekly`: on Mondays; `monthly`: on the 1st." }),
     hour: z.number().int().min(0).max(23).openapi({ description: "Hour of the day (0–23), wall-clock time in `timezone`." }),
-    timezone: Timezone,
+    timezone: TimeZone,
   })
   .catchall(z.unknown())
   .superRefine((body, ctx) => {

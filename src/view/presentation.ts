@@ -86,7 +86,10 @@ export const Locale = z
   })
   .openapi({ type: "string", description: "A BCP 47 language tag (canonicalised, e.g. `de-DE`).", example: "de-DE" });
 
-/** An IANA time zone the runtime knows, answered in its canonical spelling. */
+/**
+ * An IANA time zone the runtime knows, answered in its canonical spelling: the one time-zone
+ * field of the API (customers, tokens, deliveries, schedules and alerts, subscriptions).
+ */
 export const TimeZone = z
   .string()
   .min(1)
@@ -106,7 +109,8 @@ export const ThemeReference = z
   .max(64)
   .openapi({ description: "The name of a theme of the access group (`GET /api/themes/`).", example: "Acme dark" });
 
-function canonicalTimeZone(value: string): string | null {
+/** A zone's canonical spelling when the runtime knows it by that name (`europe/berlin` → `Europe/Berlin`), else null. */
+export function canonicalTimeZone(value: string): string | null {
   // Offsets (`+01:00`) are accepted by newer runtimes but are not zone names.
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(value)) return null;
   try {
