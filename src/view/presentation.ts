@@ -109,15 +109,30 @@ export const ThemeReference = z
   .max(64)
   .openapi({ description: "The name of a theme of the access group (`GET /api/themes/`).", example: "Acme dark" });
 
-/** A zone's canonical spelling when the runtime knows it by that name (`europe/berlin` → `Europe/Berlin`), else null. */
+/**
+ * A zone's spelling when the runtime knows it by that name (`europe/berlin` → `Europe/Berlin`),
+ * else null. Only the case is mended: a name the runtime resolves to another one (its older
+ * alias: `Asia/Kolkata` → `Asia/Calcutta`) stays the name the caller gave, which is the IANA one.
+ */
 export function canonicalTimeZone(value: string): string | null {
   // Offsets (`+01:00`) are accepted by newer runtimes but are not zone names.
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(value)) return null;
+  let resolved: string;
   try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: value }).resolvedOptions().timeZone;
+    resolved = new Intl.DateTimeFormat("en-US", { timeZone: value }).resolvedOptions().timeZone;
   } catch {
     return null;
   }
+  if (resolved.toLowerCase() === value.toLowerCase()) return resolved;
+  return zoneNames().get(value.toLowerCase()) ?? value;
+}
+
+let knownZones: Map<string, string> | undefined;
+
+/** The runtime's zone names by their lower-cased spelling (read once per isolate). */
+function zoneNames(): Map<string, string> {
+  knownZones ??= new Map(Intl.supportedValuesOf("timeZone").map((zone) => [zone.toLowerCase(), zone]));
+  return knownZones;
 }
 
 /** The presentation fields a token, a delivery, a schedule or an alert takes (all optional). */
