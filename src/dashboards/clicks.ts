@@ -3,28 +3,13 @@ import type { PanelResult, Row } from "../data/query-runner";
 import type { PlaceholderContext } from "../data/placeholders";
 import { inlineScriptHash } from "../http/pages";
 import { chartPoints, pieSliceRows, toNumber } from "./charts";
+import type { ClickState, PanelClicks } from "../view/click-data";
 import { clickColumn, type Definition, type PanelDefinition } from "./definition";
 
 // The live embed page's clicks (DESIGN 20.4, docs/embedding.md "Clicks"): what the page's click
 // script (src/dashboards/browser/clicks.ts) is handed as data, and the look of clickable marks.
 // Only the embed route asks for it (Interaction.clicks): captures, PDFs, e-mails, share links
 // and previews carry neither the data, nor the script, nor a tabindex.
-
-/**
- * What one clickable panel hands the script: its action and the row behind each mark (by
- * ECharts' data index, or table row). The script declares the same shape for itself
- * (browser code imports nothing outside `browser/` folders, scripts/check-imports.mjs).
- */
-interface PanelClicks {
-  action: "filter" | "open" | "emit";
-  /** The result column a click reports (and a filter takes). */
-  column: string | null;
-  variable?: string;
-  dashboard?: string;
-  /** `open`: the target's variables, each from a result column. */
-  targets?: Record<string, string>;
-  rows: (Row | null)[];
-}
 
 /** The rows behind a panel's marks, in the order the marks were drawn. */
 function markRows(panel: PanelDefinition, rows: Row[]): (Row | null)[] {
@@ -79,7 +64,7 @@ export function clickData(
   }
   const unlocked = definition.variables.filter((v) => !interaction.locked.includes(v.name));
   if (Object.keys(panels).length === 0 && unlocked.length === 0) return "";
-  const state = {
+  const state: ClickState = {
     path: interaction.path,
     variables: Object.fromEntries(unlocked.map((v) => [v.name, context.variables[v.name] ?? null])),
     locked: interaction.locked,

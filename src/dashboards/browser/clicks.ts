@@ -13,25 +13,10 @@
  * can tell its host when they changed.
  */
 import { pageDashboard, tokenFitsPage } from "../../http/browser/token-dashboard";
+import type { ClickRow, ClickState, PanelClicks } from "../../view/click-data";
 
-type Row = Record<string, unknown>;
-
-/** One clickable panel, as src/dashboards/clicks.ts writes it (the same shape, declared here: browser code imports only browser/ files). */
-interface PanelClicks {
-  action: "filter" | "open" | "emit";
-  column: string | null;
-  variable?: string;
-  dashboard?: string;
-  targets?: Record<string, string>;
-  rows: (Row | null)[];
-}
-
-interface ClickState {
-  path: string;
-  variables: Record<string, unknown>;
-  locked: string[];
-  panels: Record<string, PanelClicks>;
-}
+/** A row behind a mark; the page's click data is declared once, for the server and this script (src/view/click-data.ts). */
+type Row = ClickRow;
 
 const SOURCE = "dashboard-embed";
 const framed = window.parent !== window;
