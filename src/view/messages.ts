@@ -12,7 +12,7 @@ import { ja } from "./words/ja";
 // the first {count} rows") may be written as its plural forms, chosen by Intl.PluralRules for
 // the view's locale (src/view/fill.ts): Arabic has six, Japanese one, French counts 0 as "one".
 
-export type { Catalogue, MessageKey };
+export type { Catalogue, MessageKey, Words };
 
 /** Every language's words as written (count messages with their plural forms), by language subtag. */
 const WORDS: Readonly<Record<string, Words>> = { en, de, fr, es, ja, ar };
@@ -37,6 +37,11 @@ export function catalogueFor(locale: string): Catalogue {
   return CATALOGUES[languageOf(locale)] ?? CATALOGUES.en;
 }
 
+/** A locale's words as written, count messages with their plural forms (what a script that fills its own words is handed), else English's. */
+export function wordsFor(locale: string): Words {
+  return WORDS[languageOf(locale)] ?? en;
+}
+
 /**
  * A function that says a key in a locale's language: `t("panel.cut", { count })`. A count
  * message takes the plural form of `count` (the third argument: the number, when the slot is
@@ -46,7 +51,7 @@ export function catalogueFor(locale: string): Catalogue {
 export type Translator = (key: MessageKey, values?: SlotValues, count?: number) => string;
 
 export function translator(locale: string): Translator {
-  const words = WORDS[languageOf(locale)] ?? en;
+  const words = wordsFor(locale);
   return (key, values, count) => fill(formOf(words[key], locale, count ?? numericCount(values)), values);
 }
 

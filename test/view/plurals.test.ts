@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fill, formOf, pluralCategory } from "../../src/view/fill";
-import { CATALOGUES, translator } from "../../src/view/messages";
+import { CATALOGUES, translator, wordsFor } from "../../src/view/messages";
 
 // Count messages choose their plural form with Intl.PluralRules for the view's locale, not
 // English's "1 or not": Arabic has six categories, French counts 0 as "one".
@@ -39,6 +39,9 @@ describe("plural forms of our words", () => {
     // A plain text is the same whatever the count; forms without the count's category fall back to `other`.
     expect(formOf("Apply", "ar", 2)).toBe("Apply");
     expect(formOf({ one: "a", other: "b" }, "ar", 2)).toBe("b");
+    // What a script filling its own words is handed keeps the forms (the catalogue keeps `other`).
+    expect(formOf(wordsFor("ar-EG")["builder.rows"], "ar-EG", 2)).toBe("صفان");
+    expect(wordsFor("pt-BR")).toBe(wordsFor("en"));
     // Japanese has one category: every count is `other`.
     expect(translator("ja-JP")("builder.rows", { count: 1 })).toBe("1 行");
   });
