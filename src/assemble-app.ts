@@ -18,6 +18,7 @@ import { registerThemeRoutes } from "./themes/routes";
 import { registerUnsubscribeRoutes } from "./unsubscribe/routes";
 import { registerWebhookRoutes } from "./webhooks/routes";
 import { handleError, newApp, requestContext, routeNotFound } from "./http/request-pipeline";
+import { hostOriginsOnPages } from "./http/host-origins";
 import { registerDevRoutes } from "./dev/routes";
 import { renderDocs } from "./http/docs";
 import { documentedPaths, registerSecuritySchemes } from "./http/openapi";
@@ -54,6 +55,8 @@ export function openApiDocument(app: ReturnType<typeof createApp>, origin: strin
 export function createApp() {
   const app = newApp();
   app.use("*", requestContext);
+  // Framed pages learn which host they may post to from the frame-ancestors they were sent with.
+  app.use("*", hostOriginsOnPages);
   // Ahead of every route: the /_dev/ ones exist only with DEV_ROUTES on.
   app.use(DEV_ROUTES_PATH, devOnly);
   app.onError(handleError);

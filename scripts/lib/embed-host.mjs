@@ -7,7 +7,7 @@ import { createServer } from "node:http";
  *
  *   GET /                       the host page (sets the session cookie)
  *   GET /token?customer=…&dashboard=…&expires_in=…[&variables=<json>]   {"token": "…"}; 401 without the cookie
- *                               (`variables`: locked by the token)
+ *                               (`variables`: locked by the token; `allowed_origins=<json>`: the origins that may frame it)
  *   GET /token?customer=…&blueprint=<id>[&can_save=false][&user_id=…][&filters=<json>]
  *                               a report builder token, the same way
  *   GET /bad-token              {"token": "not-a-token"}
@@ -39,6 +39,7 @@ export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
       if (url.searchParams.has("locale")) body.locale = url.searchParams.get("locale");
       if (url.searchParams.has("theme")) body.theme = url.searchParams.get("theme");
       if (url.searchParams.has("variables")) body.variables = JSON.parse(url.searchParams.get("variables"));
+      if (url.searchParams.has("allowed_origins")) body.allowed_origins = JSON.parse(url.searchParams.get("allowed_origins"));
       const minted = await fetch(`${apiBase}/api/generate_embed_token/`, {
         method: "POST",
         headers: { "Service-Authorization": `Token ${apiToken}`, "Content-Type": "application/json" },

@@ -479,3 +479,88 @@ describe("clicks in a browser (on_click: filter, open, emit)", () => {
     }
   }, 90_000);
 });
+
+describe("frames speak only to their host (DESIGN section 26)", () => {
+  /** The same vendor app reached by another name: another origin, as a stranger's page would be. */
+  const strangerOrigin = () => host.origin.replace("127.0.0.1", "localhost");
+
+  /** Opens `origin`'s page, frames `src` in a plain iframe and records every message it receives (with its origin) for `ms`. */
+  async function messagesAt(origin: string, src: string, ms = 4000) {
+    const page = await browser.newPage();
+    await page.goto(`${origin}/`);
+    const received = await page.evaluate(
+      (url, wait) =>
+        new Promise<{ origin: string; source: string; type: string }[]>((resolve) => {
+          const got: { origin: string; source: string; type: string }[] = [];
+          window.addEventListener("message", (e: any) => got.push({ origin: e.origin, source: e.data?.source, type: e.data?.type }));
+          const frame = document.createElement("iframe");
+          frame.src = url;
+          document.getElementById("app")!.appendChild(frame);
+          setTimeout(() => resolve(got), wait);
+        }),
+      src,
+      ms,
+    );
+    await page.close();
+    return received;
+  }
+
+  const mint = async (extra: Record<string, unknown>) => {
+    const res = await devApi(server.base, server.vars.DEV_API_TOKEN)("/api/generate_embed_token/", {
+      provided_id: "acme-berlin",
+      dashboard_embed_id: "sales-overview",
+      locale: "en-US",
+      ...extra,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.embed_url as string;
+  };
+
+  it("the allowed host page receives the page's messages; a page of another origin framing it receives none", async () => {
+    const allowed = await mint({ allowed_origins: [host.origin] });
+    const atHost = await messagesAt(host.origin, allowed);
+    expect(atHost.some((m) => m.source === "dashboard-embed" && m.type === "ready")).toBe(true);
+    expect(atHost.every((m) => m.origin === server.base)).toBe(true);
+    const atStranger = await messagesAt(strangerOrigin(), allowed);
+    expect(atStranger).toEqual([]);
+  }, 60_000);
+
+  it("with frame ancestors '*' and no allowed_origins, the page posts to the origin that framed it (each host its own)", async () => {
+    const open = await mint({});
+    for (const origin of [host.origin, strangerOrigin()]) {
+      const received = await messagesAt(origin, open);
+      expect(
+        received.some((m) => m.source === "dashboard-embed" && m.type === "ready"),
+        origin,
+      ).toBe(true);
+    }
+  }, 60_000);
+
+  it("<dashboard-embed> with a token for its own origin works end to end: load, then a click's rows reach the host", async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1200, height: 900 });
+    await page.goto(`${host.origin}/`);
+    const url = `${tokenUrl()}&allowed_origins=${encodeURIComponent(JSON.stringify([host.origin]))}`;
+    const loaded = await page.evaluate(
+      (tokenUrlValue) =>
+        new Promise<string>((resolve) => {
+          const element = document.createElement("dashboard-embed");
+          element.setAttribute("embed-id", "sales-overview");
+          element.setAttribute("token-url", tokenUrlValue);
+          window.__clicks = [];
+          element.addEventListener("dashboard-click", (e: any) => window.__clicks.push(e.detail));
+          for (const type of ["dashboard-load", "dashboard-error"]) element.addEventListener(type, () => resolve(type), { once: true });
+          document.getElementById("app")!.appendChild(element);
+        }),
+      url,
+    );
+    expect(loaded).toBe("dashboard-load");
+    const frame = dashboardFrame(page);
+    expect(await frame.evaluate(() => document.querySelector('meta[name="host-origins"]').getAttribute("content"))).toBe(host.origin);
+    await frame.waitForSelector("[data-pick]");
+    await frame.evaluate(() => document.querySelector("[data-pick]")!.dispatchEvent(new MouseEvent("click", { bubbles: true })));
+    await page.waitForFunction(() => window.__clicks.length > 0, { timeout: 10_000 });
+    expect((await page.evaluate(() => window.__clicks[0])).source).toBe("dashboard-embed");
+    await page.close();
+  }, 60_000);
+});

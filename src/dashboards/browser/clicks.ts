@@ -12,6 +12,7 @@
  * On load the page posts its unlocked variables (`type: "variables"`), so `<dashboard-embed>`
  * can tell its host when they changed.
  */
+import { fromHost, postToHost } from "../../http/browser/host-origins";
 import { pageDashboard, tokenFitsPage } from "../../http/browser/token-dashboard";
 import type { ClickRow, ClickState, PanelClicks } from "../../view/click-data";
 
@@ -25,7 +26,8 @@ const here = new URL(window.location.href);
 let token = here.searchParams.get("token");
 
 function post(message: Record<string, unknown>): void {
-  if (framed) window.parent.postMessage({ source: SOURCE, ...message }, "*");
+  // To the page's host only (its frame-ancestors): the rows clicked are the customer's data.
+  if (framed) postToHost({ source: SOURCE, ...message });
 }
 
 /** A value as a `var_` parameter carries it (objects as JSON). */
@@ -119,7 +121,7 @@ function start(): void {
   }
   window.addEventListener("message", (event) => {
     const message = event.data;
-    if (event.source !== window.parent || !message || message.source !== SOURCE || message.type !== "token") return;
+    if (!fromHost(event) || !message || message.source !== SOURCE || message.type !== "token") return;
     if (typeof message.token === "string" && tokenFitsPage(message.token)) token = message.token;
   });
   post({ type: "variables", dashboard: pageDashboard(), variables: state.variables });

@@ -3,7 +3,8 @@
  * (src/http/pages.ts), allowed by its CSP hash, so the page still runs nothing else and loads
  * nothing from anywhere.
  *
- * It lets `<dashboard-embed>` size its iframe and hand over fresh signed tokens: it posts
+ * It lets `<dashboard-embed>` size its iframe and hand over fresh signed tokens: it posts, to
+ * the host origins only (host-origins.ts),
  * `{source: "dashboard-embed", type: "ready" | "height", status, height}` (`ready` also with the
  * page's computed `background`, its theme's, which the element gives its iframe) to the parent
  * window and accepts `{type: "token", token}` from it, rewriting the `token` of the page's
@@ -14,6 +15,7 @@
  */
 
 import { readDate } from "../../view/date-field";
+import { fromHost, postToHost } from "./host-origins";
 import { tokenFitsPage } from "./token-dashboard";
 
 /** A page opened on its own: drawn for the window's width when it was drawn for another. */
@@ -40,14 +42,14 @@ function talkToParent(): void {
     if (type === "height" && h === last) return;
     last = h;
     const background = type === "ready" ? { background: getComputedStyle(document.documentElement).backgroundColor } : {};
-    window.parent.postMessage({ source: "dashboard-embed", type, status, height: h, ...background }, "*");
+    postToHost({ source: "dashboard-embed", type, status, height: h, ...background });
   };
   post("ready");
   if (typeof ResizeObserver === "function") new ResizeObserver(() => post("height")).observe(document.documentElement);
   window.addEventListener("message", (event) => {
     const data = event.data;
     if (
-      event.source !== window.parent ||
+      !fromHost(event) ||
       !data ||
       data.source !== "dashboard-embed" ||
       data.type !== "token" ||

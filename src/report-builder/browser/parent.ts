@@ -4,6 +4,8 @@
  * (`id`, `name`), `click` (`column`, `value`, `row`: a bar or row of a grouped result was clicked) — and, from the parent, `{type: "token", token}` with a fresh token.
  */
 
+import { fromHost, postToHost } from "../../http/browser/host-origins";
+
 const SOURCE = "report-builder";
 const framed = window.parent !== window;
 
@@ -20,7 +22,8 @@ export type ParentMessage =
   | { type: "click"; column: string; value: unknown; row: Record<string, unknown> };
 
 export function post(message: ParentMessage): void {
-  if (framed) window.parent.postMessage({ source: SOURCE, ...message }, "*");
+  // To the page's host only (its frame-ancestors): saved reports and clicked rows are the customer's.
+  if (framed) postToHost({ source: SOURCE, ...message });
 }
 
 function pageHeight(): number {
@@ -52,8 +55,7 @@ export function ready(): void {
 export function onFreshToken(take: (token: string) => void): void {
   window.addEventListener("message", (event) => {
     const data = event.data;
-    if (event.source !== window.parent || !data || data.source !== SOURCE || data.type !== "token" || typeof data.token !== "string")
-      return;
+    if (!fromHost(event) || !data || data.source !== SOURCE || data.type !== "token" || typeof data.token !== "string") return;
     take(data.token);
   });
 }
