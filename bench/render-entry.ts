@@ -7,6 +7,7 @@ import { forgetDrawnCharts } from "../src/dashboards/charts";
 import { runPanels } from "../src/data/query-runner";
 import { DashboardDefinition } from "../src/dashboards/definition";
 import { renderDashboard } from "../src/dashboards/render";
+import { BUILTIN_PRESENTATION } from "../src/view/presentation";
 import { newest, renderForCustomer } from "../src/dashboards/customer-dashboard";
 import { createOrReplaceDashboard, saveVersion, tagVersion } from "../src/dashboards/versions";
 
@@ -19,6 +20,7 @@ export {
   runPanels,
   DashboardDefinition,
   renderDashboard,
+  BUILTIN_PRESENTATION,
   renderForCustomer,
   saveVersion,
   createOrReplaceDashboard,

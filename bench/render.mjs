@@ -58,7 +58,16 @@ try {
     const results = await lib.runPanels(env, definition, { 1: "1" }, [{ id: 1, binding: "DEMO_DATA" }], context);
     // Charts are drawn for the page width: a phone (360 px) and a desktop (1280 px).
     for (const width of [360, 1280]) {
-      const renderStep = () => lib.renderDashboard({ definition, dashboardName: example.name, context, isDemo: true, results, width });
+      const renderStep = () =>
+        lib.renderDashboard({
+          definition,
+          dashboardName: example.name,
+          context,
+          isDemo: true,
+          results,
+          width,
+          view: lib.BUILTIN_PRESENTATION,
+        });
       let html = "";
       // Charts forgotten before each render: every chart drawn anew (a first view). The first round warms.
       const { full } = await interleave(

@@ -5,6 +5,7 @@ import { inlineScriptHash } from "../http/pages";
 import { chartPoints, pieSliceRows, toNumber } from "./charts";
 import type { ClickState, PanelClicks } from "../view/click-data";
 import { clickColumn, type Definition, type PanelDefinition } from "./definition";
+import type { Script } from "../view/page-shell";
 
 // The live embed page's clicks (DESIGN 20.4, docs/embedding.md "Clicks"): what the page's click
 // script (src/dashboards/browser/clicks.ts) is handed as data, and the look of clickable marks.
@@ -29,14 +30,6 @@ function markRows(panel: PanelDefinition, rows: Row[]): (Row | null)[] {
   }
 }
 
-/** A JSON text that cannot end the `<script>` element it sits in. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
-}
-
 /**
  * The data block and the click script of a live embed page: the page's unlocked variables
  * (posted to the host on load), the locked ones (a click never changes them), and each
@@ -47,7 +40,7 @@ export function clickData(
   results: Map<string, PanelResult>,
   context: PlaceholderContext,
   interaction: { path: string; locked: string[] },
-): string {
+): Script[] {
   const panels: Record<string, PanelClicks> = {};
   for (const panel of definition.panels) {
     const click = panel.on_click;
@@ -63,18 +56,21 @@ export function clickData(
           : { action: "emit", column, rows };
   }
   const unlocked = definition.variables.filter((v) => !interaction.locked.includes(v.name));
-  if (Object.keys(panels).length === 0 && unlocked.length === 0) return "";
+  if (Object.keys(panels).length === 0 && unlocked.length === 0) return [];
   const state: ClickState = {
     path: interaction.path,
     variables: Object.fromEntries(unlocked.map((v) => [v.name, context.variables[v.name] ?? null])),
     locked: interaction.locked,
     panels,
   };
-  return `${CLICK_DATA_MARK}${scriptJson(state)}</script><script>${CLICK_SCRIPT}</script>`;
+  return [{ json: state, id: CLICK_DATA_ID }, { inline: CLICK_SCRIPT }];
 }
 
-/** In a page that carries the click script (its data block). */
-export const CLICK_DATA_MARK = '<script type="application/json" id="dashboard-clicks">';
+/** The `id` of the click data block. */
+const CLICK_DATA_ID = "dashboard-clicks";
+
+/** In a page that carries the click script (its data block, as the page shell writes it). */
+export const CLICK_DATA_MARK = `<script type="application/json" id="${CLICK_DATA_ID}">`;
 
 /** `'sha256-…'` of the click script, for the live embed page's `script-src`. */
 export function clickScriptHash(): Promise<string> {

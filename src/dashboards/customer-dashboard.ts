@@ -180,7 +180,7 @@ export async function renderLoaded(
   // `{{viewer.locale}}` and `{{viewer.timezone}}` bind the view's own (they are part of each query's cache key).
   const context = {
     ...loaded.context,
-    viewer: { locale: presentation.locale ?? loaded.view.locale, timezone: presentation.timezone ?? loaded.view.timezone },
+    viewer: { locale: loaded.view.locale, timezone: loaded.view.timezone },
   };
   const results = await runPanels(env, loaded.definition, loaded.mapping, loaded.sources, context, queryRun(loaded, run));
   return renderDashboard({ ...loaded, context, results, ...presentation });

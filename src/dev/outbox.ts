@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
-import { escapeHtml } from "../lib/html";
+import { html, renderPage } from "../view/page-shell";
 
 /** Messages per page of the local outbox. */
 const OUTBOX_PAGE_SIZE = 100;
@@ -15,15 +15,21 @@ export function registerOutboxRoutes(app: OpenAPIHono<AppEnv>): void {
     const listed = await c.env.FILES.list({ prefix: "outbox/", include: ["customMetadata"], limit: OUTBOX_PAGE_SIZE, cursor }).catch(() => {
       throw new ApiError("validation_error", "cursor is not a cursor of this outbox.", "cursor");
     });
-    const rows = listed.objects
-      .map(
-        (o) =>
-          `<tr><td>${escapeHtml(o.uploaded.toISOString())}</td><td>${escapeHtml(o.customMetadata?.to ?? "")}</td><td><a href="/_dev/outbox/${encodeURIComponent(o.key.slice(7))}">${escapeHtml(o.customMetadata?.subject ?? o.key)}</a></td></tr>`,
-      )
-      .join("");
-    const older = listed.truncated ? `<p><a rel="next" href="/_dev/outbox?cursor=${encodeURIComponent(listed.cursor)}">Older</a></p>` : "";
-    return c.html(`<!doctype html><meta charset="utf-8"><title>Outbox</title><body style="font:14px system-ui;margin:24px"><h1>Local outbox</h1>
-<table cellpadding="6"><tr><th align="left">Sent</th><th align="left">To</th><th align="left">Subject</th></tr>${rows || '<tr><td colspan="3">No e-mail sent yet.</td></tr>'}</table>${older}</body>`);
+    const rows = listed.objects.map(
+      (o) =>
+        html`<tr><td>${o.uploaded.toISOString()}</td><td>${o.customMetadata?.to ?? ""}</td><td><a href="/_dev/outbox/${encodeURIComponent(o.key.slice(7))}">${o.customMetadata?.subject ?? o.key}</a></td></tr>`,
+    );
+    const older = listed.truncated
+      ? html`<p><a rel="next" href="/_dev/outbox?cursor=${encodeURIComponent(listed.cursor)}">Older</a></p>`
+      : "";
+    const page = renderPage({
+      title: "Outbox",
+      viewport: false,
+      bodyAttributes: { style: "font:14px system-ui;margin:24px" },
+      body: html`<h1>Local outbox</h1>
+<table cellpadding="6"><tr><th align="left">Sent</th><th align="left">To</th><th align="left">Subject</th></tr>${rows.length > 0 ? rows : html`<tr><td colspan="3">No e-mail sent yet.</td></tr>`}</table>${older}`,
+    });
+    return c.html(page);
   });
   app.get("/_dev/outbox/:name", async (c) => {
     const object = await c.env.FILES.get(`outbox/${c.req.param("name")}`);

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { escapeHtml } from "../lib/html";
+import { type Html, html, renderPage } from "../view/page-shell";
 
 /** A self-contained, readable API reference rendered from the OpenAPI document (no external assets). */
 
@@ -49,48 +49,52 @@ function typeOf(doc: OpenApiDoc, schema: SchemaOrRef | undefined): string {
   return Array.isArray(schema.type) ? schema.type.join(" | ") : (schema.type ?? "any");
 }
 
-function fieldsTable(doc: OpenApiDoc, schema: SchemaOrRef | undefined): string {
+function fieldsTable(doc: OpenApiDoc, schema: SchemaOrRef | undefined): Html | "" {
   const object = resolve(doc, schema);
   if (!object?.properties) return "";
-  const rows = Object.entries(object.properties)
-    .map(([name, field]) => {
-      const required = object.required?.includes(name) ? "required" : "";
-      return `<tr><td><code>${escapeHtml(name)}</code></td><td>${escapeHtml(typeOf(doc, field))}</td><td>${required}</td><td>${escapeHtml(resolve(doc, field)?.description ?? field.description ?? "")}</td></tr>`;
-    })
-    .join("");
-  return `<table><thead><tr><th>Field</th><th>Type</th><th></th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const rows = Object.entries(object.properties).map(([name, field]) => {
+    const required = object.required?.includes(name) ? "required" : "";
+    return html`<tr><td><code>${name}</code></td><td>${typeOf(doc, field)}</td><td>${required}</td><td>${resolve(doc, field)?.description ?? field.description ?? ""}</td></tr>`;
+  });
+  return html`<table><thead><tr><th>Field</th><th>Type</th><th></th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 export function renderDocs(doc: OpenApiDoc): string {
-  const byTag = new Map<string, string[]>();
+  const byTag = new Map<string, Html[]>();
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of operations(item)) {
       const params = (op.parameters ?? [])
         .flatMap((p) => (isRef(p) ? [] : [p]))
         .map(
           (p) =>
-            `<li><code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ", required" : ""}) ${escapeHtml(p.description ?? (p.schema && !isRef(p.schema) ? p.schema.description : undefined) ?? "")}</li>`,
-        )
-        .join("");
+            html`<li><code>${p.name}</code> (${p.in}${p.required ? ", required" : ""}) ${p.description ?? (p.schema && !isRef(p.schema) ? p.schema.description : undefined) ?? ""}</li>`,
+        );
       const body = op.requestBody && !isRef(op.requestBody) ? op.requestBody.content["application/json"]?.schema : undefined;
-      const section = `<section class="op${op.deprecated ? " deprecated" : ""}">
-        <h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code>${op.deprecated ? ' <span class="badge">deprecated</span>' : ""}</h3>
-        <p><strong>${escapeHtml(op.summary ?? "")}</strong></p>
-        ${op.description ? `<p>${escapeHtml(op.description)}</p>` : ""}
-        ${params ? `<ul>${params}</ul>` : ""}
+      const section = html`<section class="op${op.deprecated ? " deprecated" : ""}">
+        <h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${path}</code>${op.deprecated ? html` <span class="badge">deprecated</span>` : ""}</h3>
+        <p><strong>${op.summary ?? ""}</strong></p>
+        ${op.description ? html`<p>${op.description}</p>` : ""}
+        ${params.length > 0 ? html`<ul>${params}</ul>` : ""}
         ${body ? fieldsTable(doc, body) : ""}
       </section>`;
       const tag = op.tags?.[0] ?? "Other";
       byTag.set(tag, [...(byTag.get(tag) ?? []), section]);
     }
   }
-  const nav = [...byTag.keys()].map((tag) => `<a href="#${encodeURIComponent(tag)}">${escapeHtml(tag)}</a>`).join(" · ");
-  const content = [...byTag.entries()]
-    .map(([tag, sections]) => `<h2 id="${encodeURIComponent(tag)}">${escapeHtml(tag)}</h2>${sections.join("")}`)
-    .join("");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(doc.info.title)} — API reference</title>
-<style>
+  const nav = [...byTag.keys()].map((tag, i) => html`${i > 0 ? " · " : ""}<a href="#${encodeURIComponent(tag)}">${tag}</a>`);
+  const content = [...byTag.entries()].map(([tag, sections]) => html`<h2 id="${encodeURIComponent(tag)}">${tag}</h2>${sections}`);
+  return renderPage({
+    root: { lang: "en" },
+    title: `${doc.info.title} — API reference`,
+    style: STYLE,
+    body: html`<main>
+<h1>${doc.info.title}</h1><p>Version ${doc.info.version} · <a href="/openapi.json">openapi.json</a> · <a href="/docs/explorer/">try calls in the API explorer</a></p>
+<p>${doc.info.description ?? ""}</p><nav>${nav}</nav>${content}
+</main>`,
+  });
+}
+
+const STYLE = `
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2937;background:#f8fafc}
 main{max-width:960px;margin:0 auto;padding:24px}
 h1{margin:0 0 4px}h2{margin-top:40px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
@@ -101,8 +105,4 @@ h1{margin:0 0 4px}h2{margin-top:40px;border-bottom:1px solid #e5e7eb;padding-bot
 .badge{background:#fef3c7;color:#92400e;border-radius:4px;font-size:12px;padding:2px 6px}
 table{border-collapse:collapse;width:100%;font-size:14px}td,th{border-top:1px solid #f1f5f9;padding:4px 8px;text-align:left;vertical-align:top}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}
-</style></head><body><main>
-<h1>${escapeHtml(doc.info.title)}</h1><p>Version ${escapeHtml(doc.info.version)} · <a href="/openapi.json">openapi.json</a> · <a href="/docs/explorer/">try calls in the API explorer</a></p>
-<p>${escapeHtml(doc.info.description ?? "")}</p><nav>${nav}</nav>${content}
-</main></body></html>`;
-}
+`;

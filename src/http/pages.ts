@@ -1,7 +1,8 @@
-import { escapeHtml } from "../lib/html";
 import type { AppContext } from "./context";
 import FRAME_SCRIPT from "#browser/frame.js";
 import { config } from "../config";
+import { html, renderPage, type Script } from "../view/page-shell";
+import { BUILTIN_PRESENTATION } from "../view/presentation";
 
 /**
  * HTML pages the service serves to browsers (embed, share, their error pages): one set of
@@ -9,13 +10,7 @@ import { config } from "../config";
  * (src/http/browser/frame.ts: height and token messages for `<dashboard-embed>`), allowed by
  * its CSP hash, so the page still runs nothing else and loads nothing from anywhere.
  */
-export const frameScriptTag = `<script>${FRAME_SCRIPT}</script>`;
-
-/**
- * `<html>` attributes of a page whose view is not known (an error page, a refused token): the
- * built-in presentation (src/themes/presentation.ts resolves the others; http imports no capability).
- */
-export const BUILTIN_ROOT_ATTRIBUTES = 'lang="en-US" dir="ltr" data-theme="builtin" data-timezone="UTC"';
+export const FRAME_SCRIPT_INLINE: Script = { inline: FRAME_SCRIPT };
 
 /** Kept as values, not promises: a request awaits only promises it made itself. */
 const scriptHashes = new Map<string, string>();
@@ -68,9 +63,17 @@ export async function pageSecurityHeaders(
  * dashboard; `data-status` tells the embedding element what went wrong (through the frame
  * script, or the page's own `script` that reads it: the report builder's).
  */
-export function errorPage(title: string, text: string, status: number, script = frameScriptTag): string {
-  return `<!doctype html><html ${BUILTIN_ROOT_ATTRIBUTES}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>html,body{margin:0;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}body{padding:48px 16px}
-div{max-width:420px;margin:0 auto;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center;overflow-wrap:anywhere}h1{font-size:17px;margin:0 0 6px}p{margin:0}</style>
-</head><body data-status="${status}"><div><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></div>${script}</body></html>`;
+export function errorPage(title: string, text: string, status: number, script: Script = FRAME_SCRIPT_INLINE): string {
+  return renderPage({
+    // A page whose view is not known (an error page, a refused token): the built-in presentation.
+    root: BUILTIN_PRESENTATION,
+    title,
+    style: ERROR_STYLE,
+    bodyAttributes: { "data-status": status },
+    body: html`<div><h1>${title}</h1><p>${text}</p></div>`,
+    scripts: [script],
+  });
 }
+
+const ERROR_STYLE = `html,body{margin:0;background:#f4f6fb;color:#334155;font:15px/1.5 system-ui,sans-serif}body{padding:48px 16px}
+div{max-width:420px;margin:0 auto;padding:24px 28px;background:#fff;border:1px solid #e5e9f2;border-radius:12px;text-align:center;overflow-wrap:anywhere}h1{font-size:17px;margin:0 0 6px}p{margin:0}`;

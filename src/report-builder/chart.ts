@@ -1,4 +1,4 @@
-import type { Presentation } from "../view/presentation";
+import { BUILTIN_PRESENTATION, type Presentation } from "../view/presentation";
 import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "../dashboards/definition";
 import { panelMarkup, renderDashboard } from "../dashboards/render";
@@ -141,6 +141,6 @@ export function reportPage(input: {
     width: input.width,
     // A share link opened on a phone asks again with its window's width, as a dashboard's does.
     fitToWindow: input.fitToWindow,
-    view: input.view,
+    view: input.view ?? BUILTIN_PRESENTATION,
   });
 }

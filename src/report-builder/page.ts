@@ -1,9 +1,9 @@
-import { PANEL_STYLE } from "../dashboards/render";
-import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../view/presentation";
+import { PANEL_STYLE } from "../dashboards/panel-style";
+import { BUILTIN_PRESENTATION, type Presentation } from "../view/presentation";
 import { logoImg, presentationCss } from "../view/style";
 import { errorPage } from "../http/pages";
-import { escapeHtml } from "../lib/html";
 import { catalogueFor } from "../view/messages";
+import { html, renderPage } from "../view/page-shell";
 
 /**
  * The report builder page (docs/report-builder.md): a shell its script fills
@@ -37,14 +37,6 @@ export interface BuilderPageInput {
   report?: string;
 }
 
-/** JSON inside <script type="application/json">: `<` escaped so no text can close the element. */
-function inlineJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
-}
-
 /** The catalogue's `builder.*` words in the view's language, without their prefix: all the script needs of it. */
 export function builderWords(locale: string): Record<string, string> {
   const words: Record<string, string> = {};
@@ -65,28 +57,31 @@ export function builderPage(input: BuilderPageInput): string {
     reports: input.reports,
     report: input.report ?? null,
   };
-  return `<!doctype html>
-${htmlTag(view)}<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(input.blueprintName)} – ${escapeHtml(words.title)}</title><style>${PANEL_STYLE}${STYLE}${input.view ? presentationCss(input.view) : ""}</style></head>
-<body data-status="200"><main class="rb">
-<header class="rb-head">${input.view ? logoImg(input.view) : ""}<h1>${escapeHtml(input.blueprintName)}</h1><p>${escapeHtml(input.customerName)}</p></header>
+  return renderPage({
+    root: view,
+    title: `${input.blueprintName} – ${words.title}`,
+    style: `${PANEL_STYLE}${STYLE}${input.view ? presentationCss(input.view) : ""}`,
+    bodyAttributes: { "data-status": 200 },
+    body: html`<main class="rb">
+<header class="rb-head">${input.view ? logoImg(input.view) : ""}<h1>${input.blueprintName}</h1><p>${input.customerName}</p></header>
 <div class="rb-layout">
-<form id="rb-controls" class="rb-controls" aria-label="${escapeHtml(words.controls)}" novalidate></form>
-<section id="rb-result" class="rb-result" aria-label="${escapeHtml(words.result)}" aria-busy="true">
-<div class="rb-bar"><p id="rb-status" class="rb-status" role="status" aria-live="polite">${escapeHtml(words.loading)}</p>
-<div id="rb-downloads" class="rb-downloads" hidden><button type="button" id="rb-csv">${escapeHtml(words.download_csv)}</button><button type="button" id="rb-xlsx">${escapeHtml(words.download_xlsx)}</button><span id="rb-download-status" class="hint" role="status"></span></div></div>
+<form id="rb-controls" class="rb-controls" aria-label="${words.controls}" novalidate></form>
+<section id="rb-result" class="rb-result" aria-label="${words.result}" aria-busy="true">
+<div class="rb-bar"><p id="rb-status" class="rb-status" role="status" aria-live="polite">${words.loading}</p>
+<div id="rb-downloads" class="rb-downloads" hidden><button type="button" id="rb-csv">${words.download_csv}</button><button type="button" id="rb-xlsx">${words.download_xlsx}</button><span id="rb-download-status" class="hint" role="status"></span></div></div>
 <div id="rb-message" class="rb-message" role="alert" hidden></div>
 <div id="rb-chart-area" class="rb-chart-area"></div>
 <div id="rb-table-area" class="rb-table-area"></div>
 </section>
 </div></main>
-<script type="application/json" id="rb-boot">${inlineJson(boot)}</script>
-<script src="${BUILDER_SCRIPT_PATH}"></script></body></html>`;
+`,
+    scripts: [{ json: boot, id: "rb-boot" }, { src: BUILDER_SCRIPT_PATH }],
+  });
 }
 
 /** A page that is not a builder (401, 404): no data; the script only reports its status. */
 export function builderErrorPage(title: string, text: string, status: number): string {
-  return errorPage(title, text, status, `<script src="${BUILDER_SCRIPT_PATH}"></script>`);
+  return errorPage(title, text, status, { src: BUILDER_SCRIPT_PATH });
 }
 
 /**

@@ -1,46 +1,49 @@
-import { escapeHtml } from "../lib/html";
-import { fill } from "../view/fill";
 import { catalogueFor, directionOf, translator } from "../view/messages";
 import type { UnsubscribeLink } from "./service";
-import { BUILTIN_PRESENTATION, htmlTag, type Presentation } from "../view/presentation";
+import { BUILTIN_PRESENTATION, type Presentation } from "../view/presentation";
 import { BUILTIN_THEME_CSS, logoImg, presentationCss } from "../view/style";
+import { fillMarkup, type Html, html, renderPage } from "../view/page-shell";
 
 /**
  * The pages of an unsubscribe link. The confirmation page only asks (a mail scanner that
  * follows links must not unsubscribe anyone); its button POSTs to the same URL, as a
  * mail client's one-click unsubscribe does (RFC 8058).
  */
-function page(locale: string, title: string, body: string, theme: UnsubscribeLink["theme"]): string {
+function page(locale: string, title: string, body: Html, theme: UnsubscribeLink["theme"]): string {
   // The rule's theme (its colors, font and logo), else the built-in one; the time zone plays no part here.
   const view: Presentation = { ...BUILTIN_PRESENTATION, theme: theme ?? null, locale, dir: directionOf(locale) };
-  const logo = logoImg(view);
-  return `<!doctype html>${htmlTag(view)}<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>${BUILTIN_THEME_CSS}html,body{margin:0;background:var(--cd-bg);color:var(--cd-text);font:15px/1.5 var(--cd-font)}body{padding:48px 16px}
-main{max-width:440px;margin:0 auto;padding:24px 28px;background:var(--cd-surface);border:1px solid var(--cd-border);border-radius:var(--cd-radius);text-align:center;overflow-wrap:anywhere}
-.cd-logo{display:block;margin:0 auto 12px}h1{font-size:17px;margin:0 0 8px}p{margin:0 0 16px}button{font:inherit;font-weight:600;padding:10px 18px;border:0;border-radius:8px;background:var(--cd-accent);color:var(--cd-on-accent);cursor:pointer}${presentationCss(view)}</style>
-</head><body><main>${logo}<h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+  return renderPage({
+    root: view,
+    title,
+    style: `${BUILTIN_THEME_CSS}${STYLE}${presentationCss(view)}`,
+    body: html`<main>${logoImg(view)}<h1>${title}</h1>${body}</main>`,
+  });
 }
+
+const STYLE = `html,body{margin:0;background:var(--cd-bg);color:var(--cd-text);font:15px/1.5 var(--cd-font)}body{padding:48px 16px}
+main{max-width:440px;margin:0 auto;padding:24px 28px;background:var(--cd-surface);border:1px solid var(--cd-border);border-radius:var(--cd-radius);text-align:center;overflow-wrap:anywhere}
+.cd-logo{display:block;margin:0 auto 12px}h1{font-size:17px;margin:0 0 8px}p{margin:0 0 16px}button{font:inherit;font-weight:600;padding:10px 18px;border:0;border-radius:8px;background:var(--cd-accent);color:var(--cd-on-accent);cursor:pointer}`;
 
 export function confirmationPage(link: UnsubscribeLink): string {
   if (link.unsubscribed) return donePage(link);
   const t = translator(link.locale);
-  const email = `<strong>${escapeHtml(link.email)}</strong>`;
+  const email = html`<strong>${link.email}</strong>`;
   return page(
     link.locale,
     t("unsubscribe.ask_title"),
-    `<p>${fill(escapeHtml(catalogueFor(link.locale)["unsubscribe.ask"]), { rule: escapeHtml(link.rule), email })}</p>
-<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">${escapeHtml(t("unsubscribe.button"))}</button></form>`,
+    html`<p>${fillMarkup(catalogueFor(link.locale)["unsubscribe.ask"], { rule: link.rule, email })}</p>
+<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">${t("unsubscribe.button")}</button></form>`,
     link.theme,
   );
 }
 
 export function donePage(link: UnsubscribeLink): string {
   const t = translator(link.locale);
-  const email = `<strong>${escapeHtml(link.email)}</strong>`;
+  const email = html`<strong>${link.email}</strong>`;
   return page(
     link.locale,
     t("unsubscribe.done_title"),
-    `<p>${fill(escapeHtml(catalogueFor(link.locale)["unsubscribe.done"]), { email, rule: escapeHtml(link.rule) })}</p>`,
+    html`<p>${fillMarkup(catalogueFor(link.locale)["unsubscribe.done"], { email, rule: link.rule })}</p>`,
     link.theme,
   );
 }
@@ -48,5 +51,5 @@ export function donePage(link: UnsubscribeLink): string {
 /** An unknown link has no rule to speak of: English. */
 export function unknownLinkPage(): string {
   const t = translator("en-US");
-  return page("en-US", t("unsubscribe.unknown_title"), `<p>${escapeHtml(t("unsubscribe.unknown"))}</p>`, null);
+  return page("en-US", t("unsubscribe.unknown_title"), html`<p>${t("unsubscribe.unknown")}</p>`, null);
 }

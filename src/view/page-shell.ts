@@ -1,4 +1,5 @@
 import { html as honoHtml, raw } from "hono/html";
+import { BUILTIN_THEME, type Presentation } from "./presentation";
 
 // The one page shell: every HTML document the service serves or sends (embed, share and
 // preview pages, captures, the report builder, the subscribe control, unsubscribe pages,
@@ -87,16 +88,13 @@ function scriptTag(script: Script): Html {
   return html`<script>${raw(script.inline)}</script>`;
 }
 
-/** `<html>`'s attributes: the resolved view's, or a language alone (a page in no view: /docs). */
-export type PageRoot = { locale: string; dir: "ltr" | "rtl"; timezone: string; theme: { name: string } | null } | { lang: string };
-
-/** `data-theme` of a view in the built-in theme. */
-const BUILTIN_THEME_NAME = "builtin";
+/** `<html>`'s attributes: the resolved view's (its theme by name), or a language alone (a page in no view: /docs). */
+export type PageRoot = (Pick<Presentation, "locale" | "dir" | "timezone"> & { theme: { name: string } | null }) | { lang: string };
 
 function rootAttributes(root: PageRoot | undefined): Html {
   if (root === undefined) return html``;
   if ("lang" in root) return html` lang="${root.lang}"`;
-  return html` lang="${root.locale}" dir="${root.dir}" data-theme="${root.theme?.name ?? BUILTIN_THEME_NAME}" data-timezone="${root.timezone}"`;
+  return html` lang="${root.locale}" dir="${root.dir}" data-theme="${root.theme?.name ?? BUILTIN_THEME}" data-timezone="${root.timezone}"`;
 }
 
 /** Attribute names the shell writes as they are (the values are escaped): letters, digits and `-`. */
@@ -149,4 +147,21 @@ export function htmlString(markup: Html): string {
  */
 export function attributeText(value: string): string {
   return html`${value}`.toString();
+}
+
+/**
+ * Our words with markup in their slots: each `{name}` of `values` replaced by its value (text
+ * escaped, markup as it is), the words around them escaped (`Stop sending {rule} to {email}?`
+ * with `email` in `<strong>`). Slots not in `values` stay as written.
+ */
+export function fillMarkup(text: string, values: Record<string, Slot>): Html {
+  const parts: Slot[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/\{([a-z_]+)\}/g)) {
+    if (!(match[1] in values)) continue;
+    parts.push(text.slice(last, match.index), values[match[1]]);
+    last = match.index + match[0].length;
+  }
+  parts.push(text.slice(last));
+  return html`${parts}`;
 }

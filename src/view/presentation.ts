@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { escapeHtml } from "../lib/html";
 import { directionOf } from "./messages";
 import { BUILTIN_FONT_FAMILY, BUILTIN_RADIUS, PALETTES, type ThemeColors, type ThemeMode } from "./palette";
 
@@ -176,18 +175,4 @@ export function resolvePresentation(
 /** The theme document a presentation draws with (the built-in one when it names none). */
 export function documentOf(presentation: Presentation): ThemeDocument {
   return presentation.theme?.document ?? BUILTIN_DOCUMENT;
-}
-
-// ---- what a page carries ------------------------------------------------------------------------
-
-/** `lang="…" dir="…" data-theme="…" data-timezone="…"`: the attributes of a view's `<html>`. */
-export function htmlAttributes(presentation: Presentation): string {
-  return `lang="${escapeHtml(presentation.locale)}" dir="${presentation.dir}" data-theme="${escapeHtml(
-    presentation.theme?.name ?? BUILTIN_THEME,
-  )}" data-timezone="${escapeHtml(presentation.timezone)}"`;
-}
-
-/** `<html …>` with a view's presentation (pages replace their `<html lang="en">` with it). */
-export function htmlTag(presentation: Presentation): string {
-  return `<html ${htmlAttributes(presentation)}>`;
 }

@@ -1,5 +1,6 @@
 import { contrastRatio } from "./contrast";
 import { assetPath } from "./asset-url";
+import { type Html, html, url } from "./page-shell";
 import { BUILTIN_DOCUMENT, documentOf, type Presentation, type ThemeDocument } from "./presentation";
 
 // A theme as CSS and as chart colors: every surface draws from these, so the live page, the
@@ -62,8 +63,8 @@ export function chartLook(presentation: Presentation | ThemeDocument, builtin?: 
 }
 
 /** The logo's `<img>` left of a page title ("" without a logo). `base` as for themeCss. */
-export function logoImg(presentation: Presentation, base = "", height = 28): string {
+export function logoImg(presentation: Presentation, base = "", height = 28): Html | "" {
   const logo = presentation.theme?.document.logo;
   if (!logo) return "";
-  return `<img class="cd-logo" src="${base}${assetPath(logo.sha256)}" alt="" height="${height}" style="height:${height}px;width:auto">`;
+  return html`<img class="cd-logo" src="${url(`${base}${assetPath(logo.sha256)}`)}" alt="" height="${height}" style="height:${height}px;width:auto">`;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { exports } from "cloudflare:workers";
 import type { PanelResult } from "../../src/data/query-runner";
 import { renderDashboard } from "../../src/dashboards/render";
+import { BUILTIN_PRESENTATION } from "../../src/view/presentation";
 import { admin, call, createCustomer, kpi, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
 // on_click (DESIGN 20.4): what a click on a data panel does, checked when a version is saved,
@@ -316,7 +317,14 @@ describe("clickable panels on the live embed page; none in what is not live", ()
       ["rows", { status: "ok", rows: [{ product: "Seats", amount: 1 }], truncated: false }],
     ]);
     const context = { customer: { provided_id: "a", name: "A", properties: {} }, variables: { product: "all", region: "EU" } } as any;
-    const capture = renderDashboard({ definition: version.definition, dashboardName: "Sales", context, isDemo: false, results });
+    const capture = renderDashboard({
+      definition: version.definition,
+      dashboardName: "Sales",
+      context,
+      isDemo: false,
+      results,
+      view: BUILTIN_PRESENTATION,
+    });
     const preview = (await admin("POST", "/admin/dashboard_previews/", { provided_id: alpha.provided_id, definition: version.definition }))
       .body;
     const previewPage = (await call("GET", new URL(preview.preview_url).pathname + new URL(preview.preview_url).search)).body as string;

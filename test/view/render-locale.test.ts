@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NO_CUSTOMER } from "../../src/data/placeholders";
 import { type RenderInput, renderDashboard } from "../../src/dashboards/render";
+import { resolvePresentation } from "../../src/view/presentation";
 import { CATALOGUES } from "../../src/view/messages";
 import { datePattern } from "../../src/view/date-field";
 import { admin, dashboard, kpi, unique } from "../helpers/dashboards";
@@ -45,8 +46,7 @@ function page(locale: string, timezone = "UTC"): string {
       ["empty", { status: "ok", rows: [], truncated: false }],
     ]),
     interaction: { path: "/embed/x", query: {}, locked: [] },
-    locale,
-    timezone,
+    view: resolvePresentation({ locale, timezone }, [], []),
   };
   return renderDashboard(input);
 }
@@ -123,7 +123,7 @@ describe("column_formats", () => {
         isDemo: false,
         results: new Map([["k", { status: "ok", rows: [{ value: 1 }], truncated: false }]]),
         interaction: { path: "/embed/x", query: {}, locked: [] },
-        locale,
+        view: resolvePresentation({ locale }, [], []),
       });
       const shown = new Intl.DateTimeFormat(locale, { year: "numeric", month: "2-digit", day: "2-digit", timeZone: "UTC" }).format(
         Date.UTC(2026, 2, 1),

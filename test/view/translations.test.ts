@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NO_CUSTOMER } from "../../src/data/placeholders";
 import type { Definition } from "../../src/dashboards/definition";
 import { renderDashboard } from "../../src/dashboards/render";
+import { resolvePresentation } from "../../src/view/presentation";
 import { admin, dashboard, kpi, unique } from "../helpers/dashboards";
 
 // The vendor's words: a definition's `translations`, looked up by exact locale, then language,
@@ -34,7 +35,7 @@ function draw(definition: unknown, locale: string): string {
       ["rows", { status: "ok", rows: [{ amount: 2 }], truncated: false }],
     ]),
     interaction: { path: "/embed/x", query: {}, locked: [] },
-    locale,
+    view: resolvePresentation({ locale }, [], []),
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Env } from "../../env";
-import { escapeHtml } from "../../lib/html";
+import { raw } from "hono/html";
 import { sanitizeHtml } from "../../lib/sanitize-html";
 import { translator } from "../../view/messages";
 import { unsubscribeToken, unsubscribeUrl } from "../../unsubscribe/tokens";
@@ -9,6 +9,7 @@ import type { Mail } from "./mime";
 import { assetPath } from "../../view/asset-url";
 import { BUILTIN_PRESENTATION, documentOf, type Presentation } from "../../view/presentation";
 import { onAccent } from "../../view/style";
+import { type Html, html, renderPage, url } from "../../view/page-shell";
 
 /** The file a job captured, as its e-mail attaches it. */
 export type StoredFile = { bytes: Uint8Array; contentType: string };
@@ -24,9 +25,18 @@ export interface ReportRecipient {
 /** An alert's reason goes first, in the text and at the top of the HTML. */
 const headlineText = (request: JobRequest) => (request.headline ? `${request.headline}\n\n` : "");
 const headlineHtml = (request: JobRequest) =>
-  request.headline
-    ? `<p class="alert-headline" style="font-size:18px;font-weight:bold;margin:0 0 16px">${escapeHtml(request.headline)}</p>\n`
-    : "";
+  request.headline ? html`<p class="alert-headline" style="font-size:18px;font-weight:bold;margin:0 0 16px">${request.headline}</p>\n` : "";
+
+/** An e-mail's page: no title, no viewport, no script (a mail client runs none); its look inline on <body>. */
+function mailPage(bodyStyle: string, body: Html): string {
+  return renderPage({ viewport: false, bodyAttributes: { style: bodyStyle }, body });
+}
+
+/** The end user's own header or footer: HTML through the allow-list of lib/sanitize-html. */
+function endUserHtml(value: unknown): Html | "" {
+  // Safe: sanitizeHtml keeps only the elements and attributes of its allow-list.
+  return typeof value === "string" ? raw(sanitizeHtml(value)) : "";
+}
 
 /** A screenshot job's e-mail: a line of text, the file attached. */
 export function screenshotMail(request: JobRequest, file: StoredFile): Mail {
@@ -46,11 +56,11 @@ export function screenshotMail(request: JobRequest, file: StoredFile): Mail {
 function mailTheme(
   request: JobRequest,
   view: Presentation | undefined,
-): { logo: string; accent: string; onAccent: string; radius: number } {
+): { logo: Html | ""; accent: string; onAccent: string; radius: number } {
   const doc = documentOf(view ?? BUILTIN_PRESENTATION);
   const logo =
     doc.logo && request.origin
-      ? `<img class="report-logo" src="${escapeHtml(`${request.origin}${assetPath(doc.logo.sha256)}`)}" alt="" height="32" style="display:block;height:32px;width:auto;margin:0 0 16px">\n`
+      ? html`<img class="report-logo" src="${url(`${request.origin}${assetPath(doc.logo.sha256)}`)}" alt="" height="32" style="display:block;height:32px;width:auto;margin:0 0 16px">\n`
       : "";
   return { logo, accent: doc.colors.accent, onAccent: onAccent(doc.colors.accent), radius: Math.min(doc.radius, 12) };
 }
@@ -66,26 +76,30 @@ export function reportMail(
   view?: Presentation,
 ): Mail {
   const theme = mailTheme(request, view);
-  const header = typeof attributes.header === "string" ? sanitizeHtml(attributes.header) : "";
-  const footer = typeof attributes.footer === "string" ? sanitizeHtml(attributes.footer) : "";
-  const link = escapeHtml(request.linkUrl ?? "");
-  const name = escapeHtml(customerName ?? "");
+  const header = endUserHtml(attributes.header);
+  const footer = endUserHtml(attributes.footer);
+  const link = url(request.linkUrl ?? "");
+  const name = customerName ?? "";
   const what = reportName === undefined ? "dashboard" : "report";
   // A saved report is named: "Your report “Revenue by day” for Acme".
   const titled = reportName === undefined ? "dashboard report" : `report “${reportName}”`;
-  const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f4f6fb;font-family:Arial,Helvetica,sans-serif;color:#0f172a">
+  const alt = `${reportName === undefined ? "Dashboard report" : `Report “${reportName}”`} for ${name}`;
+  const page = mailPage(
+    "margin:0;padding:24px;background:#f4f6fb;font-family:Arial,Helvetica,sans-serif;color:#0f172a",
+    html`
 <div style="max-width:760px;margin:0 auto">
-${theme.logo}${headlineHtml(request)}${header ? `<div class="report-header">${header}</div>` : ""}
-<a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="${escapeHtml(reportName === undefined ? "Dashboard report" : `Report “${reportName}”`)} for ${name}" width="${REPORT_WIDTH}" style="display:block;width:100%;max-width:${REPORT_WIDTH}px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
+${theme.logo}${headlineHtml(request)}${header ? html`<div class="report-header">${header}</div>` : ""}
+<a href="${link}" style="display:block;text-decoration:none"><img src="cid:dashboard" alt="${alt}" width="${REPORT_WIDTH}" style="display:block;width:100%;max-width:${REPORT_WIDTH}px;height:auto;border:1px solid #e5e9f2;border-radius:8px"></a>
 <p style="font-size:14px;margin:16px 0"><a href="${link}" class="report-link" style="display:inline-block;background:${theme.accent};color:${theme.onAccent};font-weight:bold;text-decoration:none;padding:10px 16px;border-radius:${theme.radius}px">Open the live ${what}</a></p>
-${footer ? `<div class="report-footer">${footer}</div>` : ""}
-</div></body></html>`;
+${footer ? html`<div class="report-footer">${footer}</div>` : ""}
+</div>`,
+  );
   const extension = file.contentType === "image/jpeg" ? "jpg" : "png";
   return {
     to: request.email as string,
     subject: request.subject,
     text: `${headlineText(request)}Your ${titled} for ${customerName ?? "your account"}.\n\nOpen the live ${what}: ${request.linkUrl}\n`,
-    html,
+    html: page,
     attachments: [{ filename: `dashboard.${extension}`, contentType: file.contentType, bytes: file.bytes, contentId: "dashboard" }],
   };
 }
@@ -96,15 +110,15 @@ ${footer ? `<div class="report-footer">${footer}</div>` : ""}
  */
 export async function withUnsubscribe(env: Env, request: JobRequest, mail: Mail): Promise<Mail> {
   if (!request.unsubscribe) return mail;
-  const url = unsubscribeUrl(request.unsubscribe.base, await unsubscribeToken(env, request.unsubscribe.scheduleId, mail.to));
+  const link = unsubscribeUrl(request.unsubscribe.base, await unsubscribeToken(env, request.unsubscribe.scheduleId, mail.to));
   const t = translator(request.unsubscribe.locale ?? "en-US");
-  const footer = `<p class="unsubscribe" style="font-size:12px;color:#64748b;margin:24px 0 0">${escapeHtml(t("mail.footer"))} <a href="${escapeHtml(url)}" style="color:#64748b">${escapeHtml(t("mail.unsubscribe"))}</a></p>`;
+  const footer = html`<p class="unsubscribe" style="font-size:12px;color:#64748b;margin:24px 0 0">${t("mail.footer")} <a href="${url(link)}" style="color:#64748b">${t("mail.unsubscribe")}</a></p>`;
   return {
     ...mail,
-    headers: { ...mail.headers, "List-Unsubscribe": `<${url}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-    text: `${mail.text.trimEnd()}\n\n--\n${t("mail.unsubscribe")}: ${url}\n`,
+    headers: { ...mail.headers, "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+    text: `${mail.text.trimEnd()}\n\n--\n${t("mail.unsubscribe")}: ${link}\n`,
     html: mail.html
-      ? mail.html.replace(/<\/div><\/body><\/html>$/, `${footer}\n</div></body></html>`)
-      : `<!doctype html><html><body style="font-family:Arial,Helvetica,sans-serif;color:#0f172a"><p>${escapeHtml(mail.text)}</p>${footer}</body></html>`,
+      ? mail.html.replace(/<\/div><\/body><\/html>$/, () => `${footer}\n</div></body></html>`)
+      : mailPage("font-family:Arial,Helvetica,sans-serif;color:#0f172a", html`<p>${mail.text}</p>${footer}`),
   };
 }
