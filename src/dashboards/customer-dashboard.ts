@@ -13,6 +13,7 @@ import { type PageOptions, renderDashboard } from "./render";
 import * as repo from "./repository";
 import { type Presentation, type PresentationChoice, resolvePresentation, type ThemeRow } from "../view/presentation";
 import { themesOfCustomerGroup } from "../themes/repository";
+import { type ViewerCacheKey, viewerReads } from "./viewer-cache";
 
 // A dashboard as one customer sees it: which version (tags, fallback), the customer's data
 // view (placeholders, mapping, data sources, cache versions), then the page rendered, one
@@ -43,6 +44,8 @@ export interface RenderRequest {
   accept?: (customer: CustomerViewRow) => Promise<boolean>;
   /** The token's or the delivery's own theme, locale, time zone (else the customer's computed ones). */
   presentation?: PresentationChoice;
+  /** Take the customer's reads from the location's cache (src/dashboards/viewer-cache.ts); absent = read D1. */
+  viewerCache?: ViewerCacheKey;
 }
 
 /** Everything a render or a CSV needs before any panel runs. */
@@ -151,7 +154,10 @@ export function definitionForCustomer(
 
 /** Reads the dashboard to render in one D1 round trip: the customer chain, the version to show and the data sources. */
 export async function readDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
-  return dashboardFromReads(request, await db.batch(dashboardReads(db, request)));
+  const { tags, fallBackToNewest } = request.versions;
+  const parts = [request.embedId, tags.join(","), String(fallBackToNewest)];
+  const rows = await viewerReads(request.viewerCache, parts, () => db.batch(dashboardReads(db, request)), request.waitUntil);
+  return dashboardFromReads(request, rows);
 }
 
 /**

@@ -8,6 +8,7 @@ import { fingerprintMatches } from "../tokens/signed";
 import { newest, type VersionPolicy } from "./customer-dashboard";
 import { config } from "../config";
 import type { PresentationChoice } from "../view/presentation";
+import type { ViewerCacheKey } from "./viewer-cache";
 
 // Who views an embed page (or its CSV): a signed embed token or (legacy) a customer token.
 
@@ -26,6 +27,8 @@ export interface Viewer {
   userEmail?: string;
   /** A signed token's own theme, locale and time zone (else the customer's). */
   presentation?: PresentationChoice;
+  /** The customer's reads kept at the location for VIEWER_CACHE_SECONDS (src/dashboards/viewer-cache.ts). */
+  viewerCache: ViewerCacheKey;
 }
 
 export interface Refusal {
@@ -68,6 +71,7 @@ export async function resolveViewer(env: Env, embedId: string, query: Record<str
     const locked = claims.vars ?? {};
     return {
       customer: byId(claims.cid),
+      viewerCache: { viewer: `cid:${claims.cid}`, seconds: config(env).VIEWER_CACHE_SECONDS },
       accept: (customer) => fingerprintMatches(claims, customer.tokenHash),
       versions: environmentPolicy(claims.env ?? query.environment?.trim()),
       variables: { ...fromQuery, ...locked },
@@ -84,8 +88,10 @@ export async function resolveViewer(env: Env, embedId: string, query: Record<str
   }
   const customerToken = query.customer_token ?? "";
   if (!HEX_TOKEN.test(customerToken)) return { refused: "This dashboard link is missing a valid embed or customer token." };
+  const tokenHash = await hashCustomerToken(customerToken);
   return {
-    customer: byTokenHash(await hashCustomerToken(customerToken)),
+    customer: byTokenHash(tokenHash),
+    viewerCache: { viewer: `tok:${tokenHash}`, seconds: config(env).VIEWER_CACHE_SECONDS },
     versions: environmentPolicy(query.environment?.trim()),
     variables: fromQuery,
     locked: [],

@@ -1,4 +1,5 @@
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { notePrimarySession } from "./write-clock";
 
 /**
  * Queries use the builder with the tables of `./schema`; drizzle's relational API
@@ -114,6 +115,7 @@ export class RequestSession {
   }
 
   current(): D1DatabaseSession {
+    if (!this.session && this.primary) notePrimarySession();
     this.session ??= this.binding.withSession(this.primary ? "first-primary" : (this.bookmark ?? "first-unconstrained"));
     return this.session;
   }

@@ -87,6 +87,7 @@ export async function renderShare(db: Database, env: Env, token: string, present
   const request = {
     embedId: target.embedId,
     customer: byId(share.customerId),
+    viewerCache: { viewer: `cid:${share.customerId}`, seconds: config(env).VIEWER_CACHE_SECONDS },
     versions: share.environment === undefined ? REPORT_VERSIONS : pinnedVersions(share.environment),
     variables: share.variables,
     accept: async (customer: { tokenHash: string }) =>
