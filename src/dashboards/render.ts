@@ -228,7 +228,7 @@ function look(input: RenderInput): ChartLook {
 /** A chart over the row limit (QUERY_ROW_LIMIT) says that it shows only the first rows. */
 function cutNote(result: { rows: Row[]; truncated: boolean }, words: Words): Html | "" {
   return result.truncated
-    ? html`<p class="note">${words.t("panel.cut", { count: formatNumber(result.rows.length, words.clock.locale) })}</p>`
+    ? html`<p class="note">${words.t("panel.cut", { count: formatNumber(result.rows.length, words.clock.locale) }, result.rows.length)}</p>`
     : "";
 }
 
@@ -279,7 +279,7 @@ function table(
     );
   const more =
     rows.length > TABLE_ROWS || truncated
-      ? html`<p class="note">${view.t("panel.table_first", { count: formatNumber(TABLE_ROWS, view.clock.locale) })}</p>`
+      ? html`<p class="note">${view.t("panel.table_first", { count: formatNumber(TABLE_ROWS, view.clock.locale) }, TABLE_ROWS)}</p>`
       : "";
   return html`<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
 }

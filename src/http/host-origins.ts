@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { escapeHtml } from "../lib/html";
+import { html } from "../view/page-shell";
 
 /**
  * Which window a framed page may talk to (DESIGN section 26): the embed page and the report
@@ -21,7 +21,7 @@ export const hostOriginsOnPages: MiddlewareHandler = async (c, next) => {
       element(head) {
         if (written) return;
         written = true;
-        head.append(`<meta name="host-origins" content="${escapeHtml(ancestors)}">`, { html: true });
+        head.append(html`<meta name="host-origins" content="${ancestors}">`.toString(), { html: true });
       },
     })
     .transform(c.res);

@@ -2,7 +2,8 @@ import { PANEL_STYLE } from "../dashboards/panel-style";
 import { BUILTIN_PRESENTATION, type Presentation } from "../view/presentation";
 import { logoImg, presentationCss } from "../view/style";
 import { errorPage } from "../http/pages";
-import { catalogueFor } from "../view/messages";
+import { translator, wordsFor } from "../view/messages";
+import type { Wording } from "../view/fill";
 import { html, renderPage } from "../view/page-shell";
 
 /**
@@ -37,16 +38,20 @@ export interface BuilderPageInput {
   report?: string;
 }
 
-/** The catalogue's `builder.*` words in the view's language, without their prefix: all the script needs of it. */
-export function builderWords(locale: string): Record<string, string> {
-  const words: Record<string, string> = {};
-  for (const [key, text] of Object.entries(catalogueFor(locale))) if (key.startsWith("builder.")) words[key.slice(8)] = text;
+/**
+ * The `builder.*` words in the view's language, without their prefix: all the script needs of
+ * it. Count messages keep their plural forms (the script picks one with Intl.PluralRules).
+ */
+export function builderWords(locale: string): Record<string, Wording> {
+  const words: Record<string, Wording> = {};
+  for (const [key, text] of Object.entries(wordsFor(locale))) if (key.startsWith("builder.")) words[key.slice(8)] = text;
   return words;
 }
 
 export function builderPage(input: BuilderPageInput): string {
   const view = input.view ?? BUILTIN_PRESENTATION;
   const words = builderWords(view.locale);
+  const t = translator(view.locale);
   const boot = {
     locale: view.locale,
     words,
@@ -59,16 +64,16 @@ export function builderPage(input: BuilderPageInput): string {
   };
   return renderPage({
     root: view,
-    title: `${input.blueprintName} – ${words.title}`,
+    title: `${input.blueprintName} – ${t("builder.title")}`,
     style: `${PANEL_STYLE}${STYLE}${input.view ? presentationCss(input.view) : ""}`,
     bodyAttributes: { "data-status": 200 },
     body: html`<main class="rb">
 <header class="rb-head">${input.view ? logoImg(input.view) : ""}<h1>${input.blueprintName}</h1><p>${input.customerName}</p></header>
 <div class="rb-layout">
-<form id="rb-controls" class="rb-controls" aria-label="${words.controls}" novalidate></form>
-<section id="rb-result" class="rb-result" aria-label="${words.result}" aria-busy="true">
-<div class="rb-bar"><p id="rb-status" class="rb-status" role="status" aria-live="polite">${words.loading}</p>
-<div id="rb-downloads" class="rb-downloads" hidden><button type="button" id="rb-csv">${words.download_csv}</button><button type="button" id="rb-xlsx">${words.download_xlsx}</button><span id="rb-download-status" class="hint" role="status"></span></div></div>
+<form id="rb-controls" class="rb-controls" aria-label="${t("builder.controls")}" novalidate></form>
+<section id="rb-result" class="rb-result" aria-label="${t("builder.result")}" aria-busy="true">
+<div class="rb-bar"><p id="rb-status" class="rb-status" role="status" aria-live="polite">${t("builder.loading")}</p>
+<div id="rb-downloads" class="rb-downloads" hidden><button type="button" id="rb-csv">${t("builder.download_csv")}</button><button type="button" id="rb-xlsx">${t("builder.download_xlsx")}</button><span id="rb-download-status" class="hint" role="status"></span></div></div>
 <div id="rb-message" class="rb-message" role="alert" hidden></div>
 <div id="rb-chart-area" class="rb-chart-area"></div>
 <div id="rb-table-area" class="rb-table-area"></div>

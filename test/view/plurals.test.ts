@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fill, formOf, pluralCategory } from "../../src/view/fill";
 import { CATALOGUES, translator, wordsFor } from "../../src/view/messages";
+import { NO_CUSTOMER } from "../../src/data/placeholders";
+import { renderDashboard } from "../../src/dashboards/render";
+import type { Definition } from "../../src/dashboards/definition";
+import { resolvePresentation } from "../../src/view/presentation";
 
 // Count messages choose their plural form with Intl.PluralRules for the view's locale, not
 // English's "1 or not": Arabic has six categories, French counts 0 as "one".
@@ -44,5 +48,42 @@ describe("plural forms of our words", () => {
     expect(wordsFor("pt-BR")).toBe(wordsFor("en"));
     // Japanese has one category: every count is `other`.
     expect(translator("ja-JP")("builder.rows", { count: 1 })).toBe("1 行");
+  });
+});
+
+describe("plural forms on the dashboard page", () => {
+  // A chart cut at the row limit says how many rows it shows, in the plural form of that count.
+  const cutChart = (locale: string, count: number): string =>
+    renderDashboard({
+      definition: {
+        variables: [],
+        panels: [
+          {
+            id: "c",
+            type: "bar",
+            title: "C",
+            layout: { x: 0, y: 0, w: 6, h: 3 },
+            schema_id: 1,
+            sql: "SELECT 1",
+            x_column: "x",
+            y_columns: ["y"],
+          },
+        ],
+      } as unknown as Definition,
+      dashboardName: "Cut",
+      context: NO_CUSTOMER,
+      isDemo: false,
+      results: new Map([["c", { status: "ok", rows: Array.from({ length: count }, (_, i) => ({ x: `x${i}`, y: i })), truncated: true }]]),
+      view: resolvePresentation({ locale }, [], []),
+    });
+
+  it("French: one row is 'la première ligne', two are 'les 2 premières' (control)", () => {
+    expect(cutChart("fr-FR", 1)).toContain("Limité à la première ligne.");
+    expect(cutChart("fr-FR", 2)).toContain("Limité aux 2 premières lignes.");
+  });
+
+  it("Arabic: two rows take the dual form", () => {
+    expect(cutChart("ar-EG", 2)).toContain("تم الاقتصار على أول صفين.");
+    expect(cutChart("ar-EG", 2)).not.toContain("{count}");
   });
 });
