@@ -10,6 +10,8 @@ import { createServer } from "node:http";
  *                               (`variables`: locked by the token; `allowed_origins=<json>`: the origins that may frame it)
  *   GET /token?customer=…&blueprint=<id>[&can_save=false][&user_id=…][&filters=<json>]
  *                               a report builder token, the same way
+ *   GET /order?mode=before|after|defer&token_url=…   a page with two <dashboard-embed> elements in its HTML and
+ *                               embed.js before them, after them, or deferred (each way the browser upgrades them)
  *   GET /bad-token              {"token": "not-a-token"}
  */
 export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
@@ -21,6 +23,18 @@ export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
       res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Vendor app</title>
 <style>body{margin:0;font:14px system-ui}main{max-width:1100px;margin:0 auto;padding:16px}</style>
 <script src="${apiBase}/embed.js"></script></head><body><main id="app"><h1>Vendor app</h1></main></body></html>`);
+      return;
+    }
+    if (url.pathname === "/order") {
+      const mode = url.searchParams.get("mode");
+      const tokenUrl = (url.searchParams.get("token_url") ?? "").replaceAll('"', "&quot;");
+      const script = `<script src="${apiBase}/embed.js"${mode === "defer" ? " defer" : ""}></script>`;
+      const elements = ["one", "two"]
+        .map((id) => `<dashboard-embed id="${id}" embed-id="sales-overview" token-url="${tokenUrl}"></dashboard-embed>`)
+        .join("");
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Set-Cookie": "vendor_session=signed-in; Path=/; SameSite=Lax" });
+      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Vendor app</title>${mode === "after" ? "" : script}</head>
+<body><main id="app">${elements}</main>${mode === "after" ? script : ""}</body></html>`);
       return;
     }
     if (url.pathname === "/token") {

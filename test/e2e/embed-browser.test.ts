@@ -166,6 +166,29 @@ describe("<dashboard-embed> in a browser", () => {
     await page.close();
   }, 60_000);
 
+  // embed.js upgrading elements already in the page calls attributeChangedCallback, then
+  // connectedCallback: one token fetch per element, whichever order the page has.
+  for (const mode of ["before", "after", "defer"]) {
+    it(`fetches one token per element with embed.js ${mode === "defer" ? "deferred" : `${mode} the elements`}`, async () => {
+      const page = await browser.newPage();
+      const tokenRequests: string[] = [];
+      page.on("request", (request) => {
+        if (new URL(request.url()).pathname === "/token") tokenRequests.push(request.url());
+      });
+      await page.evaluateOnNewDocument(() => {
+        window.loads = [];
+        window.addEventListener("dashboard-load", (e: any) => window.loads.push(e.target.id), true);
+      });
+      await page.goto(`${host.origin}/order?mode=${mode}&token_url=${encodeURIComponent(tokenUrl())}`);
+      await page.waitForFunction(() => window.loads.length >= 2, { timeout: 30_000 });
+      // A second fetch would start at once; give a late one time to show.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await page.evaluate(() => window.loads)).sort()).toEqual(["one", "two"]);
+      expect(tokenRequests).toHaveLength(2);
+      await page.close();
+    });
+  }
+
   it("fires dashboard-error with status 401 for a bad token", async () => {
     const { page, event } = await mount({ "embed-id": "sales-overview", "token-url": "/bad-token" });
     expect(event).toMatchObject({ type: "dashboard-error", detail: { status: 401 } });

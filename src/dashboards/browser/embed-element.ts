@@ -101,6 +101,12 @@ abstract class FramedPage extends HTMLElement {
   private reported: string | null = null;
   /** The background the page reported (its theme's): the iframe keeps it across reloads. */
   private pageBackground: string | null = null;
+  /**
+   * Set by connectedCallback. When embed.js upgrades an element already in the page, the browser
+   * calls attributeChangedCallback for each attribute (isConnected already true) before
+   * connectedCallback: without this flag each would start, fetching the token twice.
+   */
+  private connected = false;
 
   protected abstract get kind(): Kind;
   /** The element's own query parameters of the page's URL. */
@@ -114,10 +120,12 @@ abstract class FramedPage extends HTMLElement {
       this.resize = new ResizeObserver(() => this.resized());
       this.resize.observe(this);
     }
+    this.connected = true;
     this.start();
   }
 
   disconnectedCallback(): void {
+    this.connected = false;
     window.removeEventListener("message", this.onMessage);
     if (this.resize) this.resize.disconnect();
     clearTimeout(this.timer);
@@ -126,7 +134,7 @@ abstract class FramedPage extends HTMLElement {
   }
 
   attributeChangedCallback(name: string, oldValue: string | null, newValue: string | null): void {
-    if (!this.isConnected || oldValue === newValue) return;
+    if (!this.connected || oldValue === newValue) return;
     if (name === "height") this.applyHeight(this.contentHeight);
     else if (name === "background") this.applyBackground();
     else if (name === "token" || name === "token-url" || name === "customer-token") this.start();
