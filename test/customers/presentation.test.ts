@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { admin, call, createCustomer, getCustomer, workspace } from "../helpers/api";
-import { createTheme, DARK } from "../themes/helpers";
+import { createTheme, DARK } from "../helpers/themes";
 
 describe("theme, locale and timezone of customers (own and computed down the hierarchy)", () => {
   it("inherit down three levels, the nearest value winning, else the access group's default theme, en-US and UTC", async () => {

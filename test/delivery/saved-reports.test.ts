@@ -15,7 +15,7 @@ import {
 import { fetchDownload, isPdf, jobCount, pngWidth, sentMails, waitForJob } from "../helpers/delivery";
 import { base64Bytes, parseMime, type Part } from "../helpers/mime";
 import { decodePng } from "../helpers/png";
-import { createTheme, DARK } from "../themes/helpers";
+import { createTheme, DARK } from "../helpers/themes";
 
 // Saved reports delivered like dashboards: `report_id` on /api/dashboard/screenshot and
 // /api/dashboard/report, drawn as one page (chart + table) through the real Browser Rendering

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, unique, workspace } from "../helpers/api";
 import { dashboard, kpi, seedOrders, sources } from "../helpers/dashboards";
-import { createTheme, DARK } from "../themes/helpers";
+import { createTheme, DARK } from "../helpers/themes";
 import { CATALOGUES } from "../../src/view/messages";
 import { escapeHtml } from "../../src/lib/html";
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, deliverySetup, fetchDownload, isPng, sentMails, waitForJob } from "../helpers/delivery";
 import { parseMime } from "../helpers/mime";
 import { decodePng } from "../helpers/png";
-import { base64, createTheme, DARK, PNG_1PX } from "./helpers";
+import { base64, createTheme, DARK, PNG_1PX } from "../helpers/themes";
 
 const DB = (env as unknown as { DB: D1Database }).DB;
 const FONT = (env as unknown as { TEST_THEME_FONT_BASE64: string }).TEST_THEME_FONT_BASE64;

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { crc32 } from "../../src/lib/crc32";
 import { call, workspace } from "../helpers/api";
-import { base64, createTheme, PNG_1PX, pngOfSize, woff2Bytes } from "./helpers";
+import { base64, createTheme, PNG_1PX, pngOfSize, woff2Bytes } from "../helpers/themes";
 
 // DESIGN section 26: theme files are what they say. A font or logo is read to its end — a file
 // that only begins like one (a polyglot: a PNG or a WOFF2 with an HTML page behind it) is

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, workspace } from "../helpers/api";
-import { base64, createTheme, DARK, PNG_1PX, pngOfSize, woff2Bytes } from "./helpers";
+import { base64, createTheme, DARK, PNG_1PX, pngOfSize, woff2Bytes } from "../helpers/themes";
 import { contrastRatio } from "../../src/view/contrast";
 import { PALETTES } from "../../src/view/palette";
 

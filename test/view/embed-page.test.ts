@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, dashboard, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
-import { base64, createTheme, DARK, PNG_1PX, woff2Bytes } from "../themes/helpers";
+import { base64, createTheme, DARK, PNG_1PX, woff2Bytes } from "../helpers/themes";
 
 // The presentation resolved for a view and worn by the embed page: `<html>` attributes, the
 // theme's custom properties and fonts, the logo, the chart series.

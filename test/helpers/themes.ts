@@ -1,5 +1,5 @@
 import { crc32 } from "../../src/lib/crc32";
-import { call } from "../helpers/api";
+import { call } from "./api";
 
 /**
  * A whole WOFF2 file of `48 + extra` bytes (55 when `extra` < 8) that passes every check of
