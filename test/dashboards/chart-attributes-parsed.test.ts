@@ -1,9 +1,8 @@
 import { type DefaultTreeAdapterMap, parse } from "parse5";
 import { beforeAll, describe, expect, it } from "vitest";
-import monthOrders from "../../examples/dashboards/month-orders.json";
 import sales from "../../examples/dashboards/sales.json";
-import { demoDataSql } from "../../scripts/lib/seed.mjs";
-import { admin, bindings, call, createCustomer, embed, workspace } from "../helpers/dashboards";
+import { call, embed } from "../helpers/dashboards";
+import { demoWithFontThemes, HOSTILE, PLAIN, QUOTED } from "../helpers/font-themes";
 
 // DESIGN section 26, read by a real HTML parser (parse5, the WHATWG parsing algorithm a
 // browser runs, SVG foreign content included): a theme's font_family with quotes — the demo
@@ -14,36 +13,11 @@ import { admin, bindings, call, createCustomer, embed, workspace } from "../help
 type Element = DefaultTreeAdapterMap["element"];
 type Node = DefaultTreeAdapterMap["node"];
 
-const PLAIN = "system-ui, sans-serif";
-const QUOTED = `"Acme Sans", 'Other', sans-serif`;
-const HOSTILE = `x" autofocus onfocus y' z`;
-
 let write: string;
 let customer: { token: string };
 
 beforeAll(async () => {
-  await bindings.DEMO_DATA.exec(demoDataSql().replace(/\n(?!INSERT|CREATE|DELETE)/g, " "));
-  ({ write } = await workspace());
-  await admin("POST", "/admin/schemas/", { name: "sales" });
-  const source = (await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", provided_id: "demo" })).body.data_source
-    .id;
-  await createCustomer(write, {
-    provided_id: "acme",
-    properties: { currency: "EUR", region: "EU", plan: "enterprise" },
-    mapping: { 1: source },
-  });
-  customer = await createCustomer(write, { provided_id: "acme-berlin", parent_provided_id: "acme", hierarchy_level_name: "User" });
-  for (const file of [monthOrders, sales] as { embed_id: string; name: string; definition: unknown }[]) {
-    await admin("POST", "/admin/dashboards/", { embed_id: file.embed_id, name: file.name });
-    expect((await admin("POST", "/admin/dashboard_versions/", { embed_id: file.embed_id, definition: file.definition })).status).toBe(200);
-  }
-  for (const [name, font_family] of [
-    ["Plain", PLAIN],
-    ["Quoted", QUOTED],
-    ["Hostile", HOSTILE],
-  ]) {
-    expect((await call("POST", "/api/create_theme/", { token: write, body: { name, theme: { font_family } } })).status).toBe(200);
-  }
+  ({ write, customer } = await demoWithFontThemes());
 });
 
 const isElement = (node: Node): node is Element => "tagName" in node;

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import monthOrders from "../../examples/dashboards/month-orders.json";
 import sales from "../../examples/dashboards/sales.json";
-import { demoDataSql } from "../../scripts/lib/seed.mjs";
 import { cartesianChart, pieChart } from "../../src/dashboards/charts";
-import { admin, bindings, call, createCustomer, embed, workspace } from "../helpers/dashboards";
+import { call, embed } from "../helpers/dashboards";
+import { demoWithFontThemes, HOSTILE, PLAIN } from "../helpers/font-themes";
 import { attribute, attributeNames, decodeEntities, type StartTag, startTags } from "../helpers/html-tags";
 
 // DESIGN section 26: no value the chart library writes — a theme's font family, series
@@ -13,38 +12,11 @@ import { attribute, attributeNames, decodeEntities, type StartTag, startTags } f
 // `style`. The demo dashboard is drawn in a plain theme (the control: which attributes ECharts
 // writes), a quoted one and a hostile one, and every element of every chart is compared.
 
-const PLAIN = "system-ui, sans-serif";
-const QUOTED = `"Acme Sans", 'Other', sans-serif`;
-const HOSTILE = `x" autofocus onfocus y' z`;
-
 let write: string;
 let customer: { token: string };
 
 beforeAll(async () => {
-  await bindings.DEMO_DATA.exec(demoDataSql().replace(/\n(?!INSERT|CREATE|DELETE)/g, " "));
-  ({ write } = await workspace());
-  await admin("POST", "/admin/schemas/", { name: "sales" });
-  const source = (await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA", provided_id: "demo" })).body.data_source
-    .id;
-  await createCustomer(write, {
-    provided_id: "acme",
-    properties: { currency: "EUR", region: "EU", plan: "enterprise" },
-    mapping: { 1: source },
-  });
-  customer = await createCustomer(write, { provided_id: "acme-berlin", parent_provided_id: "acme", hierarchy_level_name: "User" });
-  for (const file of [monthOrders, sales] as { embed_id: string; name: string; definition: unknown }[]) {
-    await admin("POST", "/admin/dashboards/", { embed_id: file.embed_id, name: file.name });
-    const version = await admin("POST", "/admin/dashboard_versions/", { embed_id: file.embed_id, definition: file.definition });
-    expect(version.status, JSON.stringify(version.body)).toBe(200);
-  }
-  for (const [name, font_family] of [
-    ["Plain", PLAIN],
-    ["Quoted", QUOTED],
-    ["Hostile", HOSTILE],
-  ]) {
-    const theme = await call("POST", "/api/create_theme/", { token: write, body: { name, theme: { font_family } } });
-    expect(theme.status, JSON.stringify(theme.body)).toBe(200);
-  }
+  ({ write, customer } = await demoWithFontThemes());
 });
 
 /** The demo dashboard's charts (each `<svg class="chart">…</svg>`) in the customer's theme `name`. */
