@@ -7,7 +7,7 @@ import type { ClickState, PanelClicks } from "../view/click-data";
 import { clickColumn, type Definition, type PanelDefinition } from "./definition";
 import type { Script } from "../view/page-shell";
 
-// The live embed page's clicks (DESIGN 20.4, docs/embedding.md "Clicks"): what the page's click
+// The live embed page's clicks (docs/embedding.md "Clicks"): what the page's click
 // script (src/dashboards/browser/clicks.ts) is handed as data, and the look of clickable marks.
 // Only the embed route asks for it (Interaction.clicks): captures, PDFs, e-mails, share links
 // and previews carry neither the data, nor the script, nor a tabindex.

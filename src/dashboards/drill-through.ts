@@ -4,7 +4,7 @@ import { signEmbedToken, verifyEmbedToken } from "../tokens/embed";
 import { readDashboard } from "./customer-dashboard";
 import type { Viewer } from "./viewer";
 
-// A click on a panel whose on_click is `open` (DESIGN 20.4): the target dashboard for the same
+// A click on a panel whose on_click is `open` (docs/embedding.md "Clicks"): the target dashboard for the same
 // customer. The target comes from the saved definition, never from the request; the token the
 // target page gets is minted here from the current one and is never wider: same customer and
 // customer-token fingerprint, the same locked variables, pinned environment, presentation and

@@ -47,7 +47,7 @@ export const errorStatus = {
   theme_exists: 409,
   // A customer, schedule, alert or subscription names the theme.
   theme_in_use: 409,
-  // An access group has at most 50 themes (DESIGN section 26).
+  // An access group has at most 50 themes (docs/theming.md).
   theme_limit_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

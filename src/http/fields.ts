@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * The characters that reorder or break what a reader sees (DESIGN section 26): the bidirectional
+ * The characters that reorder or break what a reader sees (docs/api-contract.md): the bidirectional
  * embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069) and the line and paragraph
  * separators (U+2028, U+2029). The marks right-to-left text needs (U+200E, U+200F, U+061C) and
  * the joiners (U+200C, U+200D) are not among them.

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { html } from "../view/page-shell";
 
 /**
- * Which window a framed page may talk to (DESIGN section 26): the embed page and the report
+ * Which window a framed page may talk to (docs/embedding.md): the embed page and the report
  * builder post clicks with rows, variables, saved reports and heights to their host, never to
  * `"*"`. The host is whoever the page's own `frame-ancestors` lets frame it — the token's
  * `allowed_origins`, else FRAME_ANCESTORS — so every HTML page served with that directive

@@ -4,7 +4,7 @@
  * this machine or a private network (`localhost`, `*.localhost`, `*.local`, `*.internal`),
  * the wildcard-DNS services whose names spell an address (`127.0.0.1.nip.io`, `localtest.me`)
  * and IP literals in loopback, private, link-local, unique-local, CGNAT, unspecified,
- * benchmarking, documentation, IETF, multicast or reserved ranges (DESIGN sections 21 and 26),
+ * benchmarking, documentation, IETF, multicast or reserved ranges (docs/delivery.md),
  * whatever their notation: the WHATWG URL parser has already
  * turned `0x7f000001`, `2130706433`, `0177.0.0.1` and `127.1` into `127.0.0.1`, and IPv6 into
  * its compressed form, so the address is read from the parsed host. IPv4 addresses carried

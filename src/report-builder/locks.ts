@@ -6,7 +6,7 @@ import { opFitsColumn } from "./filter-conditions";
 
 /**
  * A locked filter names a dataset and a column, but it belongs to the table and column it
- * was minted on (DESIGN section 26): each lock carries `table`, a fingerprint of that table's
+ * was minted on (docs/report-builder.md): each lock carries `table`, a fingerprint of that table's
  * `table_name`, `schema_id` and `query` and of the column's name and type. After
  * `update_blueprint` renamed the table, gave its dataset name to another table, or renamed,
  * swapped or retyped the column, the fingerprint of what the names now point at differs, and

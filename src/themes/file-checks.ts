@@ -1,7 +1,7 @@
 import { brotliDecompressSync } from "node:zlib";
 import { crc32 } from "../lib/crc32";
 
-// A theme's files are read to their end before they are stored (DESIGN section 26): a file
+// A theme's files are read to their end before they are stored (docs/theming.md): a file
 // that only begins like a font or image (wOF2 or a PNG signature followed by HTML, a
 // polyglot) is refused. Each check answers why the bytes are not that format, or null.
 

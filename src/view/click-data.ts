@@ -1,4 +1,4 @@
-// What a live embed page hands its click script (DESIGN 20.4): the server writes it as the page's
+// What a live embed page hands its click script (docs/embedding.md "Clicks"): the server writes it as the page's
 // `dashboard-clicks` JSON block (src/dashboards/clicks.ts), the script reads it
 // (src/dashboards/browser/clicks.ts). One declaration for both sides: types only, no import
 // (browser code may import it, scripts/check-imports.mjs BROWSER_SHARED).

@@ -4,7 +4,7 @@ import sales from "../../examples/dashboards/sales.json";
 import { call, embed } from "../helpers/dashboards";
 import { demoWithFontThemes, HOSTILE, PLAIN, QUOTED } from "../helpers/font-themes";
 
-// DESIGN section 26, read by a real HTML parser (parse5, the WHATWG parsing algorithm a
+// docs/theming.md (fonts in charts), read by a real HTML parser (parse5, the WHATWG parsing algorithm a
 // browser runs, SVG foreign content included): a theme's font_family with quotes — the demo
 // theme's kind, and a hostile one — gives no element of any chart an attribute that the same
 // dashboard in a plain theme (the control) does not have, and the family reaches the text's

@@ -5,7 +5,7 @@ import { call, embed } from "../helpers/dashboards";
 import { demoWithFontThemes, HOSTILE, PLAIN } from "../helpers/font-themes";
 import { attribute, attributeNames, decodeEntities, type StartTag, startTags } from "../helpers/html-tags";
 
-// DESIGN section 26: no value the chart library writes — a theme's font family, series
+// docs/theming.md: no value the chart library writes — a theme's font family, series
 // names, labels, colors — adds an attribute or an element to a chart. ECharts' SVG renderer
 // escapes text content but writes attribute values as given; a theme's `font_family` may hold
 // quotes (`"Acme Sans", sans-serif`, the demo theme's kind) and lands in every `<text>`'s

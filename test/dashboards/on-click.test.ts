@@ -5,7 +5,7 @@ import { renderDashboard } from "../../src/dashboards/render";
 import { BUILTIN_PRESENTATION } from "../../src/view/presentation";
 import { admin, call, createCustomer, kpi, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
-// on_click (DESIGN 20.4): what a click on a data panel does, checked when a version is saved,
+// on_click (docs/embedding.md "Clicks"): what a click on a data panel does, checked when a version is saved,
 // previewed or checked as a file. Each refusal has a passing control next to it.
 
 const layout = { x: 0, y: 0, w: 6, h: 3 };

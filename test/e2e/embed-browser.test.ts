@@ -503,7 +503,7 @@ describe("clicks in a browser (on_click: filter, open, emit)", () => {
   }, 90_000);
 });
 
-describe("frames speak only to their host (DESIGN section 26)", () => {
+describe("frames speak only to their host", () => {
   /** The same vendor app reached by another name: another origin, as a stranger's page would be. */
   const strangerOrigin = () => host.origin.replace("127.0.0.1", "localhost");
 

@@ -6,7 +6,7 @@ import { admin, bindings, call, createCustomer, workspace } from "./dashboards";
 
 // The demo dashboards for acme-berlin with three themes that differ only in their font family:
 // a plain one (the control), one with quotes (the demo theme's kind) and a hostile one. The
-// chart-attribute tests of DESIGN section 26 draw the same page in each.
+// chart-attribute tests draw the same page in each.
 
 export const PLAIN = "system-ui, sans-serif";
 export const QUOTED = `"Acme Sans", 'Other', sans-serif`;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { call, callWithEnv } from "../helpers/api";
 import { createCustomer, dashboard, kpi, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
-// DESIGN section 26: framed pages post only to their host. Each page served with a
+// docs/embedding.md: framed pages post only to their host. Each page served with a
 // frame-ancestors directive carries the same list as <meta name="host-origins"> (what its scripts
 // post to, src/http/browser/host-origins.ts); no built script posts to "*".
 

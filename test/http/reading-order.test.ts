@@ -4,7 +4,7 @@ import { sources } from "../helpers/dashboards";
 import { customerWithBlueprint } from "../helpers/saved-reports";
 
 /**
- * DESIGN section 26: names, subjects, report names, file names, titles and user_id refuse the
+ * docs/api-contract.md: names, subjects, report names, file names, titles and user_id refuse the
  * controls that reorder what a reader sees (a file name "invoice\u202Egpj.exe" shows as
  * "invoiceexe.jpg"); the marks right-to-left text needs and the joiners stay allowed.
  */

@@ -3,7 +3,7 @@ import { readOnlyProblem } from "../../src/lib/sql-read-only";
 import { lexSql } from "../../src/lib/sql-lexer";
 import { bindPlaceholders } from "../../src/data/placeholders";
 
-// MySQL's dialect in the read-only rule (DESIGN 23.1): each refused text beside an accepted
+// MySQL's dialect in the read-only rule (docs/mysql.md): each refused text beside an accepted
 // control. A version is saved before anyone knows its database, so the default check reads the
 // text as SQLite, PostgreSQL and MySQL; `["mysql"]` is the check before a run on MySQL.
 const refusedOnlyByMysql: [string, string][] = [

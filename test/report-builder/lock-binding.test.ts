@@ -5,7 +5,7 @@ import { runSavedReport } from "../../src/report-builder/delivered";
 import type { ApiResponse } from "../helpers/api";
 import { bindings, call, createCustomer, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 
-// DESIGN section 26: a builder lock belongs to the table (and column) it was minted on, not to
+// docs/report-builder.md: a builder lock belongs to the table (and column) it was minted on, not to
 // a name. update_blueprint can move a name to another table or column; the token must then
 // stop (401 invalid_embed_token), and saved reports under such a lock answer as broken (422).
 

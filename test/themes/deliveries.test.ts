@@ -1,4 +1,4 @@
-// Deliveries in a theme (DESIGN 20.1/20.2): screenshot and report jobs take theme, locale and
+// Deliveries in a theme (docs/theming.md): screenshot and report jobs take theme, locale and
 // time zone; schedules and alerts store theme and locale; a self-service subscription keeps its
 // token's; captures wear the theme (background, font) and the report e-mail its logo and accent.
 // Real Browser Rendering, D1, R2 and the local outbox.

@@ -4,7 +4,7 @@ import { crc32 } from "../../src/lib/crc32";
 import { call, workspace } from "../helpers/api";
 import { base64, createTheme, PNG_1PX, pngOfSize, woff2Bytes } from "../helpers/themes";
 
-// DESIGN section 26: theme files are what they say. A font or logo is read to its end — a file
+// docs/theming.md: theme files are what they say. A font or logo is read to its end — a file
 // that only begins like one (a polyglot: a PNG or a WOFF2 with an HTML page behind it) is
 // refused —, files are served as files that never run, an access group keeps at most 50
 // themes, and a file no theme names any more is deleted.

@@ -1,5 +1,5 @@
 /**
- * Where a framed page's messages may go (DESIGN section 26): the origins in its `<meta
+ * Where a framed page's messages may go (docs/embedding.md): the origins in its `<meta
  * name="host-origins">` — the `frame-ancestors` the page was served with (src/http/host-origins.ts),
  * so the token's `allowed_origins`, else FRAME_ANCESTORS. A source that names no single origin
  * (`*`, `https:`, `https://*.example.com`) leaves it to the framing page's origin as the browser

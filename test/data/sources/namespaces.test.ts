@@ -3,7 +3,7 @@ import { admin, createCustomer, dashboard, embed, kpi, panelText, unique, worksp
 import { mysqlAvailable, onMysql } from "../../helpers/mysql-warehouse";
 import { onWarehouse } from "../../helpers/warehouse";
 
-// One binding, many tenants (DESIGN 23.3): a data source per tenant on the same Hyperdrive
+// One binding, many tenants (docs/mysql.md, docs/postgres.md): a data source per tenant on the same Hyperdrive
 // binding, each with its namespace — the PostgreSQL schema first on the search path, the
 // MySQL database selected before the panels run. The same panel SQL, with unqualified table
 // names, shows each customer the rows of its own namespace.
