@@ -10,7 +10,7 @@ import { subscribeControl, subscribeScriptHash } from "./subscribe-control";
 import { rowsToCsv } from "./csv";
 import { DataRoundTrips } from "../data/query-runner";
 import { pageWidth } from "./layout";
-import { panelRows, renderForCustomer } from "./customer-dashboard";
+import { panelRows, readDashboard, renderLoaded } from "./customer-dashboard";
 import { isRefusal, resolveViewer } from "./viewer";
 import { drillThrough } from "./drill-through";
 import { CLICK_DATA_MARK, clickScriptHash } from "./clicks";
@@ -184,14 +184,17 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     const cacheReport = new QueryCacheReport();
     try {
       const query = c.req.query();
-      const page = await renderForCustomer(
-        c.get("db"),
+      const request = { embedId, ...viewer, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) };
+      // Loaded first, then drawn: the Subscribe control speaks the view's language too.
+      const loaded = await readDashboard(c.get("db"), request);
+      const page = await renderLoaded(
         c.env,
-        { embedId, ...viewer, dataRoundTrips, cacheReport, waitUntil: backgroundOf(c) },
+        loaded,
         {
           ...pageWidth(query.width),
           interaction: { path: `/embed/${encodeURIComponent(embedId)}`, query, locked: viewer.locked, clicks: true },
         },
+        request,
       );
       // The click script when the page has one (panels' on_click, variables told to the host); the Subscribe control's for a subscriber.
       const hashes = [
@@ -207,7 +210,7 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
         for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
       }
       if (!subscriber) return c.html(page, 200);
-      const control = subscribeControl(embedId, subscriber.token, subscriber.email);
+      const control = subscribeControl(embedId, subscriber.token, subscriber.email, loaded.view.locale);
       return c.html(
         page.replace(/<body[^>]*>/, (body) => `${body}\n${control}`),
         200,

@@ -123,8 +123,6 @@ export const JobRequestSchema = z.object({
    * from the customer (src/view/presentation.ts resolves it when the job renders).
    */
   presentation: z.object({ theme: z.string().optional(), locale: z.string().optional(), timezone: z.string().optional() }).optional(),
-  /** This service's origin: the report e-mail's logo is served from it (`/theme-assets/<sha256>`). */
-  origin: z.string().optional(),
 });
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 

@@ -88,12 +88,14 @@ function scriptTag(script: Script): Html {
   return html`<script>${raw(script.inline)}</script>`;
 }
 
-/** `<html>`'s attributes: the resolved view's (its theme by name), or a language alone (a page in no view: /docs). */
-export type PageRoot = (Pick<Presentation, "locale" | "dir" | "timezone"> & { theme: { name: string } | null }) | { lang: string };
+/** `<html>`'s attributes: the resolved view's (its theme by name), or a language (and its direction) alone (a page in no view: /docs, an e-mail). */
+export type PageRoot =
+  | (Pick<Presentation, "locale" | "dir" | "timezone"> & { theme: { name: string } | null })
+  | { lang: string; dir?: "ltr" | "rtl" };
 
 function rootAttributes(root: PageRoot | undefined): Html {
   if (root === undefined) return html``;
-  if ("lang" in root) return html` lang="${root.lang}"`;
+  if ("lang" in root) return html` lang="${root.lang}"${root.dir ? html` dir="${root.dir}"` : ""}`;
   return html` lang="${root.locale}" dir="${root.dir}" data-theme="${root.theme?.name ?? BUILTIN_THEME}" data-timezone="${root.timezone}"`;
 }
 
@@ -109,7 +111,7 @@ function bodyAttributes(attributes: Record<string, string | number>): Html {
 }
 
 export interface Page {
-  /** `<html>`'s attributes: the view the page is drawn in; none for an e-mail. */
+  /** `<html>`'s attributes: the view the page is drawn in (an e-mail: its language and direction). */
   root?: PageRoot;
   /** `<title>`; none for an e-mail. */
   title?: string;

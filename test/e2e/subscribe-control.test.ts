@@ -43,6 +43,8 @@ describe("Subscribe on the live embed page", () => {
       provided_id: "acme-berlin",
       dashboard_embed_id: "sales-overview",
       user_email: email,
+      // The control speaks the view's language (acme-berlin's is German): this test reads the English words.
+      locale: "en-US",
     });
     expect(minted.success).toBe(1);
     const page = await browser.newPage();

@@ -8,6 +8,7 @@ import { call, createCustomer, deliverySetup, fetchDownload, isPng, sentMails, w
 import { parseMime } from "../helpers/mime";
 import { decodePng } from "../helpers/png";
 import { base64, createTheme, DARK, PNG_1PX } from "../helpers/themes";
+import { CATALOGUES } from "../../src/view/messages";
 
 const DB = (env as unknown as { DB: D1Database }).DB;
 const FONT = (env as unknown as { TEST_THEME_FONT_BASE64: string }).TEST_THEME_FONT_BASE64;
@@ -115,7 +116,7 @@ describe("screenshot and report take theme, locale and time zone", () => {
     expect(headerDifference(withFont.png, namedOnly.png)).toBeGreaterThan(200);
   });
 
-  it("puts the theme's logo (from this origin) at the top of the report e-mail and the accent on its link; control: the built-in", async () => {
+  it("frames the report e-mail in the theme (background, text, accent on its link) with the logo once, in the image; control: the built-in", async () => {
     const mailOf = async (fields: Record<string, unknown>) => {
       const res = await post("/api/dashboard/report", {
         provided_id: customer,
@@ -132,15 +133,13 @@ describe("screenshot and report take theme, locale and time zone", () => {
         .replace(/=3D/g, "=");
     };
     const themed = await mailOf({ theme: "Night" });
-    const logo = /<img class="report-logo" src="(http:\/\/api\.test\/theme-assets\/[0-9a-f]{64})"/.exec(themed)?.[1];
-    expect(logo).toBeDefined();
-    expect(themed.indexOf("report-logo")).toBeLessThan(themed.indexOf("cid:dashboard")); // at the top
+    // The capture carries the logo left of its title: the e-mail adds no second one.
+    expect(themed.match(/<img /g)).toHaveLength(1);
+    expect(themed).toContain('<img src="cid:dashboard"');
+    expect(themed).toMatch(/<body style="[^"]*background:#0b1020;[^"]*color:#e8ecf8/);
     expect(themed).toMatch(/class="report-link" style="[^"]*background:#7c9cff/);
-    const served = await fetchDownload(logo!);
-    expect(served.status).toBe(200);
-    expect(served.headers.get("Content-Type")).toBe("image/png");
     const plain = await mailOf({});
-    expect(plain).not.toContain("report-logo");
+    expect(plain).toMatch(/<body style="[^"]*background:#f4f6fb;[^"]*color:#0f172a/);
     expect(plain).toMatch(/class="report-link" style="[^"]*background:#4f46e5/);
   });
 });
@@ -211,7 +210,10 @@ describe("schedules and alerts store theme and locale; a subscription its token'
       .parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!
       .body.replace(/=\r?\n/g, "")
       .replace(/=3D/g, "=");
-    expect(html).toContain("report-logo");
+    // The rule's locale: the button and the unsubscribe footer in German, on a German page.
+    expect(html).toContain('<html lang="de-DE" dir="ltr">');
+    expect(html).toContain(`>${CATALOGUES.de["mail.open_dashboard"]}</a>`);
+    expect(html).toContain(CATALOGUES.de["mail.footer"]);
     // Its unsubscribe page wears the rule's theme too (control: the plain rule's, built-in).
     const unsubscribePage = async (mailHtml: string) => {
       const token = /\/unsubscribe\/([0-9a-f]{64})/.exec(mailHtml)![1];

@@ -195,7 +195,6 @@ export async function requestReport(scope: DeliveryScope, input: ReportInput, ex
     ...(versions.fallBackToNewest ? {} : { fallBackToNewest: false }),
     callbackUrl: input.callback_url ?? null,
     ...jobPresentation(input),
-    origin: scope.baseUrl,
     ...jobExtras,
   };
   const jobId = newJobId();

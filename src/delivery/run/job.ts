@@ -172,7 +172,8 @@ export async function runJob(
   const mail = await withUnsubscribe(
     env,
     request,
-    job.kind === "report" ? reportMail(request, file, await reportRecipient(db, job, request), view) : screenshotMail(request, file),
+    job.kind === "report" ? reportMail(request, file, await reportRecipient(db, job, request), view) : screenshotMail(request, file, view),
+    view,
   );
   // The claim: of all deliveries of this job, exactly one moves it to `sending`.
   const [claimed] = await transition(db, job.id, ["rendering"], "sending", { set: { ...fileColumns, emailClaimedAt: sqlNow } });
