@@ -134,6 +134,10 @@ declare module "#browser/clicks.js" {
 	const value: string;
 	export default value;
 }
+declare module "#browser/console.js" {
+	const value: string;
+	export default value;
+}
 declare module "*.txt" {
 	const value: string;
 	export default value;

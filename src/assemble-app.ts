@@ -1,6 +1,7 @@
 import { registerAdminRoutes } from "./admin/routes";
 import { registerAlertRoutes } from "./alerts/routes";
 import { registerBlueprintRoutes } from "./blueprints/routes";
+import { registerConsoleRoutes } from "./console/routes";
 import { registerCustomerRoutes } from "./customers/routes";
 import { registerEmbedRoutes } from "./dashboards/embed-routes";
 import { registerDashboardAdminRoutes } from "./dashboards/admin-routes";
@@ -83,6 +84,7 @@ export function createApp() {
   registerReportBuilderPageRoutes(app);
   registerWebhookRoutes(app);
   registerThemeRoutes(app);
+  registerConsoleRoutes(app);
 
   registerDevRoutes(app);
 

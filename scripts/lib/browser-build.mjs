@@ -25,6 +25,7 @@ export const browserScripts = [
   { name: "clicks", source: "src/dashboards/browser/clicks.ts", inline: true },
   { name: "embed-element", source: "src/dashboards/browser/embed-element.ts", keeps: '"__EMBED_SERVICE_ORIGIN__"' },
   { name: "report-builder", source: "src/report-builder/browser/builder.ts" },
+  { name: "console", source: "src/console/browser/console.ts" },
   { name: "capture", source: "src/delivery/run/browser/capture.ts", expression: true },
 ];
 

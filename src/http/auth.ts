@@ -5,6 +5,7 @@ import { constantTimeEqual, sha256Hex } from "../lib/crypto";
 import type { LimitBucket } from "../rate-limits/guard";
 import { tokenLeases, type GuardLink } from "../rate-limits/leases";
 import type { AppContext, AppEnv } from "./context";
+import { fromOwnOrigin, hasConsoleCookie, liveConsoleSession } from "./console-session";
 import { ApiError } from "./errors";
 import { currentRequest } from "./request-state";
 
@@ -98,13 +99,31 @@ export async function revokeTokenLeases(env: Env, tokenHash: string): Promise<vo
   await guardOf(env, tokenHash).forget();
 }
 
-/** `/admin/` calls: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
+/**
+ * `/admin/` calls: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time, or —
+ * without that header — the console's session cookie (console-session.ts), accepted only
+ * from a page of this service's own origin (else 403 `cross_site_request`, whatever the
+ * cookie), and only while its session lives.
+ */
 export const adminAccess: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const authorization = c.req.header("Authorization");
+  if (authorization === undefined && hasConsoleCookie(c)) {
+    if (!fromOwnOrigin(c)) {
+      throw new ApiError("cross_site_request", "The console's session is accepted only from the service's own pages.");
+    }
+    if (!(await liveConsoleSession(c))) throw new ApiError("invalid_admin_token", "The console session has ended; sign in again.");
+    await next();
+    return;
+  }
   const expected = c.env.ADMIN_TOKEN;
-  const match = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization")?.trim() ?? "");
+  const match = /^Bearer\s+(\S+)$/.exec(authorization?.trim() ?? "");
   // Hashing both sides first makes the comparison independent of the token lengths.
-  const valid =
-    expected !== undefined && expected !== "" && match !== null && constantTimeEqual(await sha256Hex(match[1]), await sha256Hex(expected));
+  const valid = expected !== undefined && expected !== "" && match !== null && (await isAdminToken(expected, match[1]));
   if (!valid) throw new ApiError("invalid_admin_token", "Admin calls need 'Authorization: Bearer <ADMIN_TOKEN>'.");
   await next();
 };
+
+/** Whether `given` is the admin token `expected`: both hashed first, so the comparison's time tells nothing of either length. */
+export async function isAdminToken(expected: string, given: string): Promise<boolean> {
+  return constantTimeEqual(await sha256Hex(given), await sha256Hex(expected));
+}

@@ -13,6 +13,8 @@ export const errorStatus = {
   invalid_admin_token: 401,
   invalid_embed_token: 401,
   read_only_token: 403,
+  // The console's session cookie on an /admin/ call from another site's page (docs/console.md).
+  cross_site_request: 403,
   saving_not_allowed: 403,
   // Changing or deleting a saved report from a token of another user or with other locked filters.
   report_read_only: 403,

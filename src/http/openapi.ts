@@ -33,6 +33,13 @@ export const securitySchemes = {
     description: "`Token <API_KEY>`: an access group's API token (`POST /admin/api_tokens/`).",
   },
   AdminToken: { type: "http", scheme: "bearer", description: "The service's admin token (the `ADMIN_TOKEN` secret)." },
+  ConsoleSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: "console_session",
+    description:
+      "The console's session (`POST /console/session`, docs/console.md): accepted only from the service's own pages (`Sec-Fetch-Site: same-origin`, `Origin`), else 403 `cross_site_request`.",
+  },
   EmbedToken: {
     type: "http",
     scheme: "bearer",
@@ -96,6 +103,10 @@ export type Access =
   | "builder token"
   | "builder token in query"
   | "preview token in query"
+  /** The console's sign-in: the admin token in the JSON body, exchanged for a session cookie (docs/console.md). */
+  | "admin token in body"
+  /** The console's session cookie, from the service's own pages only. */
+  | "console session"
   /** The path's `{token}` is the credential: whoever holds the link (e-mailed or handed out) may use it. */
   | "capability token in path"
   /** Anyone: nothing secret is served. */
@@ -103,18 +114,23 @@ export type Access =
 
 const accessSecurity: Record<Access, Partial<Record<SchemeName, string[]>>[]> = {
   "api token": [{ ApiToken: [] }],
-  "admin token": [{ AdminToken: [] }],
+  "admin token": [{ AdminToken: [] }, { ConsoleSession: [] }],
   "embed token": [{ EmbedToken: [] }],
   "embed token in query": [{ EmbedQueryToken: [] }, { CustomerToken: [] }],
   "builder token": [{ BuilderToken: [] }],
   "builder token in query": [{ BuilderQueryToken: [] }],
   "preview token in query": [{ PreviewToken: [] }],
+  // The credential is the body's `admin_token`, which OpenAPI has no scheme for; the description says it.
+  "admin token in body": [],
+  "console session": [{ ConsoleSession: [] }],
   // OpenAPI has no scheme for a credential in the path; the description says it instead.
   "capability token in path": [],
   public: [],
 };
 
 const accessNote: Partial<Record<Access, string>> = {
+  "admin token in body":
+    "Authorisation: the body's `admin_token` (the `ADMIN_TOKEN` secret), exchanged for the console's session cookie; 10 wrong tries a minute from one client answer 429.",
   "capability token in path":
     "Authorisation: the `{token}` in the path is a capability token; whoever holds the link may use it until it expires. No other credential is asked for.",
   public: "Authorisation: none; this is public.",
@@ -123,12 +139,14 @@ const accessNote: Partial<Record<Access, string>> = {
 /** The authentication failures each kind of access answers with (errors.ts), besides the answers every operation shares. */
 const accessErrors: Record<Access, ErrorCode[]> = {
   "api token": ["missing_api_token", "invalid_api_token", "read_only_token"],
-  "admin token": ["invalid_admin_token"],
+  "admin token": ["invalid_admin_token", "cross_site_request"],
   "embed token": ["invalid_embed_token", "subscriptions_not_allowed"],
   "embed token in query": ["invalid_embed_token"],
   "builder token": ["invalid_embed_token", "saving_not_allowed"],
   "builder token in query": ["invalid_embed_token"],
   "preview token in query": ["invalid_embed_token"],
+  "admin token in body": ["invalid_admin_token", "cross_site_request"],
+  "console session": ["cross_site_request"],
   "capability token in path": [],
   public: [],
 };
@@ -357,7 +375,7 @@ export function adminOperation<B extends z.ZodType | undefined, Q extends z.ZodO
  * public. Unless it says which, a path with a `{token}` is a capability URL.
  */
 export function publicOperation<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, R extends z.ZodType>(
-  options: OperationOptions<B, Q, R> & { access?: "capability token in path" | "public" },
+  options: OperationOptions<B, Q, R> & { access?: "capability token in path" | "public" | "admin token in body" | "console session" },
 ) {
   sessionOnlyOnGet(options);
   const access = options.access ?? (options.path.includes("{token}") ? "capability token in path" : "public");

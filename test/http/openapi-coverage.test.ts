@@ -71,10 +71,10 @@ describe("/openapi.json declares every operation's security and 4xx answers", as
     for (const requirement of operation.security ?? []) {
       for (const scheme of Object.keys(requirement)) expect(Object.keys(doc.components.securitySchemes)).toContain(scheme);
     }
-    // No scheme for a token in the path or for no credential: the description says which.
+    // No scheme for a token in the path, in the body (the console's sign-in) or for no credential: the description says which.
     if (operation.security?.length === 0) {
       expect(operation.description ?? "", "description of the authorisation").toMatch(
-        path.includes("{token}") ? /capability token/ : /public/,
+        path.includes("{token}") ? /capability token/ : path === "/console/session" ? /the body's `admin_token`/ : /public/,
       );
     }
     expect(
@@ -86,7 +86,9 @@ describe("/openapi.json declares every operation's security and 4xx answers", as
   it("the kinds of access: API and admin tokens, embed and builder tokens in the query or as bearer, capability links", () => {
     const security = (method: string, path: string) => doc.paths[path][method].security;
     expect(security("post", "/api/create_customer/")).toEqual([{ ApiToken: [] }]);
-    expect(security("post", "/admin/access_groups/")).toEqual([{ AdminToken: [] }]);
+    // The admin token, or the console's session cookie (from the service's own pages only).
+    expect(security("post", "/admin/access_groups/")).toEqual([{ AdminToken: [] }, { ConsoleSession: [] }]);
+    expect(security("delete", "/console/session")).toEqual([{ ConsoleSession: [] }]);
     expect(security("get", "/embed/{embedId}")).toEqual([{ EmbedQueryToken: [] }, { CustomerToken: [] }]);
     expect(security("get", "/embed/{embedId}/subscriptions")).toEqual([{ EmbedToken: [] }]);
     expect(security("get", "/report-builder/{embedId}")).toEqual([{ BuilderQueryToken: [] }]);
