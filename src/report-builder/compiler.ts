@@ -1,35 +1,31 @@
 import { sql, type SQL } from "drizzle-orm";
-import { MySqlDialect } from "drizzle-orm/mysql-core";
-import { PgDialect } from "drizzle-orm/pg-core";
-import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { StoredTable } from "../blueprints/schemas";
 import type { ReportFilter } from "../data/filters";
 import { splitPlaceholders, type Dialect, type Param, type PlaceholderContext } from "../data/placeholders";
 import { ApiError } from "../http/errors";
 import { isUtc } from "../lib/zone-offsets";
-import { aggregateAllowed, aggregated, aggregateType, bucketed, instant, isInstant, ordered, ref, zoneSource } from "./expressions";
+import { reportDialect, type ReportDialect, type ViewZone } from "./dialect";
+import { aggregateAllowed, aggregated, aggregateType, bucketed, isInstant, ordered, ref, columnValue } from "./expressions";
 import { condition, opFitsColumn, typedFilter } from "./filter-conditions";
 import { DEFAULT_REPORT_LIMIT, type Aggregate, type Bucket, type ColumnType, type ReportQuery, type ResultColumn } from "./query";
 
 /**
- * The one compiler from a report query to SQL, for SQLite (D1) and PostgreSQL.
+ * The one compiler from a report query to SQL, for every engine: SQLite (D1), PostgreSQL and
+ * MySQL, each described once in dialects/ (the seam: dialect.ts).
  *
  * It is written with drizzle-orm's `sql` template — the library the service already uses
- * for D1 — and rendered by drizzle's own SQLite and PostgreSQL dialects: `sql.identifier`
- * quotes a name for the dialect (`"` doubled), every `${value}` becomes a bound parameter
- * (`?` or `$n`, numbered by the dialect). Kysely would do the same but adds a second query
- * library next to drizzle for one statement shape; the statement here is one fixed shape
- * whose dialect differences (buckets, instants, collation, `avg`'s type, lists) are a handful of
- * expressions either way.
+ * for D1 — and rendered by the engine's description (drizzle's own SQLite, PostgreSQL and
+ * MySQL dialects): `sql.identifier` quotes a name for the engine (`"` or `` ` `` doubled), every
+ * `${value}` becomes a bound parameter (`?` or `$n`). Kysely would do the same but adds a
+ * second query library next to drizzle for one statement shape; the statement here is one
+ * fixed shape whose engine differences (buckets, instants, collation, `avg`'s type, lists)
+ * are a handful of expressions either way.
  *
  * Identifiers only ever come from the blueprint's declarations (a name the query gives
  * that the blueprint does not declare is `unknown_column`); values are only ever bound.
- * Here: the checks against the blueprint and the statement's assembly; the expressions of
- * each dialect are in expressions.ts, the filters' value typing and conditions in
- * filter-conditions.ts.
+ * Here: the checks against the blueprint and the statement's assembly; the expressions in
+ * expressions.ts, the filters' value typing and conditions in filter-conditions.ts.
  */
-
-const dialects = { sqlite: new SQLiteAsyncDialect(), postgres: new PgDialect(), mysql: new MySqlDialect() };
 
 export interface CompileInput {
   table: StoredTable;
@@ -43,8 +39,9 @@ export interface CompileInput {
   /** The view's IANA time zone: buckets of date-times and date-only filter values are local to it. Default UTC. */
   timezone?: string;
   /**
-   * D1 only: the zone's offset transitions over the data's range (lib/zone-offsets.ts),
-   * once `zoneRange` has told the range. Without them the statement has the same shape.
+   * Dialects of `zone: "offsets"` (D1, MySQL): the zone's offset transitions over the data's
+   * range (lib/zone-offsets.ts), once `zoneRange` has told the range. Without them the
+   * statement has the same shape.
    */
   offsets?: readonly [string, number][];
 }
@@ -56,7 +53,7 @@ export interface CompiledQuery {
   /** Rows wanted; the statement asks for one more to tell `truncated`. */
   limit: number;
   /**
-   * D1, a zone other than UTC and buckets of date-times: the statement that answers the
+   * Dialects of `zone: "offsets"`, a zone other than UTC and buckets of date-times: the statement that answers the
    * earliest and latest instant of each bucketed column under the same filters (`lo0`,
    * `hi0`, …), whose offsets the query then binds.
    */
@@ -98,7 +95,8 @@ export function datasetOf(tables: StoredTable[], name: string, field = "dataset"
  * of the contract: 400 value types, then 422 names and rules) and compiles it.
  */
 export function compileReportQuery(input: CompileInput): CompiledQuery {
-  const { table, query, dialect } = input;
+  const { table, query } = input;
+  const d = reportDialect(input.dialect);
   const timezone = input.timezone && !isUtc(input.timezone) ? input.timezone : undefined;
   // The date-time columns bucketed in the view's zone (DATE columns have none).
   const zonedColumns: string[] = [];
@@ -121,7 +119,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   }
   const typed = (query.filters ?? []).map((filter, i) => {
     const column = columnOf(filter.column);
-    return column ? typedFilter(filter, column, dialect, `filters.${i}`, timezone) : null;
+    return column ? typedFilter(filter, column, d, `filters.${i}`, timezone) : null;
   });
 
   // ---- 422: names and rules, in the order the query is written ------------------------------
@@ -133,6 +131,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
   // `key`: what the column sorts by when it is not its expression — a listed date-time is
   // shown as stored (the run writes it in UTC) and sorted by its instant.
   const result: { column: ResultColumn; expression: SQL; key?: SQL }[] = [];
+  const zone: ViewZone | undefined = timezone ? { name: timezone, offsets: input.offsets ?? [["", 0]] } : undefined;
   const groups: SQL[] = [];
   if (query.columns) {
     query.columns.forEach((name, i) => {
@@ -140,7 +139,7 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
       result.push({
         column: { name, display_name: column.display_name, type: column.type },
         expression: ref(name),
-        key: isInstant(column.type) ? instant(ref(name), dialect) : undefined,
+        key: isInstant(column.type) || column.type === "STRING" ? columnValue(name, column.type, d) : undefined,
       });
     });
   } else {
@@ -159,10 +158,8 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
       const zoned = group.bucket !== undefined && timezone !== undefined && isInstant(column.type);
       if (zoned && !zonedColumns.includes(group.column)) zonedColumns.push(group.column);
       const expression = group.bucket
-        ? bucketed(ref(group.column), group.bucket, dialect, zoned)
-        : isInstant(column.type)
-          ? instant(ref(group.column), dialect)
-          : ref(group.column);
+        ? bucketed(ref(group.column), group.bucket, d, zoned ? zone : undefined)
+        : columnValue(group.column, column.type, d);
       groups.push(expression);
       result.push({
         column: group.bucket
@@ -194,16 +191,14 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
           display_name: aggregateLabel[value.aggregate](column.display_name),
           type: aggregateType(value.aggregate, column.type),
         },
-        expression: aggregated(value.aggregate, ref(column.name), column.type, dialect),
+        expression: aggregated(value.aggregate, column.name, column.type, d),
       });
     });
   }
   const conditions: SQL[] = [];
   (query.filters ?? []).forEach((filter, i) => {
     const column = known(filter.column, `filters.${i}.column`);
-    conditions.push(
-      condition(filter, column, typed[i] ?? typedFilter(filter, column, dialect, `filters.${i}`, timezone), dialect, `filters.${i}`),
-    );
+    conditions.push(condition(filter, column, typed[i] ?? typedFilter(filter, column, d, `filters.${i}`, timezone), d, `filters.${i}`));
   });
   // The token's locked filters were checked when it was minted; a blueprint changed since
   // must not drop one silently (that would widen what the link shows).
@@ -216,52 +211,53 @@ export function compileReportQuery(input: CompileInput): CompiledQuery {
         "dataset",
       );
     }
-    conditions.push(condition(filter, column, typedFilter(filter, column, dialect, "filters", timezone), dialect, "filters"));
+    conditions.push(condition(filter, column, typedFilter(filter, column, d, "filters", timezone), d, "filters"));
   });
   const byName = new Map(result.map((r) => [r.column.name, r]));
   const order: SQL[] = [];
   (query.sort ?? []).forEach((entry, i) => {
     const found = byName.get(entry.column);
     if (!found) throw new ApiError("unknown_column", `The result has no column '${entry.column}' to sort by.`, `sort.${i}.column`);
-    order.push(ordered(found.key ?? found.expression, found.column.type, entry.direction ?? "asc", dialect));
+    order.push(ordered(found.key ?? found.expression, found.column.type, entry.direction ?? "asc", d));
   });
-  if (query.sort === undefined) order.push(...groups.map((expression, i) => ordered(expression, result[i].column.type, "asc", dialect)));
+  if (query.sort === undefined) order.push(...groups.map((expression, i) => ordered(expression, result[i].column.type, "asc", d)));
 
   const limit = query.limit ?? Math.min(DEFAULT_REPORT_LIMIT, input.rowLimit);
   // Newlines: a `--` comment ending the dataset's query cannot swallow what follows.
-  const from = sql`FROM (\n${datasetSql(table.query, input.context, dialect)}\n) AS ${sql.identifier("dataset")}`;
+  const from = sql`FROM (\n${datasetSql(table.query, input.context, input.dialect)}\n) AS ${sql.identifier("dataset")}`;
   const where = conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : undefined;
-  const zoned = timezone !== undefined && zonedColumns.length > 0;
+  const zoneSource = zone && zonedColumns.length > 0 ? d.zoneSource(zone) : undefined;
   const statement = sql.join(
     [
       sql`SELECT ${sql.join(
         result.map((r) => sql`${r.expression} AS ${sql.identifier(r.column.name)}`),
         sql`, `,
       )}`,
-      zoned ? sql`${from}, ${zoneSource(dialect, timezone, input.offsets ?? [["", 0]])}` : from,
+      zoneSource ? sql`${from}, ${zoneSource}` : from,
       where,
       groups.length ? sql`GROUP BY ${sql.join(groups, sql`, `)}` : undefined,
       order.length ? sql`ORDER BY ${sql.join(order, sql`, `)}` : undefined,
-      sql`LIMIT ${limit + 1}`,
+      d.limit(limit + 1),
     ].filter((part): part is SQL => part !== undefined),
     sql`\n`,
   );
-  const compiled = dialects[dialect].sqlToQuery(statement);
-  const answer: CompiledQuery = { sql: compiled.sql, params: compiled.params as Param[], columns: result.map((r) => r.column), limit };
-  if (zoned && dialect === "sqlite") {
-    const bounds = zonedColumns.flatMap((name, i) => [
-      sql`min(${instant(ref(name), dialect)}) AS ${sql.identifier(`lo${i}`)}`,
-      sql`max(${instant(ref(name), dialect)}) AS ${sql.identifier(`hi${i}`)}`,
-    ]);
-    const range = dialects.sqlite.sqlToQuery(
-      sql.join(
-        [sql`SELECT ${sql.join(bounds, sql`, `)}`, from, where].filter((p) => p !== undefined),
-        sql`\n`,
-      ),
-    );
-    answer.zoneRange = { sql: range.sql, params: range.params as Param[] };
-  }
+  const answer: CompiledQuery = { ...d.render(statement), columns: result.map((r) => r.column), limit };
+  if (zone && zonedColumns.length > 0 && d.zone === "offsets") answer.zoneRange = zoneRange(zonedColumns, from, where, d);
   return answer;
+}
+
+/** The earliest and latest instant of each bucketed date-time column under the query's filters. */
+function zoneRange(columns: string[], from: SQL, where: SQL | undefined, d: ReportDialect): { sql: string; params: Param[] } {
+  const bounds = columns.flatMap((name, i) => [
+    sql`min(${d.instant(ref(name))}) AS ${sql.identifier(`lo${i}`)}`,
+    sql`max(${d.instant(ref(name))}) AS ${sql.identifier(`hi${i}`)}`,
+  ]);
+  return d.render(
+    sql.join(
+      [sql`SELECT ${sql.join(bounds, sql`, `)}`, from, where].filter((p) => p !== undefined),
+      sql`\n`,
+    ),
+  );
 }
 
 /** The dataset's query with its `{{customer.…}}` placeholders as bound parameters. */

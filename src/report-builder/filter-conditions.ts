@@ -1,11 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { StoredTable } from "../blueprints/schemas";
 import type { ReportFilter } from "../data/filters";
-import type { Dialect, Param } from "../data/placeholders";
+import type { Param } from "../data/placeholders";
 import { ApiError } from "../http/errors";
-import { jsonList } from "../db/json-list";
 import { startOfLocalDay } from "../lib/zone-offsets";
-import { instant, isInstant, ref, sqliteInstant } from "./expressions";
+import type { ReportDialect } from "./dialect";
+import { isInstant, columnValue } from "./expressions";
 
 /**
  * A report query's filters (and a token's locked filters): each value typed as its column's
@@ -29,23 +29,23 @@ export function opFitsColumn(op: ReportFilter["op"], column: Column): boolean {
  * `timezone` (the view's, when not UTC): a date-only value on a date-time column is that
  * local day's first instant.
  */
-export function typedFilter(filter: ReportFilter, column: Column, dialect: Dialect, field: string, timezone?: string): Param[] {
+export function typedFilter(filter: ReportFilter, column: Column, d: ReportDialect, field: string, timezone?: string): Param[] {
   if (filter.op === "is_null" || filter.op === "is_not_null") return [];
   // An op the column's type does not have is 422 filter_not_allowed, whatever its value.
   if (!opFitsColumn(filter.op, column)) return [];
   if (filter.values !== undefined && filter.value === undefined) {
-    return filter.values.map((value, i) => typedValue(value, column, dialect, `${field}.values.${i}`, timezone));
+    return filter.values.map((value, i) => typedValue(value, column, d, `${field}.values.${i}`, timezone));
   }
   if (TEXT_OPS.has(filter.op)) {
     if (typeof filter.value !== "string") throw new ApiError("validation_error", `${field}.value: must be text.`, `${field}.value`);
     return [filter.value];
   }
-  return [typedValue(filter.value, column, dialect, `${field}.value`, timezone)];
+  return [typedValue(filter.value, column, d, `${field}.value`, timezone)];
 }
 
 const ISO_DATE = /^(\d{4})-(\d\d)-(\d\d)$/;
 
-function typedValue(value: unknown, column: Column, dialect: Dialect, field: string, timezone?: string): Param {
+function typedValue(value: unknown, column: Column, d: ReportDialect, field: string, timezone?: string): Param {
   const refuse = (what: string): never => {
     throw new ApiError("validation_error", `${field}: must be ${what} (column '${column.name}' is ${column.type}).`, field);
   };
@@ -55,8 +55,7 @@ function typedValue(value: unknown, column: Column, dialect: Dialect, field: str
     case "FLOAT":
       return typeof value === "number" && Number.isFinite(value) ? value : refuse("a number");
     case "BOOLEAN":
-      if (typeof value !== "boolean") return refuse("true or false");
-      return dialect === "sqlite" ? (value ? 1 : 0) : value;
+      return typeof value === "boolean" ? d.booleanValue(value) : refuse("true or false");
     case "STRING":
       return typeof value === "string" ? value : refuse("text");
     case "DATE": {
@@ -66,10 +65,11 @@ function typedValue(value: unknown, column: Column, dialect: Dialect, field: str
       return date.toISOString().slice(0, 10) === value ? (value as string) : refuse("a real date (YYYY-MM-DD)");
     }
     case "DATETIME":
-    case "TIMESTAMP":
-      return typeof value === "string"
-        ? (utcSpelling(value, timezone) ?? refuse("a real ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)"))
-        : refuse("an ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)");
+    case "TIMESTAMP": {
+      if (typeof value !== "string") return refuse("an ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)");
+      const utc = utcSpelling(value, timezone);
+      return utc === null ? refuse("a real ISO 8601 date-time (e.g. 2026-03-29T01:30:00Z)") : d.instantValue(utc);
+    }
   }
 }
 
@@ -77,7 +77,7 @@ const ISO_DATETIME = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(
 
 /**
  * A date-time value in UTC, spelled as `toISOString()` spells it (`2026-03-29T01:30:00.000Z`,
- * the spelling `sqliteInstant` writes), or null when it is not a real ISO 8601 date-time.
+ * the spelling SQLite's instants are written in), or null when it is not a real ISO 8601 date-time.
  * No offset means UTC. Digits past the millisecond are kept, so both databases read the value
  * as precisely as the rows it is compared with. A date alone in a zone other than UTC is that
  * local day's first instant.
@@ -101,7 +101,7 @@ function utcSpelling(text: string, timezone?: string): string | null {
   return `${whole.slice(0, 19)}.${(m[7] ?? "").padEnd(3, "0")}Z`;
 }
 
-export function condition(filter: ReportFilter, column: Column, values: Param[], dialect: Dialect, field: string): SQL {
+export function condition(filter: ReportFilter, column: Column, values: Param[], d: ReportDialect, field: string): SQL {
   if (TEXT_OPS.has(filter.op) && column.type !== "STRING") {
     throw new ApiError("filter_not_allowed", `'${filter.op}' works on text; column '${column.name}' is ${column.type}.`, `${field}.op`);
   }
@@ -109,10 +109,10 @@ export function condition(filter: ReportFilter, column: Column, values: Param[],
     throw new ApiError("filter_not_allowed", `'${filter.op}' cannot compare column '${column.name}' (BOOLEAN).`, `${field}.op`);
   }
   // Date-times compare as the instants they name, on both sides, not as the text they are
-  // spelled in (a row's `…00Z` equals a value's `….000Z`).
+  // spelled in (a row's `…00Z` equals a value's `….000Z`); text case-sensitively.
   const instants = isInstant(column.type);
-  const e = instants ? instant(ref(column.name), dialect) : ref(column.name);
-  const bound = (value: Param): SQL => (instants ? instant(sql`${value}`, dialect) : sql`${value}`);
+  const e = columnValue(column.name, column.type, d);
+  const bound = (value: Param): SQL => (instants ? d.instant(sql`${value}`) : sql`${value}`);
   const [first, second] = values.map(bound);
   switch (filter.op) {
     case "eq":
@@ -131,48 +131,19 @@ export function condition(filter: ReportFilter, column: Column, values: Param[],
       return sql`${e} BETWEEN ${first} AND ${second}`;
     case "in":
     case "not_in":
-      return inList(e, filter.op === "not_in", values, instants, dialect);
+      return d.inList(e, filter.op === "not_in", values, instants);
     case "is_null":
       return sql`${e} IS NULL`;
     case "is_not_null":
       return sql`${e} IS NOT NULL`;
     case "contains":
     case "starts_with": {
-      // Case-insensitive on both databases; % _ and \ in the value are literal.
+      // Case-insensitive on every engine; % _ and \ in the value are literal.
       const escaped = String(values[0])
         .toLowerCase()
         .replace(/[\\%_]/g, (ch) => `\\${ch}`);
       const pattern = filter.op === "contains" ? `%${escaped}%` : `${escaped}%`;
-      const text = dialect === "postgres" ? sql`lower(CAST(${e} AS text))` : sql`lower(${e})`;
-      return sql`${text} LIKE ${pattern} ESCAPE '\\'`;
+      return sql`${d.lower(e)} LIKE ${pattern} ${d.likeEscape}`;
     }
   }
-}
-
-/**
- * `in` / `not_in`: the whole list is ONE bound parameter, whatever its length — D1 allows
- * 100 bound parameters per statement, and the dataset's own query binds some of them.
- * D1: a JSON array read by `json_each` (the values are already in the column's terms: 0/1
- * for booleans; date-times through `sqliteInstant` as on the column's side).
- * PostgreSQL: an array literal compared with `= ANY` / `<> ALL`, so PostgreSQL types the
- * array by the column as it types a single value (date-times cast to timestamptz[]).
- * NULL semantics are those of `IN` / `NOT IN` (a NULL cell matches neither).
- */
-function inList(e: SQL, negated: boolean, values: Param[], instants: boolean, dialect: Dialect): SQL {
-  if (dialect === "sqlite") {
-    const items = values.filter((v): v is string | number => typeof v === "string" || typeof v === "number");
-    const list = instants
-      ? sql`(SELECT ${sqliteInstant(sql`${sql.identifier("value")}`)} FROM json_each(${JSON.stringify(items)}))`
-      : jsonList(items);
-    return negated ? sql`${e} NOT IN ${list}` : sql`${e} IN ${list}`;
-  }
-  const literal = postgresArray(values);
-  const array = instants ? sql`CAST(${literal} AS timestamptz[])` : sql`${literal}`;
-  return negated ? sql`${e} <> ALL(${array})` : sql`${e} = ANY(${array})`;
-}
-
-/** A PostgreSQL array literal (`{"a","b\\"c"}` for a and b"c): every element quoted, `"` and a backslash escaped. */
-function postgresArray(values: Param[]): string {
-  const element = (value: Param) => `"${String(value).replace(/[\\"]/g, (ch) => `\\${ch}`)}"`;
-  return `{${values.map(element).join(",")}}`;
 }

@@ -50,8 +50,6 @@ export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "so
     log("error", "report data source cannot run", { binding: source.binding, kind });
     throw unavailable(table.dataset_name, "its data source is not reachable.");
   }
-  // The compiler does not spell MySQL's expressions yet: say so rather than send it another dialect's.
-  if (kind === "mysql") throw unavailable(table.dataset_name, "report queries on MySQL data sources are not available yet.");
   return { ...source, kind };
 }
 
@@ -106,14 +104,17 @@ export async function runReport(run: ReportRun): Promise<ReportResult> {
   };
   let compiled = first.compiled;
   if (compiled.zoneRange) {
-    // D1 has no zone database: the data's range first, then the zone's offsets over it, bound.
+    // No zone database (D1, MySQL without its time-zone tables): the data's range first, then the zone's offsets over it.
     const range = (await once(compiled.zoneRange.sql, compiled.zoneRange.params, 1)).rows[0] ?? {};
     const instants = Object.values(range)
       .filter((v): v is string => typeof v === "string")
       .map((v) => Date.parse(v))
       .filter((ms) => !Number.isNaN(ms));
     const [from, to] = instants.length ? [Math.min(...instants), Math.max(...instants)] : [Date.now(), Date.now()];
-    compiled = compileReportQuery({ ...compileInput(run, "sqlite"), offsets: offsetTransitions(run.timezone ?? "UTC", from, to) });
+    compiled = compileReportQuery({
+      ...compileInput(run, dialectOf(source.kind)),
+      offsets: offsetTransitions(run.timezone ?? "UTC", from, to),
+    });
   }
   // The extra row the statement asks for tells `truncated`: the runner keeps `limit` rows.
   const outcome = await once(compiled.sql, compiled.params, compiled.limit);

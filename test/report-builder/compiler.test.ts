@@ -5,16 +5,20 @@ import { compileReportQuery } from "../../src/report-builder/compiler";
 import type { ReportFilter } from "../../src/data/filters";
 import { ReportQuery } from "../../src/report-builder/query";
 import { runReport } from "../../src/report-builder/run";
+import { mysqlAvailable, onMysql } from "../helpers/mysql-warehouse";
 import { onWarehouse } from "../helpers/warehouse";
 
-// The compiler, run for real: the same known rows in a real local D1 (OTHER_DATA) and in the
-// real local PostgreSQL behind WAREHOUSE; every query must answer what is written here, and
-// the two databases must answer exactly the same.
+// The compiler, run for real: the same known rows in a real local D1 (OTHER_DATA), in the
+// real local PostgreSQL behind WAREHOUSE and in the test run's MySQL-protocol server behind
+// WAREHOUSE_MYSQL; every query must answer what is written here, and the three databases
+// must answer exactly the same.
 
 const d1 = (env as unknown as { OTHER_DATA: D1Database }).OTHER_DATA;
 // PostgreSQL is shared by every test file (and checkout): a table of our own.
 const PG_SCHEMA = `report_compiler_${crypto.randomUUID().slice(0, 8)}`;
 const TABLE = "report rows";
+// MySQL: a database of our own (the read-only account reads `warehouse%` databases).
+const MY_DB = `warehouse_report_compiler_${crypto.randomUUID().slice(0, 8)}`;
 
 // id, customer, product, amount, units, paid, day, at
 const ROWS: [number, string, string | null, number | null, number | null, boolean | null, string, string | null][] = [
@@ -48,7 +52,9 @@ const table: StoredTable = {
 const sources = [
   { id: 1, binding: "OTHER_DATA", kind: "d1" as const },
   { id: 2, binding: "WAREHOUSE", kind: "postgres" as const },
+  { id: 3, binding: "WAREHOUSE_MYSQL", kind: "mysql" as const },
 ];
+const databases = mysqlAvailable ? (["d1", "postgres", "mysql"] as const) : (["d1", "postgres"] as const);
 const context = (customer = "acme") => ({ customer: { provided_id: customer, name: customer, properties: {} }, variables: {} });
 
 beforeAll(async () => {
@@ -70,38 +76,61 @@ beforeAll(async () => {
     `CREATE TABLE ${PG_SCHEMA}."${TABLE}" (id integer, customer text, product text, amount double precision, units integer, paid boolean, day date, at timestamptz)`,
   );
   for (const row of ROWS) await onWarehouse(`INSERT INTO ${PG_SCHEMA}."${TABLE}" VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, row);
+  if (!mysqlAvailable) return;
+  // MySQL as a vendor's would be: the server's default (case-insensitive) collation, BOOLEAN as TINYINT(1), DATETIME in UTC.
+  await onMysql(
+    `CREATE DATABASE ${MY_DB} CHARACTER SET utf8mb4;
+     CREATE TABLE ${MY_DB}.\`${TABLE}\` (id int, customer varchar(20), product varchar(100), amount double, units int, paid boolean, day date, at datetime(3))`,
+  );
+  for (const row of ROWS) {
+    const values = row.map((v, i) => (i === 7 && typeof v === "string" ? v.replace("T", " ").replace("Z", "") : v));
+    await onMysql(`INSERT INTO ${MY_DB}.\`${TABLE}\` VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, values);
+  }
 });
 
 afterAll(async () => {
   await onWarehouse(`DROP SCHEMA IF EXISTS ${PG_SCHEMA} CASCADE`);
+  if (mysqlAvailable) await onMysql(`DROP DATABASE IF EXISTS ${MY_DB}`);
 });
 
+/** The dataset's query as each database spells it: the table in the test's own schema (database), MySQL's names in backticks. */
+function queryOn(db: "d1" | "postgres" | "mysql", query: string): string {
+  if (db === "d1") return query;
+  if (db === "postgres") return query.replace(`"${TABLE}"`, `${PG_SCHEMA}."${TABLE}"`);
+  const backticks = query.replace(/"((?:[^"]|"")*)"/g, (_, name: string) => `\`${name.replaceAll('""', '"').replaceAll("`", "``")}\``);
+  return backticks.replace(`\`${TABLE}\``, `${MY_DB}.\`${TABLE}\``);
+}
+
 /** The query on one database, as the builder runs it. */
-function runOn(db: "d1" | "postgres", body: unknown, options: { locked?: ReportFilter[]; customer?: string; dataset?: StoredTable } = {}) {
+function runOn(
+  db: "d1" | "postgres" | "mysql",
+  body: unknown,
+  options: { locked?: ReportFilter[]; customer?: string; dataset?: StoredTable } = {},
+) {
   const dataset = options.dataset ?? table;
   const query = ReportQuery.parse(body);
   return runReport({
     env,
-    table: db === "postgres" ? { ...dataset, query: dataset.query.replace(`"${TABLE}"`, `${PG_SCHEMA}."${TABLE}"`) } : dataset,
+    table: { ...dataset, query: queryOn(db, dataset.query) },
     query,
     locked: options.locked ?? [],
     context: context(options.customer),
-    mapping: { "1": db === "d1" ? "1" : "2" },
+    mapping: { "1": String(sources.find((s) => s.kind === db)?.id) },
     sources,
   });
 }
 
-/** Runs on both databases; they must agree, and the agreed answer is returned. */
+/** Runs on every database; they must agree, and the agreed answer is returned. */
 async function both(body: unknown, options: Parameters<typeof runOn>[2] = {}) {
-  const [onD1, onPg] = await Promise.all([runOn("d1", body, options), runOn("postgres", body, options)]);
-  expect(onPg).toEqual(onD1);
+  const [onD1, ...others] = await Promise.all(databases.map((db) => runOn(db, body, options)));
+  for (const [i, answer] of others.entries()) expect(answer, databases[i + 1]).toEqual(onD1);
   return onD1;
 }
 
 const ids = async (filter: unknown) =>
   (await both({ dataset: "orders", columns: ["id"], filters: [filter], sort: [{ column: "id" }] })).rows.map((r) => r.id);
 
-describe("the report compiler on real D1 and real PostgreSQL: the same rows give the same answers", () => {
+describe("the report compiler on real D1, PostgreSQL and MySQL: the same rows give the same answers", () => {
   it("computes every aggregate alike (count, count_distinct, sum, avg, min, max on numbers, text, dates)", async () => {
     const result = await both({
       dataset: "orders",
@@ -333,6 +362,10 @@ describe("the report compiler on real D1 and real PostgreSQL: the same rows give
     expect(await d1.prepare(`SELECT count(*) AS n FROM "${TABLE}"`).first("n")).toBe(before);
     const [pg] = await onWarehouse<{ n: string }>(`SELECT count(*) AS n FROM ${PG_SCHEMA}."${TABLE}"`);
     expect(Number(pg.n)).toBe(ROWS.length);
+    if (mysqlAvailable) {
+      const [my] = await onMysql<{ n: number }>(`SELECT count(*) AS n FROM ${MY_DB}.\`${TABLE}\``);
+      expect(Number(my.n)).toBe(ROWS.length);
+    }
   });
 
   it("compiles to one statement with every value bound and identifiers quoted for each dialect", () => {
@@ -352,5 +385,11 @@ describe("the report compiler on real D1 and real PostgreSQL: the same rows give
     expect(pg.sql).toContain('"dataset"."product" = $2');
     expect(pg.sql).toContain("LIMIT $3");
     expect(pg.sql).toContain("CAST(avg(");
+    // MySQL: backticks, `?`, the limit our own integer.
+    const my = compileReportQuery({ ...input, table: { ...table, query: queryOn("mysql", table.query) }, dialect: "mysql" });
+    expect(my.params).toEqual(["acme", "x'y"]);
+    expect(my.sql).not.toContain("x'y");
+    expect(my.sql).toContain("`dataset`.`product` USING utf8mb4) COLLATE utf8mb4_bin) = ?");
+    expect(my.sql).toContain("LIMIT 1001");
   });
 });
