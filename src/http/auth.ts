@@ -11,6 +11,9 @@ import { currentRequest } from "./request-state";
 
 const tokenHeader = /^Token\s+([\x21-\x7e]{1,512})$/;
 
+/** A delivery call answered with one of these was refused before any job existed. */
+const REFUSED_BEFORE_A_JOB = new Set([400, 404, 422]);
+
 /**
  * Authenticates `Service-Authorization: Token <key>`, checks the permission the operation
  * needs and counts the call against the token's rate limits — in that order, from the
@@ -41,6 +44,7 @@ export function apiAccess(options: { write: boolean; delivery?: boolean }): Midd
       await next();
       return;
     }
+    const admittedAt = Date.now();
     const verdict = await tokenLeases.admit(tokenHash, { needsWrite: options.write, buckets }, guardLink(c, tokenHash));
     if (verdict.outcome === "invalid_token") throw new ApiError("invalid_api_token", "The API token is unknown or revoked.");
 
@@ -64,6 +68,9 @@ export function apiAccess(options: { write: boolean; delivery?: boolean }): Midd
     if (options.write) state.readFrom("primary");
     else state.readFrom("session", newerBookmark(state.session.bookmark, tokenLeases.bookmarkFor(tokenHash)));
     await next();
+    // A delivery call refused before any job exists (its body, an unknown dashboard or
+    // customer, a theme it names) does not use up the delivery budget.
+    if (options.delivery && REFUSED_BEFORE_A_JOB.has(c.res.status)) tokenLeases.giveBack(tokenHash, "delivery", admittedAt);
     if (options.write) {
       const bookmark = state.session.latestBookmark();
       if (bookmark) tokenLeases.noteWrite(tokenHash, bookmark);

@@ -121,6 +121,18 @@ export class TokenLeases<H extends object = Principal> {
     this.leases.delete(tokenHash);
   }
 
+  /**
+   * A unit of `bucket` spent by a call admitted at `admittedAt` that was refused before it did
+   * anything (a delivery call refused by validation: no job exists) goes back to this isolate's
+   * slice, so it does not count against the limit. Only within the lease's window it was spent in.
+   */
+  giveBack(tokenHash: string, bucket: LimitBucket, admittedAt: number): void {
+    const lease = this.leases.get(tokenHash);
+    if (!lease || admittedAt < lease.windowStart || admittedAt >= lease.windowEndsAt) return;
+    const slice = lease.buckets[bucket];
+    if (slice.spent > 0) slice.spent--;
+  }
+
   /** The newest bookmark known for the token's writes: this isolate's, or another's via the guard. */
   bookmarkFor(tokenHash: string): string | null {
     return newerBookmark(this.written.get(tokenHash), this.leases.get(tokenHash)?.bookmark);
@@ -145,7 +157,9 @@ export class TokenLeases<H extends object = Principal> {
       return { outcome: "allowed", principal, rate: rateOf(lease, rated, now) };
     }
     if (final || lacking.some((bucket) => lease.buckets[bucket].available === 0)) {
-      const rate = rateOf(lease, rated, now);
+      // The headers of a 429 describe the limit that was hit (a delivery call's, not the general one).
+      const hit = lacking.find((bucket) => lease.buckets[bucket].available === 0) ?? lacking[0];
+      const rate = rateOf(lease, hit, now);
       return { outcome: "rate_limited", principal, rate, retryAfter: rate.reset };
     }
     return null;
