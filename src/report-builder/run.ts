@@ -80,9 +80,10 @@ export function compileFor(run: ReportRun): { compiled: CompiledQuery; source: D
 
 /**
  * Runs a report query through the data-source runners of the dashboards: on D1 through a
- * Sessions API session (a nearby replica may answer), on PostgreSQL inside a `READ ONLY`
- * transaction with `statement_timeout`, in UTC. At most `limit + 1` rows come back; the
- * extra one only says `truncated`.
+ * Sessions API session (a nearby replica may answer), on PostgreSQL and MySQL inside a
+ * `READ ONLY` transaction with the statement time limit, in UTC. At most `limit + 1` rows
+ * come back; the extra one only says `truncated`. In a zone other than UTC, an engine
+ * without a zone database (D1, MySQL) first answers the data's range (`zoneRange`).
  */
 export async function runReport(run: ReportRun): Promise<ReportResult> {
   const first = compileFor(run);

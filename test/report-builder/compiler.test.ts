@@ -264,6 +264,15 @@ describe("the report compiler on real D1, PostgreSQL and MySQL: the same rows gi
     expect(await ids({ column: "at", op: "eq", value: "2026-03-29T01:30:00Z" })).toEqual([3]);
     expect(await ids({ column: "at", op: "gte", value: "2026-03-29T03:30:00+02:00" })).toEqual([3, 4, 5]);
     expect(await ids({ column: "at", op: "between", values: ["2026-01-01", "2026-03-29T23:59:59Z"] })).toEqual([2, 3]);
+    // `in` with 100 values, of text and of date-times.
+    const filler = (i: number) => `2020-01-01T00:${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z`;
+    expect(
+      await ids({ column: "product", op: "in", values: ["Seats", "Support", ...Array.from({ length: 98 }, (_, i) => `x${i}`)] }),
+    ).toEqual([1, 3]);
+    expect(
+      await ids({ column: "at", op: "in", values: ["2026-03-29T01:30:00Z", ...Array.from({ length: 99 }, (_, i) => filler(i))] }),
+    ).toEqual([3]);
+    expect(await ids({ column: "units", op: "not_in", values: Array.from({ length: 100 }, (_, i) => i + 3) })).toEqual([1, 2]);
   });
 
   it("sorts NULLs first ascending and last descending, cuts at the limit and says truncated", async () => {

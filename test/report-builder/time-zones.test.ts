@@ -4,16 +4,21 @@ import type { StoredTable } from "../../src/blueprints/schemas";
 import { compileReportQuery } from "../../src/report-builder/compiler";
 import { ReportQuery } from "../../src/report-builder/query";
 import { runReport } from "../../src/report-builder/run";
+import { mysqlAvailable, onMysql } from "../helpers/mysql-warehouse";
 import { onWarehouse } from "../helpers/warehouse";
 
 // The report builder's day/week/month/quarter/year buckets of date-times in the view's time
 // zone: on D1 (SQLite has no zone database: the zone's offset transitions over the data's range
-// are computed with Intl and bound) and on PostgreSQL (AT TIME ZONE), both compared with the
-// buckets this test computes with the runtime's own Intl — never hand-typed.
+// are computed with Intl and bound), on PostgreSQL (AT TIME ZONE) and on MySQL (whose zone
+// tables are not loaded in the tests' server: the same transitions as on D1, in a CASE), all
+// compared with the buckets this test computes with the runtime's own Intl — never hand-typed.
 
 const d1 = (env as unknown as { OTHER_DATA: D1Database }).OTHER_DATA;
 const PG_SCHEMA = `report_zones_${crypto.randomUUID().slice(0, 8)}`;
 const TABLE = "zoned rows";
+const MY_DB = `warehouse_report_zones_${crypto.randomUUID().slice(0, 8)}`;
+type Db = "d1" | "postgres" | "mysql";
+const DATABASES: readonly Db[] = mysqlAvailable ? ["d1", "postgres", "mysql"] : ["d1", "postgres"];
 
 const HOUR = 3_600_000;
 // Both sides of the EU changes (2026-03-29 01:00Z, 2026-10-25 01:00Z) and the US ones
@@ -56,6 +61,7 @@ const table: StoredTable = {
 const sources = [
   { id: 1, binding: "OTHER_DATA", kind: "d1" as const },
   { id: 2, binding: "WAREHOUSE", kind: "postgres" as const },
+  { id: 3, binding: "WAREHOUSE_MYSQL", kind: "mysql" as const },
 ];
 
 beforeAll(async () => {
@@ -70,20 +76,39 @@ beforeAll(async () => {
     `INSERT INTO ${PG_SCHEMA}."${TABLE}" VALUES ${placeholders.join(", ")}`,
     ROWS.flatMap(([id, , day], i) => [id, new Date(INSTANTS[i]).toISOString(), new Date(INSTANTS[i]).toISOString().slice(0, 19), day]),
   );
+  if (!mysqlAvailable) return;
+  // MySQL's: a DATETIME (UTC wall-clock time) and a TIMESTAMP (an instant; the session is UTC), a DATE.
+  await onMysql(
+    `CREATE DATABASE ${MY_DB};
+     CREATE TABLE ${MY_DB}.\`${TABLE}\` (id int, at datetime(3), stamp timestamp(3) NULL, day date);
+     SET time_zone = '+00:00';
+     INSERT INTO ${MY_DB}.\`${TABLE}\` VALUES ${ROWS.map(() => "(?, ?, ?, ?)").join(", ")}`,
+    ROWS.flatMap(([id, , day], i) => {
+      const wall = new Date(INSTANTS[i]).toISOString().replace("T", " ").replace("Z", "");
+      return [id, wall, wall, day];
+    }),
+  );
 });
 
 afterAll(async () => {
   await onWarehouse(`DROP SCHEMA IF EXISTS ${PG_SCHEMA} CASCADE`);
+  if (mysqlAvailable) await onMysql(`DROP DATABASE IF EXISTS ${MY_DB}`);
 });
 
-function runOn(db: "d1" | "postgres", timezone: string, body: unknown) {
+function queryOn(db: Db): string {
+  if (db === "d1") return table.query;
+  if (db === "postgres") return table.query.replace(`"${TABLE}"`, `${PG_SCHEMA}."${TABLE}"`);
+  return table.query.replace(`"${TABLE}"`, `${MY_DB}.\`${TABLE}\``);
+}
+
+function runOn(db: Db, timezone: string, body: unknown) {
   return runReport({
     env,
-    table: db === "postgres" ? { ...table, query: table.query.replace(`"${TABLE}"`, `${PG_SCHEMA}."${TABLE}"`) } : table,
+    table: { ...table, query: queryOn(db) },
     query: ReportQuery.parse(body),
     locked: [],
     context: { customer: { provided_id: "zones", name: "zones", properties: {} }, variables: {} },
-    mapping: { "1": db === "d1" ? "1" : "2" },
+    mapping: { "1": String(sources.find((s) => s.kind === db)?.id) },
     sources,
     timezone,
   });
@@ -123,12 +148,12 @@ function expected(zone: string, bucket: BucketName, instants = INSTANTS): [strin
   return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
-async function buckets(db: "d1" | "postgres", zone: string, column: string, bucket: BucketName, filters: unknown[] = []) {
+async function buckets(db: Db, zone: string, column: string, bucket: BucketName, filters: unknown[] = []) {
   const result = await runOn(db, zone, { dataset: "events", group_by: [{ column, bucket }], values: [{ aggregate: "count" }], filters });
   return result.rows.map((r) => [r[`${column}_${bucket}`], r.count]);
 }
 
-describe("report builder buckets in the view's time zone, D1 and PostgreSQL alike", () => {
+describe("report builder buckets in the view's time zone, D1, PostgreSQL and MySQL alike", () => {
   it("puts a date-time near midnight UTC on the local day of Asia/Tokyo and America/Los_Angeles", async () => {
     const late = Date.parse("2026-03-01T23:30:00Z");
     const early = Date.parse("2026-03-02T00:30:00Z");
@@ -138,7 +163,7 @@ describe("report builder buckets in the view's time zone, D1 and PostgreSQL alik
       filters: [{ column: "at", op: "in", values: [new Date(late).toISOString(), new Date(early).toISOString()] }],
     };
     for (const zone of ["Asia/Tokyo", "America/Los_Angeles"]) {
-      for (const db of ["d1", "postgres"] as const) {
+      for (const db of DATABASES) {
         const rows = await buckets(db, zone, "at", "day", body.filters);
         // Both instants on one local day: Tokyo's next, Los Angeles' previous.
         expect(rows, `${db} ${zone}`).toEqual(expected(zone, "day", [late, early]));
@@ -149,24 +174,47 @@ describe("report builder buckets in the view's time zone, D1 and PostgreSQL alik
     expect(await buckets("d1", "UTC", "at", "day", body.filters)).toEqual(expected("UTC", "day", [late, early]));
   });
 
-  it("buckets across the EU and US daylight-saving changes as Intl does, on both databases", async () => {
+  it("buckets across the EU and US daylight-saving changes as Intl does, on every database", async () => {
     const zones = ["Europe/Berlin", "America/Los_Angeles", "Asia/Tokyo", "Australia/Lord_Howe", "Asia/Kathmandu", "UTC"];
     for (const zone of zones) {
       for (const bucket of Object.keys(BUCKETS) as BucketName[]) {
         const want = expected(zone, bucket);
         for (const column of ["at", "stamp"]) {
-          const [onD1, onPg] = await Promise.all([buckets("d1", zone, column, bucket), buckets("postgres", zone, column, bucket)]);
-          expect(onD1, `D1 ${zone} ${column} ${bucket}`).toEqual(want);
-          expect(onPg, `PostgreSQL ${zone} ${column} ${bucket}`).toEqual(want);
+          const answers = await Promise.all(DATABASES.map((db) => buckets(db, zone, column, bucket)));
+          for (const [i, answer] of answers.entries()) expect(answer, `${DATABASES[i]} ${zone} ${column} ${bucket}`).toEqual(want);
         }
       }
     }
   });
 
+  it("puts Europe/Berlin's months right across both DST changes on MySQL, without its time-zone tables", async () => {
+    if (!mysqlAvailable) return;
+    // The tests' server has no zone tables: MySQL itself cannot tell Berlin's offset.
+    const [named] = await onMysql<{ t: string | null }>("SELECT CONVERT_TZ('2026-03-29 00:30:00', 'UTC', 'Europe/Berlin') AS t");
+    expect(named.t).toBeNull();
+    // Computed here from Intl: 2026-03-31T22:30Z is April in Berlin (+02:00), 2025-12-31T23:30Z January (+01:00).
+    const want = expected("Europe/Berlin", "month");
+    expect(want).toContainEqual(["2026-04", 1]);
+    expect(want).not.toEqual(expected("UTC", "month"));
+    for (const column of ["at", "stamp"]) expect(await buckets("mysql", "Europe/Berlin", column, "month"), column).toEqual(want);
+    // Both changes inside one range: the month of every instant around them.
+    const around = INSTANTS.filter(
+      (ms) =>
+        Math.abs(ms - Date.parse("2026-03-29T01:00:00Z")) < 30 * HOUR || Math.abs(ms - Date.parse("2026-10-25T01:00:00Z")) < 30 * HOUR,
+    );
+    const hours = await runOn("mysql", "Europe/Berlin", {
+      dataset: "events",
+      group_by: [{ column: "at", bucket: "day" }],
+      values: [{ aggregate: "count" }],
+      filters: [{ column: "id", op: "in", values: INSTANTS.flatMap((ms, i) => (around.includes(ms) ? [i + 1] : [])).slice(0, 100) }],
+    });
+    const chosen = INSTANTS.filter((ms) => around.includes(ms)).slice(0, 100);
+    expect(hours.rows.map((r) => [r.at_day, r.count])).toEqual(expected("Europe/Berlin", "day", chosen));
+  });
+
   it("leaves DATE columns without a zone", async () => {
     const utcDays = expected("UTC", "month");
-    expect(await buckets("d1", "Asia/Tokyo", "day", "month")).toEqual(utcDays);
-    expect(await buckets("postgres", "Asia/Tokyo", "day", "month")).toEqual(utcDays);
+    for (const db of DATABASES) expect(await buckets(db, "Asia/Tokyo", "day", "month"), db).toEqual(utcDays);
   });
 
   it("takes the data's range under the query's filters: a narrow filter still buckets right", async () => {
@@ -178,15 +226,14 @@ describe("report builder buckets in the view's time zone, D1 and PostgreSQL alik
       "day",
       INSTANTS.filter((ms) => ms >= after),
     );
-    expect(await buckets("d1", zone, "stamp", "day", filters)).toEqual(want);
-    expect(await buckets("postgres", zone, "stamp", "day", filters)).toEqual(want);
+    for (const db of DATABASES) expect(await buckets(db, zone, "stamp", "day", filters), db).toEqual(want);
   });
 
   it("reads a date-only filter value on a date-time column as that local day's first instant", async () => {
     for (const zone of ["Asia/Tokyo", "America/Los_Angeles", "Europe/Berlin"]) {
       // Local midnight of 2026-03-29 in the zone, as Intl tells it: the first instant whose local date is that day.
       const first = INSTANTS.filter((ms) => BUCKETS.day(localDate(ms, zone)) >= "2026-03-29");
-      for (const db of ["d1", "postgres"] as const) {
+      for (const db of DATABASES) {
         const result = await runOn(db, zone, {
           dataset: "events",
           values: [{ aggregate: "count" }],
@@ -219,6 +266,11 @@ describe("report builder buckets in the view's time zone, D1 and PostgreSQL alik
     expect(sqlite.params).toHaveLength(3);
     expect(sqlite.zoneRange?.sql).toContain("min(");
     const pg = compileReportQuery({ ...input, dialect: "postgres" });
+    // MySQL: the range statement first, then the transitions as a CASE of literals (no parameter for them).
+    const my = compileReportQuery({ ...input, table: { ...table, query: queryOn("mysql") }, dialect: "mysql", offsets });
+    expect(my.params).toEqual(["zones"]);
+    expect(my.zoneRange?.sql).toContain("min(");
+    expect(my.sql).toContain("WHEN CAST(`dataset`.`at` AS DATETIME(6)) >= TIMESTAMP '2299-01-01 00:00:00.000' THEN 3600");
     expect(pg.params.slice(0, 2)).toEqual(["zones", "Europe/Berlin"]);
     expect(pg.params).toHaveLength(3);
     expect(pg.zoneRange).toBeUndefined();
