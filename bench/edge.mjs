@@ -5,7 +5,7 @@
 //   X-D1-Round-Trips            all D1 trips, of which
 //   X-D1-Primary-Round-Trips    the ones that must reach the primary (the rest may be served by a replica)
 //   X-Binding-Round-Trips       kv=… r2=… queue=…
-//   X-Data-Round-Trips          embed page and report-builder query: trips to the data source
+//   X-Data-Round-Trips          embed page, share page and report-builder query: trips to the data source
 //                               (a D1 data source, read through a first-unconstrained session: a
 //                               replica near the caller may answer; 0 when the query cache hits)
 //   X-Query-Cache               hit | miss | stale | off (the rows say which case they measure)
@@ -13,7 +13,7 @@
 // São Paulo and Virginia, with the D1 primary, the Durable Objects, R2 and the queue in
 // Virginia. "before" is the same operations with the hop counts of the code before the edge
 // work: one Durable Object call per authenticated call (the token guard) and every D1 trip
-// on the primary — except the embed page and builder query rows, whose "before" is the code
+// on the primary — except the embed page, share page and builder query rows, whose "before" is the code
 // before the query cache (issue 29): the service's D1 trips as now, every data-source query
 // on the data source's primary (no session), no cache (a hit row's "before" is its miss row's
 // hops).
@@ -163,9 +163,19 @@ try {
   let misses = 0;
   const embedPath = (id, since) => `/embed/${id}?customer_token=${customer.token}&var_since=${since}`;
 
+  // A report's share link on the cached dashboard (stored as a report job stores it, without
+  // the capture and the e-mail: /_dev/share-link). A miss each time: another link with another
+  // `since`, all made before the runs (a write resets what the isolate keeps of the customer).
+  const shareLink = async (since) =>
+    (await adminPost("/_dev/share-link", { provided_id: "acme-berlin", dashboard_embed_id: "edge-bench-cached", variables: { since } }))
+      .path;
+  const shareHit = await shareLink("2026-01-01");
+  const shareMisses = [];
+  for (let i = 0; i < calls + 3; i++) shareMisses.push(await shareLink(`2025-12-30T${i}`));
+
   let created = 0;
   // [name, authenticated, run, before]: `before` says how the code before the edge work made
-  // the same call (see the header); the embed page and builder query rows share the hops of
+  // the same call (see the header); the embed page, share page and builder query rows share the hops of
   // their miss run, every data trip on the primary.
   const dataOnPrimary = (h) => ({ ...h, dataPrimary: h.dataPrimary + h.dataReplica, dataReplica: 0 });
   const operations = [
@@ -185,6 +195,8 @@ try {
       () => measure("GET", embedPath("edge-bench-cached", "2026-01-01"), undefined, {}, "hit"),
       "embed page, miss",
     ],
+    ["share page, miss", false, () => measure("GET", shareMisses.pop(), undefined, {}, "miss"), "share page, miss"],
+    ["share page, hit", false, () => measure("GET", shareHit, undefined, {}, "hit"), "share page, miss"],
     [
       "builder query, miss",
       false,

@@ -38,7 +38,7 @@ const Vars = z.object({
   DOWNLOAD_TTL_SECONDS: z.coerce.number().int().min(60).default(900),
   SHARE_TTL_SECONDS: z.coerce.number().int().min(60).default(604_800),
   CAPTURE_STATIONS: positive(1),
-  /** How long a location keeps what a view reads of its customer (docs/edge.md#revocation-window); 0 = not kept. */
+  /** How long a location keeps what a view reads of its customer (docs/edge.md#the-revocation-window); 0 = not kept. */
   VIEWER_CACHE_SECONDS: count(10),
   /** The embed page refuses `customer_token` and takes signed embed tokens only. */
   EMBED_REQUIRE_SIGNED: flag.transform((value) => value === "true"),

@@ -156,7 +156,12 @@ export function definitionForCustomer(
 export async function readDashboard(db: Database, request: RenderRequest): Promise<LoadedDashboard> {
   const { tags, fallBackToNewest } = request.versions;
   const parts = [request.embedId, tags.join(","), String(fallBackToNewest)];
-  const rows = await viewerReads(request.viewerCache, parts, () => db.batch(dashboardReads(db, request)), request.waitUntil);
+  const { accept } = request;
+  const rows = await viewerReads(request.viewerCache, parts, () => db.batch(dashboardReads(db, request)), {
+    waitUntil: request.waitUntil,
+    // A signed token or share link made after a refresh elsewhere: the kept customer does not know its token yet.
+    usable: accept ? ([chain]) => accept(chain[0]) : undefined,
+  });
   return dashboardFromReads(request, rows);
 }
 

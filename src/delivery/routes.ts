@@ -5,6 +5,7 @@ import { apiOperation, declaredRoute, ErrorSchema, publicOperation, successSchem
 import { accessScope } from "../customers/scope";
 import { backgroundOf } from "../http/background";
 import { QueryCacheReport } from "../data/query-cache";
+import { DataRoundTrips } from "../data/query-runner";
 import { pageWidth } from "../dashboards/layout";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { DownloadQuery, JobSchema, JobStatusBody, ReportBody, ScreenshotBody } from "./schemas";
@@ -222,12 +223,18 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(shareRoute, async (c) => {
     await pageSecurityHeaders(c);
     const cacheReport = new QueryCacheReport();
+    const dataRoundTrips = new DataRoundTrips();
     try {
       const page = await renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width), {
         cacheReport,
+        dataRoundTrips,
         waitUntil: backgroundOf(c),
       });
-      if (config(c.env).DIAGNOSTICS) for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
+      if (config(c.env).DIAGNOSTICS) {
+        for (const [name, value] of Object.entries(cacheReport.headers())) c.header(name, value);
+        // As the embed page: the data-source trips the view waited for (0 when every panel hit).
+        c.header("X-Data-Round-Trips", String(dataRoundTrips.count));
+      }
       return c.html(page, 200);
     } catch (error) {
       if (isGoneError(error)) {

@@ -4,10 +4,11 @@ import { registerReportDevRoutes } from "./builder-floor";
 import { registerChartRoutes } from "./charts";
 import { registerDevFloorRoutes } from "./floors";
 import { registerOutboxRoutes } from "./outbox";
+import { registerShareLinkDevRoutes } from "./share-links";
 
 /**
  * Every `/_dev/` route in one place: benchmark floors, the builder's statement and its floor,
- * the local outbox, forgetting drawn charts. They exist only with DEV_ROUTES on
+ * the local outbox, forgetting drawn charts, a share link without a report. They exist only with DEV_ROUTES on
  * (./dev-only.ts guards the path ahead of every route) and are not part of the API.
  */
 export function registerDevRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -15,4 +16,5 @@ export function registerDevRoutes(app: OpenAPIHono<AppEnv>): void {
   registerReportDevRoutes(app);
   registerOutboxRoutes(app);
   registerChartRoutes(app);
+  registerShareLinkDevRoutes(app);
 }

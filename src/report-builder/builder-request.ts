@@ -14,6 +14,8 @@ import type { CustomerViewRow } from "../customers/repository";
 import * as customersRepo from "../customers/repository";
 import * as dashboardsRepo from "../dashboards/repository";
 import { computedPresentation, DEFAULT_LOCALE, DEFAULT_TIMEZONE } from "../view/presentation";
+import { viewerReads } from "../dashboards/viewer-cache";
+import { config } from "../config";
 import { lockedFiltersFit, staleLockError } from "./locks";
 import * as repo from "./repository";
 
@@ -108,7 +110,20 @@ async function countBuilderRequest(request: BuilderRequest): Promise<void> {
   }
 }
 
-/** Opens a builder request that reads nothing more than every request does. */
+/**
+ * Opens a builder request that reads nothing more than every request does. Those reads are
+ * kept at the location for VIEWER_CACHE_SECONDS (dashboards/viewer-cache.ts), keyed by the
+ * token's customer and blueprint: a query whose result hits the query cache then makes no D1
+ * trip. A customer or blueprint not found is never kept, and kept rows that do not know the
+ * token's customer token (minted after a refresh elsewhere) are read again from D1.
+ */
 export async function openBuilder(request: BuilderRequest): Promise<OpenedBuilder> {
-  return opened(request, await request.db.batch(builderReads(request)));
+  const { claims } = request;
+  const cacheKey = { viewer: `cid:${claims.cid}`, seconds: config(request.env).VIEWER_CACHE_SECONDS };
+  const rows = await viewerReads(cacheKey, ["blueprint", String(claims.bid)], () => request.db.batch(builderReads(request)), {
+    waitUntil: request.waitUntil,
+    found: ([chain, blueprint]) => chain.length > 0 && blueprint.length > 0,
+    usable: async ([chain]) => constantTimeEqual(claims.ctv, await customerTokenFingerprint(chain[0].tokenHash)),
+  });
+  return opened(request, rows);
 }

@@ -58,6 +58,7 @@ describe("development routes need the admin token (all but the outbox)", () => {
     ["POST", "/_dev/report-sql/no-such-blueprint", { dataset: "orders", columns: ["id"] }],
     ["GET", "/_dev/delivery-stages/no-such-job", undefined],
     ["POST", "/_dev/charts/forget", {}],
+    ["POST", "/_dev/share-link", { provided_id: "acme-berlin", dashboard_embed_id: "sales-overview" }],
   ];
 
   it.each(routes)("%s %s: 401 invalid_admin_token without it, or with another token", async (method, path, body) => {

@@ -182,7 +182,11 @@ describe("the builder's JSON API", () => {
 
   it("runs a query on this customer's rows only, in one D1 round trip for the service and one for the data", async () => {
     const token = await builderToken();
-    const res = await builder("POST", "/query", token, { ...byProduct, sort: [{ column: "sum_amount", direction: "desc" }] });
+    // What the service reads, read from D1 (not kept at the location: test/report-builder/viewer-cache.test.ts).
+    const res = await callWithEnv({ VIEWER_CACHE_SECONDS: "0" }, "POST", `/report-builder/${ctx.embedId}/query`, {
+      body: { ...byProduct, sort: [{ column: "sum_amount", direction: "desc" }] },
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       success: 1,
