@@ -5,6 +5,7 @@ import { registerConsoleRoutes } from "./console/routes";
 import { registerCustomerRoutes } from "./customers/routes";
 import { registerEmbedRoutes } from "./dashboards/embed-routes";
 import { registerDashboardAdminRoutes } from "./dashboards/admin-routes";
+import { registerDashboardListRoutes } from "./dashboards/list-routes";
 import { registerDashboardsAsCodeRoutes } from "./dashboards-as-code/routes";
 import { registerDeliveryRoutes } from "./delivery/routes";
 import { registerEmbedTokenRoutes } from "./embed-tokens/routes";
@@ -71,6 +72,7 @@ export function createApp() {
   registerLegacyRoutes(app);
   registerAdminRoutes(app);
   registerDashboardAdminRoutes(app);
+  registerDashboardListRoutes(app);
   registerDashboardsAsCodeRoutes(app);
   registerEmbedTokenRoutes(app);
   registerEmbedRoutes(app);

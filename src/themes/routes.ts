@@ -1,6 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext, AppEnv } from "../http/context";
-import { apiOperation, publicOperation, successSchema } from "../http/openapi";
+import { ApiError } from "../http/errors";
+import { apiOperation, declaredRoute, ErrorSchema, successSchema } from "../http/openapi";
 import { ASSET_PREFIX } from "../view/asset-url";
 import { assetKey } from "./asset-path";
 import { CreateThemeBody, DeleteThemeBody, ThemeSchema, UpdateThemeBody } from "./schemas";
@@ -62,15 +63,34 @@ const list = apiOperation({
   response: successSchema({ themes: z.array(ThemeSchema) }),
 });
 
-const asset = publicOperation({
+/** What a stored theme file is served as: a font (WOFF2) or a logo; nothing else is stored (./file-checks.ts). */
+const assetContent = Object.fromEntries(
+  ["font/woff2", "image/png", "image/jpeg", "image/webp"].map((type) => [type, { schema: z.string().openapi({ format: "binary" }) }]),
+);
+
+const asset = declaredRoute({
   method: "get",
   path: `${ASSET_PREFIX}{sha256}`,
   operationId: "themeAsset",
   tags,
   summary: "A theme's font or logo (immutable: its URL is its content's SHA-256)",
-  database: "session",
-  params: z.object({ sha256: z.string().openapi({ description: "The SHA-256 of the file, 64 hex characters." }) }),
-  response: z.string().openapi({ format: "binary" }),
+  access: "public",
+  request: {
+    params: z.object({
+      sha256: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/, "the SHA-256 of the file: 64 lower-case hex characters")
+        .openapi({ description: "The SHA-256 of the file, 64 lower-case hex characters." }),
+    }),
+  },
+  responses: {
+    200: { description: "The file as stored, `Cache-Control: public, max-age=31536000, immutable`.", content: assetContent },
+    400: {
+      description: "`validation_error`: `sha256` is not 64 lower-case hex characters.",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
+    404: { description: "`route_not_found`: no theme file has this SHA-256.", content: { "application/json": { schema: ErrorSchema } } },
+  },
 });
 
 export function registerThemeRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -97,9 +117,8 @@ export function registerThemeRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   // Served from R2 as stored; the key is the content's hash, so it can be cached for good.
   app.openapi(asset, async (c) => {
-    const sha256 = c.req.param("sha256") ?? "";
-    const object = /^[0-9a-f]{64}$/.test(sha256) ? await c.env.FILES.get(assetKey(sha256)) : null;
-    if (!object) return c.json({ success: 0, error: { code: "route_not_found", message: "No such theme file." } }, 404) as never;
+    const object = await c.env.FILES.get(assetKey(c.req.valid("param").sha256));
+    if (!object) throw new ApiError("route_not_found", "No theme file has this SHA-256.");
     c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
     c.header("Cache-Control", "public, max-age=31536000, immutable");
     c.header("X-Content-Type-Options", "nosniff");
