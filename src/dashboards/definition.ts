@@ -5,6 +5,7 @@ import { COLUMN_STYLES } from "../view/format";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
 import { plainText } from "../http/fields";
 import { canonicalLocaleKey, translationKeyProblem } from "../view/translations";
+import { PdfPageFields } from "../view/paper";
 
 /**
  * For the JSON Schema only (the API runs the real checks): a read statement starts, after
@@ -188,6 +189,7 @@ const PanelFields = z.looseObject({
   format: Format,
   column_formats: ColumnFormats,
   on_click: OnClick.optional(),
+  page_break_before: z.boolean().optional().meta({ description: "On paper (a PDF with a page size): this panel starts a new page." }),
 });
 
 /**
@@ -312,6 +314,8 @@ export const DashboardDefinition = z
       .max(MAX_CACHE_TTL_SECONDS)
       .optional()
       .meta({ description: "Seconds a panel's result is served from the cache near the viewer (0–86400; 0 or absent: never cached)." }),
+    pdf: PdfPageFields.optional().meta({ description: "The default pages of its PDFs (a request's `pdf` overrides each field)." }),
+    show_filters_in_captures: z.boolean().optional().meta({ description: "false: captures do not state the filter values they show." }),
     translations: z
       .record(z.string().min(2).max(64), z.record(z.string().min(1).max(300), z.string().max(20_000)))
       .optional()

@@ -37,7 +37,7 @@ export interface Geometry {
   column: number;
 }
 
-const SIDE_PAD_PX = 16;
+export const SIDE_PAD_PX = 16;
 /** From this page width on, every width draws the same page (the content is at its widest). */
 export const WIDEST_LAYOUT_FROM_PX = MAX_CONTENT_PX + 2 * SIDE_PAD_PX;
 

@@ -24,6 +24,9 @@ import {
 import { PANEL_STYLE } from "./panel-style";
 import { interpolateText, type PlaceholderContext } from "../data/placeholders";
 import { localizeDefinition } from "./translations";
+import type { Paper } from "../view/paper";
+import { PAPER_STYLE, paperBands } from "./paper-layout";
+import { CAPTURE_FILTERS_STYLE, captureFilters } from "./capture-filters";
 
 /** A table panel shows at most this many rows (its CSV has them all). */
 const TABLE_ROWS = 200;
@@ -47,10 +50,12 @@ export interface RenderInput {
   view: Presentation;
   /** Display names of result columns (table headers, chart series); default the names themselves. */
   columnNames?: Record<string, string>;
+  /** A capture (PNG, PDF, e-mail image): it states its filter values; on `paper`, laid out for its pages (paper-layout.ts). */
+  capture?: { paper?: Paper };
 }
 
-/** How a page is shown: its width, and the interactive parts of the embed page. */
-export type PageOptions = Pick<RenderInput, "width" | "fitToWindow" | "interaction">;
+/** How a page is shown: its width, the interactive parts of the embed page, or a capture. */
+export type PageOptions = Pick<RenderInput, "width" | "fitToWindow" | "interaction" | "capture">;
 
 /**
  * One self-contained HTML document: inline CSS, charts as inline SVG, no external
@@ -70,7 +75,13 @@ export function renderDashboard(given: RenderInput): string {
   const g = geometry(input.width ?? DEFAULT_PAGE_WIDTH);
   const title = input.definition.title ? interpolateText(input.definition.title, input.context) : input.dashboardName;
   const words = wordsOf(input);
-  const panels = readingOrder(input.definition.panels).map((panel, i) => html`${i > 0 ? "\n" : ""}${renderPanel(panel, input, g, words)}`);
+  const paper = input.capture?.paper;
+  const panels = paper
+    ? paperBands(input.definition.panels, paper, (panel) => renderPanel(panel, input, g, words))
+    : html`<div class="grid">
+${readingOrder(input.definition.panels).map((panel, i) => html`${i > 0 ? "\n" : ""}${renderPanel(panel, input, g, words)}`)}
+</div>`;
+  const filters = input.capture ? captureFilters(input.definition, input.context, view.locale, localized.optionLabels) : "";
   const controls = input.interaction
     ? filterControls(input.definition.variables, input.context, input.interaction, view.locale, localized.optionLabels)
     : "";
@@ -79,19 +90,17 @@ export function renderDashboard(given: RenderInput): string {
   const heading = logo ? html`<div class="brand">${logo}<h1>${title}</h1></div>` : html`<h1>${title}</h1>`;
   // A page nobody interacts with (a capture, a share link) is "still": a table there cannot be
   // scrolled sideways, so its cells wrap and every column shows.
-  const main = `dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}`;
+  const main = `dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}${paper ? " paper" : ""}`;
   return renderPage({
     root: view,
     title,
-    style: `${PANEL_STYLE}${clicks.length > 0 ? CLICK_STYLE : ""}${presentationCss(view)}`,
+    style: `${PANEL_STYLE}${clicks.length > 0 ? CLICK_STYLE : ""}${filters ? CAPTURE_FILTERS_STYLE : ""}${paper ? PAPER_STYLE : ""}${presentationCss(view)}`,
     bodyAttributes: { "data-render-complete": "true" },
     body: html`<main class="${main}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${
       input.fitToWindow ? html` data-fit-window="${WIDEST_LAYOUT_FROM_PX}"` : ""
     }>
 <header class="dashboard-header">${heading}<p>${input.context.customer.name}</p></header>
-${controls}<div class="grid">
-${panels}
-</div></main>`,
+${filters}${controls}${panels}</main>`,
     scripts: [...clicks, FRAME_SCRIPT_INLINE],
   });
 }
@@ -185,7 +194,8 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, word
     case "kpi":
       return kpi(panel, rows[0], input.context, panelWidth(g, panel) - 2 * PANEL_PAD_X - 2, clock);
     case "table":
-      return table(rows, result.truncated, { clock, t, formats, names });
+      // On paper a table prints every row it has; on screen it scrolls inside its panel.
+      return table(rows, result.truncated, { clock, t, formats, names }, input.capture?.paper ? rows.length : TABLE_ROWS);
     case "pie":
       return chart(
         pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel), { clock, formats, names }, look(input)),
@@ -267,19 +277,20 @@ function table(
   rows: Row[],
   truncated: boolean,
   view: { clock: ViewClock; t: Translator; formats: Record<string, ColumnFormat>; names: Record<string, string> },
+  shown: number,
 ): Html {
   const columns = Object.keys(rows[0]);
   const numeric = columns.map((column) => rows.some((row) => typeof row[column] === "number"));
   const num = (i: number) => (numeric[i] ? html` class="num"` : "");
   const head = columns.map((column, i) => html`<th${num(i)}>${view.names[column] ?? column}</th>`);
   const body = rows
-    .slice(0, TABLE_ROWS)
+    .slice(0, shown)
     .map(
       (row) => html`<tr>${columns.map((column, i) => html`<td${num(i)}>${cell(row[column], view.clock, view.formats[column])}</td>`)}</tr>`,
     );
   const more =
-    rows.length > TABLE_ROWS || truncated
-      ? html`<p class="note">${view.t("panel.table_first", { count: formatNumber(TABLE_ROWS, view.clock.locale) }, TABLE_ROWS)}</p>`
+    rows.length > shown || truncated
+      ? html`<p class="note">${view.t("panel.table_first", { count: formatNumber(shown, view.clock.locale) }, shown)}</p>`
       : "";
   return html`<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
 }

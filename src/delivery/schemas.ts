@@ -4,6 +4,7 @@ import { Email, EmbedId, plainText } from "../http/fields";
 import { JOB_KINDS, JOB_STATUSES } from "../db/job-vocabulary";
 import { checkDeliveryTarget, ReportId, type Targeted } from "./target";
 import { presentationFields } from "../view/presentation";
+import { PdfPageFields } from "../view/paper";
 
 const DashboardEmbedId = EmbedId.optional().openapi({
   description: "The dashboard to deliver. Exactly one of `dashboard_embed_id` and `report_id`.",
@@ -33,6 +34,7 @@ export const ScreenshotBody = z
     subject: plainText(1, 300).optional(),
     variables: Variables.optional(),
     width: z.number().int().min(1).max(4096).default(1280).openapi({ description: "Pixels, 1–4096." }),
+    pdf: PdfPageFields.optional(),
     callback_url: CallbackUrl,
     ...presentationFields,
   })
@@ -123,6 +125,8 @@ export const JobRequestSchema = z.object({
    * from the customer (src/view/presentation.ts resolves it when the job renders).
    */
   presentation: z.object({ theme: z.string().optional(), locale: z.string().optional(), timezone: z.string().optional() }).optional(),
+  /** A PDF's pages as asked (over the definition's `pdf`): with a page size, printed on paper. */
+  pdf: PdfPageFields.optional(),
 });
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 

@@ -155,6 +155,7 @@ export async function requestScreenshot(
     ...(versions.fallBackToNewest ? {} : { fallBackToNewest: false }),
     callbackUrl: input.callback_url ?? null,
     ...jobPresentation(input),
+    ...(input.pdf && input.export_type === "pdf" ? { pdf: input.pdf } : {}),
     ...jobExtras,
   };
   const jobId = newJobId();

@@ -31,6 +31,8 @@ import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
 import type { Presentation } from "../../view/presentation";
 import { inlineThemeAssets } from "../../themes/inline-assets";
+import { type PaperPrint, paperPageWidth, paperPrint } from "../../dashboards/paper-layout";
+import { paperOf } from "../../view/paper";
 
 /**
  * A first attempt in the API call's background lives at most this long (Workers end
@@ -136,10 +138,15 @@ export async function runJob(
     } else {
       const rendered = await (early?.html ?? renderJobPage(db, env, jobPage, cacheReport));
       view = rendered.view;
-      const html = rendered.html;
+      const { html, paper } = rendered;
       const format =
         request.exportType === "pdf" ? "pdf" : job.kind === "report" && config(env).REPORT_IMAGE_FORMAT === "jpeg" ? "jpeg" : "png";
-      captured = await effects.capture(html, { width: request.width, scale: request.scale ?? 1, format, deadline: captureBy }, job.id);
+      const width = paper?.width ?? request.width;
+      captured = await effects.capture(
+        html,
+        { width, scale: request.scale ?? 1, format, deadline: captureBy, paper: paper?.print },
+        job.id,
+      );
     }
     const key = `jobs/${job.id}/${request.fileName}`;
     // Where the captured panels' results came from, for the download's X-Query-Cache and X-Cache-Reads.
@@ -202,6 +209,8 @@ export async function runJob(
 interface RenderedPage {
   html: string;
   view?: Presentation;
+  /** A PDF on paper: drawn at the paper's printable width, printed on its pages (absent: one page from the width). */
+  paper?: { width: number; print: PaperPrint };
 }
 
 /**
@@ -217,7 +226,6 @@ async function renderJobPage(
   cacheReport: QueryCacheReport,
   read?: DashboardRead,
 ): Promise<RenderedPage> {
-  const presentation = { width: request.width }; // charts drawn for the capture's width
   try {
     if (target.kind === "saved_report")
       return {
@@ -238,8 +246,15 @@ async function renderJobPage(
           variables: request.variables,
           presentation: request.presentation,
         });
-    const html = await renderLoaded(env, loaded, presentation, { cacheReport });
-    return { html: await inlineThemeAssets(env.FILES, html, loaded.view), view: loaded.view };
+    // A PDF with a page size (the request's, over the definition's default) is laid out for its pages.
+    const paper = request.exportType === "pdf" ? paperOf(loaded.definition.pdf, request.pdf) : undefined;
+    const width = paper ? paperPageWidth(paper) : request.width; // charts drawn for the capture's width
+    const html = await renderLoaded(env, loaded, { width, capture: { paper } }, { cacheReport });
+    return {
+      html: await inlineThemeAssets(env.FILES, html, loaded.view),
+      view: loaded.view,
+      paper: paper && { width, print: paperPrint(paper, loaded, new Date()) },
+    };
   } catch (error) {
     const gone = goneFailure(error);
     if (gone !== undefined) throw new JobFailure(gone.reason, true, gone.message);

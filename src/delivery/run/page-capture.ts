@@ -3,6 +3,8 @@ import CAPTURE_SCRIPT from "#browser/capture.js";
 import { JobFailure } from "../job-state";
 import type { Tab } from "./browser-session";
 import { beforeDeadline } from "./deadline";
+import { exactPageSize } from "./exact-pages";
+import type { PaperPrint } from "../../dashboards/paper-layout";
 
 // One capture in a tab: the page loaded by the capture script (browser/capture.ts), checked
 // to be a complete dashboard, then its screenshot or PDF.
@@ -20,6 +22,8 @@ export interface CaptureOptions {
    * and the caller stops waiting for the station: the attempt records its failure itself.
    */
   deadline?: number;
+  /** A PDF on paper (a page size: docs/delivery.md "PDF pages"): its pages, margins and footer. Absent: one page from the width. */
+  paper?: PaperPrint;
 }
 
 /** How long a page may take to load and mark itself rendered before the attempt fails. */
@@ -76,23 +80,47 @@ export async function captureOn(
   if (options.format === "pdf") {
     const printed = tab.devtools.send("Page.printToPDF", {
       printBackground: true,
-      paperWidth: options.width / 96,
-      paperHeight: Math.round(options.width * Math.SQRT2) / 96,
-      marginTop: 16 / 96,
-      marginBottom: 16 / 96,
-      marginLeft: 0,
-      marginRight: 0,
-      generateTaggedPDF: true, // accessible PDFs, as puppeteer prints them by default
+      ...(options.paper ? onPaper(options.paper) : widthPage(options.width)),
+      generateTaggedPDF: true, // accessible PDFs (headings, tables), as puppeteer prints them by default
       transferMode: "ReturnAsBase64",
     });
     const { data } = await beforeDeadline(printed, deadline, "the PDF");
+    const bytes = options.paper ? exactPageSize(fromBase64(data), options.paper.widthPt, options.paper.heightPt) : fromBase64(data);
     timing.shotMs = Date.now() - loaded;
-    return { bytes: fromBase64(data), contentType: "application/pdf" };
+    return { bytes, contentType: "application/pdf" };
   }
   const shot = tab.devtools.send("Page.captureScreenshot", { format: options.format, captureBeyondViewport: true });
   const { data } = await beforeDeadline(shot, deadline, "the screenshot");
   timing.shotMs = Date.now() - loaded;
   return { bytes: fromBase64(data), contentType: options.format === "jpeg" ? "image/jpeg" : "image/png" };
+}
+
+/** Today's PDF page: as wide as the capture, √2 times as high, no footer. */
+function widthPage(width: number) {
+  return {
+    paperWidth: width / 96,
+    paperHeight: Math.round(width * Math.SQRT2) / 96,
+    marginTop: 16 / 96,
+    marginBottom: 16 / 96,
+    marginLeft: 0,
+    marginRight: 0,
+  };
+}
+
+/** Pages of the paper's size with its margins, each footed by the footer template (no header: page 1 starts with the dashboard's own). */
+function onPaper(paper: PaperPrint) {
+  const { paperWidth, paperHeight, margin, footerTemplate } = paper;
+  return {
+    paperWidth,
+    paperHeight,
+    marginTop: margin,
+    marginBottom: margin,
+    marginLeft: margin,
+    marginRight: margin,
+    displayHeaderFooter: true,
+    headerTemplate: "<span></span>",
+    footerTemplate,
+  };
 }
 
 /**

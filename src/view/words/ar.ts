@@ -21,6 +21,8 @@ export const ar: Words = {
   "panel.no_mapping": "لم يتم إعداد مصدر بيانات لهذا العميل (المخطط {schema}).",
   "panel.failed": "تعذّر تحميل بيانات هذه اللوحة.",
   "panel.empty": "لا توجد بيانات لهذا الاختيار.",
+  "capture.page": "الصفحة {page} من {pages}",
+  "capture.rendered": "أُنشئ في {time}",
   "subscribe.open": "اشتراك",
   "subscribe.to": "إرسال لوحة المعلومات هذه بالبريد الإلكتروني إلى {email}",
   "subscribe.how_often": "عدد المرات",

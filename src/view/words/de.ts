@@ -9,6 +9,8 @@ export const de: Words = {
   "panel.no_mapping": "Für diesen Kunden ist keine Datenquelle eingerichtet (Schema {schema}).",
   "panel.failed": "Die Daten dieses Bereichs konnten nicht geladen werden.",
   "panel.empty": "Keine Daten für diese Auswahl.",
+  "capture.page": "Seite {page} von {pages}",
+  "capture.rendered": "Erstellt am {time}",
   "subscribe.open": "Abonnieren",
   "subscribe.to": "Dieses Dashboard per E-Mail an {email} senden",
   "subscribe.how_often": "Wie oft",

@@ -13,6 +13,8 @@ export const en = {
   "panel.no_mapping": "No data source is set up for this customer (schema {schema}).",
   "panel.failed": "This panel's data could not be loaded.",
   "panel.empty": "No data for this selection.",
+  "capture.page": "Page {page} of {pages}",
+  "capture.rendered": "Rendered {time}",
   "subscribe.open": "Subscribe",
   "subscribe.to": "E-mail this dashboard to {email}",
   "subscribe.how_often": "How often",

@@ -9,6 +9,8 @@ export const es: Words = {
   "panel.no_mapping": "No hay ninguna fuente de datos configurada para este cliente (esquema {schema}).",
   "panel.failed": "No se pudieron cargar los datos de este panel.",
   "panel.empty": "No hay datos para esta selección.",
+  "capture.page": "Página {page} de {pages}",
+  "capture.rendered": "Generado el {time}",
   "subscribe.open": "Suscribirse",
   "subscribe.to": "Enviar este panel por correo a {email}",
   "subscribe.how_often": "Frecuencia",

@@ -9,6 +9,8 @@ export const fr: Words = {
   "panel.no_mapping": "Aucune source de données n’est configurée pour ce client (schéma {schema}).",
   "panel.failed": "Les données de ce panneau n’ont pas pu être chargées.",
   "panel.empty": "Aucune donnée pour cette sélection.",
+  "capture.page": "Page {page} sur {pages}",
+  "capture.rendered": "Généré le {time}",
   "subscribe.open": "S’abonner",
   "subscribe.to": "Envoyer ce tableau de bord par e-mail à {email}",
   "subscribe.how_often": "Fréquence",

@@ -9,6 +9,8 @@ export const ja: Words = {
   "panel.no_mapping": "この顧客にはデータソースが設定されていません（スキーマ {schema}）。",
   "panel.failed": "このパネルのデータを読み込めませんでした。",
   "panel.empty": "この条件に該当するデータはありません。",
+  "capture.page": "{page} / {pages} ページ",
+  "capture.rendered": "{time} 作成",
   "subscribe.open": "購読する",
   "subscribe.to": "このダッシュボードを {email} にメールで送信",
   "subscribe.how_often": "頻度",
