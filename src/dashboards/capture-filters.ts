@@ -38,5 +38,5 @@ export function captureFilters(
 }
 
 /** The filter line's CSS (on top of PANEL_STYLE). */
-export const CAPTURE_FILTERS_STYLE = `.capture-filters{margin:-8px 0 16px;color:var(--cd-muted);font-size:13px;overflow-wrap:anywhere}.capture-filter-label{font-weight:600}
+export const CAPTURE_FILTERS_STYLE = `.capture-filters{margin:-8px 0 16px;color:var(--cd-muted);font-size:13px;overflow-wrap:anywhere}.capture-filter-label{font-weight:600}.capture-filters bdi{color:var(--cd-text)}
 `;
