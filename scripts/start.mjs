@@ -12,11 +12,13 @@ import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
 import { withProjectCacheHome } from "./lib/cache-home.mjs";
 import { ensureDevVars } from "./lib/dev-vars.mjs";
 import { startLocalCron } from "./lib/local-cron.mjs";
+import { ensureDevMysql } from "./lib/local-mysql.mjs";
 import { ensureLocalPostgres } from "./lib/local-postgres.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
 import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
 import { DARK_THEME, demoThemes } from "./lib/demo-themes.mjs";
 import { warehouseConnectionString } from "./lib/warehouse.mjs";
+import { mysqlConnectionString } from "./lib/warehouse-mysql.mjs";
 
 // A server started for a script (scripts/lib/local-server.mjs names it in STOP_WITH_PID)
 // goes when that script goes, however it ended: one killed by a timeout or a signal it could
@@ -80,6 +82,14 @@ const warehouse = ensureLocalPostgres(warehouseConnectionString(root)).catch((er
   console.error(`local-postgres: ${error.message}`);
   return { stop: async () => {} };
 });
+// MySQL data sources (`npm run demo:mysql`) likewise: a server that answers at the
+// WAREHOUSE_MYSQL connection string is used; else a MariaDB/MySQL installed here is started
+// there (data kept in .wrangler/mysql/dev). Without either, npm start runs as before and
+// MySQL panels say their database could not be reached.
+const warehouseMysql = ensureDevMysql(mysqlConnectionString(root)).catch((error) => {
+  console.error(`local-mysql: ${error.message.split("\n")[0]}`);
+  return { stop: async () => {} };
+});
 
 spawnSync(process.execPath, [join(root, "scripts", "ensure-chrome.mjs")], { stdio: "inherit" });
 spawnSync(process.execPath, [join(root, "scripts", "docs-assets.mjs")], { stdio: "inherit" });
@@ -111,7 +121,7 @@ const dev = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port),
 dev.stdout.pipe(process.stdout);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
 dev.on("exit", async (code) => {
-  await (await warehouse).stop();
+  await Promise.all([(await warehouse).stop(), (await warehouseMysql).stop()]);
   process.exit(code ?? 0);
 });
 
@@ -126,8 +136,8 @@ for (let attempt = 0; attempt < 240; attempt++) {
   await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
-// The PostgreSQL of the WAREHOUSE binding is up (or known absent) before the banner says ready.
-await warehouse;
+// The PostgreSQL and MySQL of the WAREHOUSE bindings are up (or known absent) before the banner says ready.
+await Promise.all([warehouse, warehouseMysql]);
 
 // The Cron Trigger of wrangler.toml, played locally: report schedules run every minute.
 startLocalCron(`http://127.0.0.1:${port}`);

@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import mysql from "mysql2/promise";
+import { reachable } from "./local-postgres.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** Each run's server lives in a folder of its own under here, removed when it stops. */
@@ -37,7 +38,88 @@ export async function ensureLocalMysql({ log = console.log, install = true } = {
   removeLeftRuns();
   const started = Date.now();
   const dir = join(runsDir, `run-${process.pid}-${Date.now()}`);
+  const instance = await startServer(server, dir, await freePort());
+  const stop = async () => {
+    await instance.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const { port } = instance;
+  const password = randomBytes(12).toString("hex");
+  const adminPassword = randomBytes(12).toString("hex");
+  try {
+    await withConnection(instance.rootUrl, async (c) => {
+      for (const statement of [
+        "CREATE DATABASE warehouse",
+        // The account panels run as reads only; EXECUTE lets a test call a function that
+        // writes, which the READ ONLY transaction itself must refuse.
+        `CREATE USER 'warehouse'@'%' IDENTIFIED BY '${password}'`,
+        "GRANT SELECT, EXECUTE, SHOW VIEW ON `warehouse%`.* TO 'warehouse'@'%'",
+        `CREATE USER 'warehouse_admin'@'%' IDENTIFIED BY '${adminPassword}'`,
+        "GRANT ALL PRIVILEGES ON `warehouse%`.* TO 'warehouse_admin'@'%'",
+      ])
+        await c.query(statement);
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  log(`local-mysql: started ${instance.name} on 127.0.0.1:${port} for this run (${((Date.now() - started) / 1000).toFixed(1)} s).`);
+  return {
+    stop,
+    connectionString: `mysql://warehouse:${password}@127.0.0.1:${port}/warehouse`,
+    adminConnectionString: `mysql://warehouse_admin:${adminPassword}@127.0.0.1:${port}/warehouse`,
+  };
+}
+
+/**
+ * The MySQL of the WAREHOUSE_MYSQL binding for `npm start` (docs/mysql.md): a server that
+ * answers at the connection string's host and port is used as it is; when nothing answers
+ * on a local host and a MariaDB or MySQL server program is installed, one is started there
+ * from a data directory kept in .wrangler/mysql/dev/ (so `npm run demo:mysql`'s rows stay),
+ * with the connection string's account reading its database (`<database>%`). Without either,
+ * nothing starts and MySQL panels show a message. Resolves with `{ started, stop, rootUrl? }`:
+ * `rootUrl` (root on the loopback, no password) only for a server started here.
+ */
+export async function ensureDevMysql(connectionString, { log = console.log } = {}) {
+  const none = { started: false, stop: async () => {} };
+  const url = new URL(connectionString);
+  const port = Number(url.port || 3306);
+  if (!["localhost", "127.0.0.1", "::1", "[::1]"].includes(url.hostname)) return none;
+  if (await reachable(url.hostname, port)) return none;
+  const server = serverProgram();
+  if (!server) {
+    log("local-mysql: no MySQL at the WAREHOUSE_MYSQL connection string and no MariaDB/MySQL server here; MySQL panels will say so.");
+    return none;
+  }
+  const started = Date.now();
+  const instance = await startServer(server, join(runsDir, "dev"), port);
+  try {
+    const user = decodeURIComponent(url.username);
+    const password = decodeURIComponent(url.password);
+    const database = databaseOf(connectionString);
+    await withConnection(instance.rootUrl, async (c) => {
+      await c.query(`CREATE DATABASE IF NOT EXISTS ${quoted(database)}`);
+      // The demo's own local account, as wrangler.toml names it: reads only.
+      await c.query("CREATE USER IF NOT EXISTS ?@'%' IDENTIFIED BY ?", [user, password]);
+      await c.query(`GRANT SELECT, SHOW VIEW ON ${quoted(`${database.replace(/[_%]/g, "\\$&")}%`)}.* TO ?@'%'`, [user]);
+    });
+  } catch (error) {
+    await instance.stop();
+    throw error;
+  }
+  log(
+    `local-mysql: started ${instance.name} on 127.0.0.1:${port} for this server (${((Date.now() - started) / 1000).toFixed(1)} s; data in .wrangler/mysql/dev).`,
+  );
+  return { started: true, stop: instance.stop, rootUrl: instance.rootUrl };
+}
+
+/**
+ * A server from `dir` (initialised first when empty) on 127.0.0.1:port, root without a
+ * password on the loopback; resolves once root can connect.
+ */
+async function startServer(server, dir, port) {
   const data = join(dir, "data");
+  const fresh = !existsSync(data) || readdirSync(data).length === 0;
   mkdirSync(data, { recursive: true });
   const logFile = join(dir, "server.log");
   const readLog = () => (existsSync(logFile) ? readFileSync(logFile, "utf8").slice(-4000) : "");
@@ -45,9 +127,8 @@ export async function ensureLocalMysql({ log = console.log, install = true } = {
   // Small files: a test server holds a few rows (MariaDB's defaults write ~100 MB of logs).
   const common = ["--no-defaults", `--datadir=${data}`, "--innodb-log-file-size=8M", "--innodb-buffer-pool-size=32M", "--skip-log-bin"];
   const asRoot = process.getuid?.() === 0 ? ["--user=root"] : [];
-  initialise(server, mariadb, [...common, ...asRoot], logFile, readLog);
+  if (fresh) initialise(server, mariadb, [...common, ...asRoot], logFile, readLog);
 
-  const port = await freePort();
   const logFd = openSync(logFile, "a");
   const child = spawn(
     server,
@@ -65,43 +146,18 @@ export async function ensureLocalMysql({ log = console.log, install = true } = {
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
-    rmSync(dir, { recursive: true, force: true });
   }
-
   const rootUrl = `mysql://root@127.0.0.1:${port}/mysql`;
-  const password = randomBytes(12).toString("hex");
-  const adminPassword = randomBytes(12).toString("hex");
-  try {
-    const deadline = Date.now() + 30_000;
-    while (!(await withConnection(rootUrl, () => true).catch(() => false))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start: ${readLog()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  const deadline = Date.now() + 30_000;
+  while (!(await withConnection(rootUrl, () => true).catch(() => false))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`the server did not start: ${readLog()}`);
     }
-    await withConnection(rootUrl, async (c) => {
-      for (const statement of [
-        "CREATE DATABASE warehouse",
-        // The account panels run as reads only; EXECUTE lets a test call a function that
-        // writes, which the READ ONLY transaction itself must refuse.
-        `CREATE USER 'warehouse'@'%' IDENTIFIED BY '${password}'`,
-        "GRANT SELECT, EXECUTE, SHOW VIEW ON `warehouse%`.* TO 'warehouse'@'%'",
-        `CREATE USER 'warehouse_admin'@'%' IDENTIFIED BY '${adminPassword}'`,
-        "GRANT ALL PRIVILEGES ON `warehouse%`.* TO 'warehouse_admin'@'%'",
-      ])
-        await c.query(statement);
-    });
-  } catch (error) {
-    await stop();
-    throw error;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const version = /Version: '([^']+)'/.exec(readLog())?.[1] ?? "";
-  log(
-    `local-mysql: started ${mariadb ? "MariaDB" : "MySQL"} ${version} on 127.0.0.1:${port} for this run (${((Date.now() - started) / 1000).toFixed(1)} s).`,
-  );
-  return {
-    stop,
-    connectionString: `mysql://warehouse:${password}@127.0.0.1:${port}/warehouse`,
-    adminConnectionString: `mysql://warehouse_admin:${adminPassword}@127.0.0.1:${port}/warehouse`,
-  };
+  return { port, rootUrl, stop, name: `${mariadb ? "MariaDB" : "MySQL"} ${version}` };
 }
 
 /** A server program on PATH or in the usual folders, or null. */
@@ -198,6 +254,8 @@ function removeLeftRuns() {
   if (!existsSync(runsDir)) return;
   for (const name of readdirSync(runsDir)) {
     const pid = Number(/^run-(\d+)-/.exec(name)?.[1]);
+    // `dev` is npm start's server, kept between runs.
+    if (!pid) continue;
     let alive = false;
     try {
       process.kill(pid, 0);
