@@ -23,7 +23,7 @@ export const browserScripts = [
   { name: "frame", source: "src/http/browser/frame.ts", inline: true },
   { name: "subscribe-control", source: "src/dashboards/browser/subscribe-control.ts", inline: true },
   { name: "clicks", source: "src/dashboards/browser/clicks.ts", inline: true },
-  { name: "embed-element", source: "src/dashboards/browser/embed-element.ts", keeps: '"__EMBED_SERVICE_ORIGIN__"' },
+  { name: "embed-element", source: "src/dashboards/browser/embed-script.ts", keeps: '"__EMBED_SERVICE_ORIGIN__"' },
   { name: "report-builder", source: "src/report-builder/browser/builder.ts" },
   { name: "console", source: "src/console/browser/console.ts" },
   { name: "capture", source: "src/delivery/run/browser/capture.ts", expression: true },
@@ -50,6 +50,9 @@ export async function buildBrowserScripts() {
     browserScripts.map(async ({ name, source, inline, expression, keeps }) => {
       const result = await build({
         entryPoints: [join(root, source)],
+        // Paths in the bundle's comments are relative to the checkout, whatever directory the build
+        // was started in: the same sources give the same bytes (the versioned embed script's SRI hash).
+        absWorkingDir: root,
         bundle: true,
         format: "iife",
         // The built function expression: the IIFE's exports, kept in a local, give their default.

@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import { signEmbedToken, verifyEmbedToken } from "../tokens/embed";
 import { readDashboard } from "./customer-dashboard";
 import type { Viewer } from "./viewer";
+import { HOME_PARAMETER } from "./back-control";
 
 // A click on a panel whose on_click is `open` (docs/embedding.md "Clicks"): the target dashboard for the same
 // customer. The target comes from the saved definition, never from the request; the token the
@@ -60,6 +61,9 @@ export async function drillThrough(
     if (query.environment) target.set("environment", query.environment);
   }
   if (query.width) target.set("width", query.width);
+  // The dashboard the frame was opened on, kept along a chain of drill-throughs: the target shows a Back control (./back-control.ts).
+  const home = query[HOME_PARAMETER] || embedId;
+  if (home !== click.dashboard) target.set(HOME_PARAMETER, home);
   const row = rowValues(query.row);
   for (const [variable, column] of Object.entries(click.variables)) {
     const value = row[column];

@@ -1,4 +1,3 @@
-import EMBED_ELEMENT from "#browser/embed-element.js";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { backgroundOf } from "../http/background";
@@ -16,9 +15,10 @@ import { drillThrough } from "./drill-through";
 import { CLICK_DATA_MARK, clickScriptHash } from "./clicks";
 import { config } from "../config";
 import { retryNotFoundOnPrimary } from "../http/replica-retry";
+import { registerEmbedScriptRoutes } from "./embed-script-routes";
 
 // The public embedding routes: minting signed embed tokens, the embed page, its panels' CSV
-// and embed.js. Who may look is decided in ./viewer.ts.
+// (and, registered first, embed.js and its versioned path: ./embed-script-routes.ts). Who may look is decided in ./viewer.ts.
 
 const tags = ["Embedding"];
 
@@ -111,27 +111,6 @@ const openTarget = declaredRoute({
   },
 });
 
-/**
- * `embed.js`: the `<dashboard-embed>` and `<report-builder>` elements (src/dashboards/browser/embed-element.ts,
- * built by scripts/build-browser.mjs) with this service's origin written over their placeholder.
- */
-function embedScript(origin: string): string {
-  return EMBED_ELEMENT.replaceAll(JSON.stringify("__EMBED_SERVICE_ORIGIN__"), JSON.stringify(origin));
-}
-
-const embedJs = declaredRoute({
-  access: "public",
-  method: "get",
-  path: "/embed.js",
-  operationId: "embedScript",
-  tags,
-  summary: "The `<dashboard-embed>` web component",
-  description:
-    "Attributes: `embed-id`, `token` or `token-url` (or legacy `customer-token`), `environment`, `variables` (JSON), `height` (fixed; default: follows the content). " +
-    "Events: `dashboard-load` (`detail.height`), `dashboard-error` (`detail.status`).",
-  responses: { 200: { description: "JavaScript", content: { "application/javascript": { schema: z.string() } } } },
-});
-
 const panelCsv = declaredRoute({
   access: "embed token in query",
   method: "get",
@@ -170,6 +149,7 @@ const panelCsv = declaredRoute({
 });
 
 export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
+  registerEmbedScriptRoutes(app);
   app.openapi(embedPage, async (c) => {
     const embedId = c.req.param("embedId");
     const viewer = await resolveViewer(c.env, embedId, c.req.query());
@@ -268,12 +248,5 @@ export function registerEmbedRoutes(app: OpenAPIHono<AppEnv>): void {
     c.header("Cache-Control", "no-store");
     c.header("X-Content-Type-Options", "nosniff");
     return c.body(rowsToCsv(rows), 200);
-  });
-
-  app.openapi(embedJs, (c) => {
-    c.header("Content-Type", "application/javascript; charset=utf-8");
-    c.header("Cache-Control", "public, max-age=300");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(embedScript(new URL(c.req.url).origin), 200);
   });
 }

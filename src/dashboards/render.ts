@@ -7,6 +7,7 @@ import { raw } from "hono/html";
 import { type Html, html, htmlString, renderPage, url } from "../view/page-shell";
 import { BUILTIN_LOOK, cartesianChart, compactNumber, pieChart } from "./charts";
 import { CLICK_STYLE, clickData } from "./clicks";
+import { BACK_STYLE, backControl } from "./back-control";
 import type { PanelResult, Row } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "./definition";
 import { filterControls, type Interaction, keptQuery } from "./filter-controls";
@@ -86,6 +87,7 @@ ${readingOrder(input.definition.panels).map((panel, i) => html`${i > 0 ? "\n" : 
     ? filterControls(input.definition.variables, input.context, input.interaction, view.locale, localized.optionLabels)
     : "";
   const clicks = input.interaction?.clicks ? clickData(input.definition, input.results, input.context, input.interaction) : [];
+  const back = backControl(input.interaction, words.t);
   const logo = logoImg(view);
   const heading = logo ? html`<div class="brand">${logo}<h1>${title}</h1></div>` : html`<h1>${title}</h1>`;
   // A page nobody interacts with (a capture, a share link) is "still": a table there cannot be
@@ -94,12 +96,12 @@ ${readingOrder(input.definition.panels).map((panel, i) => html`${i > 0 ? "\n" : 
   return renderPage({
     root: view,
     title,
-    style: `${PANEL_STYLE}${clicks.length > 0 ? CLICK_STYLE : ""}${filters ? CAPTURE_FILTERS_STYLE : ""}${paper ? PAPER_STYLE : ""}${presentationCss(view)}`,
+    style: `${PANEL_STYLE}${clicks.length > 0 ? CLICK_STYLE : ""}${back ? BACK_STYLE : ""}${filters ? CAPTURE_FILTERS_STYLE : ""}${paper ? PAPER_STYLE : ""}${presentationCss(view, input.interaction ? "swap" : "block")}`,
     bodyAttributes: { "data-render-complete": "true" },
     body: html`<main class="${main}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${
       input.fitToWindow ? html` data-fit-window="${WIDEST_LAYOUT_FROM_PX}"` : ""
     }>
-<header class="dashboard-header">${heading}<p>${input.context.customer.name}</p></header>
+${back}<header class="dashboard-header">${heading}<p>${input.context.customer.name}</p></header>
 ${filters}${controls}${panels}</main>`,
     scripts: [...clicks, FRAME_SCRIPT_INLINE],
   });

@@ -65,7 +65,7 @@ export function builderPage(input: BuilderPageInput): string {
   return renderPage({
     root: view,
     title: `${input.blueprintName} – ${t("builder.title")}`,
-    style: `${PANEL_STYLE}${STYLE}${input.view ? presentationCss(input.view) : ""}`,
+    style: `${PANEL_STYLE}${STYLE}${input.view ? presentationCss(input.view, "swap") : ""}`,
     bodyAttributes: { "data-status": 200 },
     body: html`<main class="rb">
 <header class="rb-head">${input.view ? logoImg(input.view) : ""}<h1>${input.blueprintName}</h1><p>${input.customerName}</p></header>

@@ -15,7 +15,7 @@ function page(locale: string, title: string, body: Html, theme: UnsubscribeLink[
   return renderPage({
     root: view,
     title,
-    style: `${BUILTIN_THEME_CSS}${STYLE}${presentationCss(view)}`,
+    style: `${BUILTIN_THEME_CSS}${STYLE}${presentationCss(view, "swap")}`,
     body: html`<main>${logoImg(view)}<h1>${title}</h1>${body}</main>`,
   });
 }

@@ -19,14 +19,21 @@ function quotedFamily(family: string): string {
 }
 
 /**
+ * How a theme's font is shown while it loads: `block` (invisible text until it is in) where a
+ * capture takes the page, which waits for every face first (src/delivery/run/browser/capture.ts);
+ * `swap` on live pages, which show their text in the next font of the family list meanwhile.
+ */
+export type FontDisplay = "block" | "swap";
+
+/**
  * `@font-face` rules for the theme's fonts and the custom properties of its colors, radius and
  * font. `base` prefixes the font URLs ("" on our own pages: same origin, CSP `'self'`).
  */
-export function themeCss(doc: ThemeDocument, base = ""): string {
+export function themeCss(doc: ThemeDocument, base = "", display: FontDisplay = "block"): string {
   const faces = doc.fonts
     .map(
       (font) =>
-        `@font-face{font-family:${quotedFamily(font.family)};src:url(${base}${assetPath(font.sha256)}) format("woff2");font-weight:${font.weight};font-style:${font.style};font-display:block}`,
+        `@font-face{font-family:${quotedFamily(font.family)};src:url(${base}${assetPath(font.sha256)}) format("woff2");font-weight:${font.weight};font-style:${font.style};font-display:${display}}`,
     )
     .join("");
   const c = doc.colors;
@@ -37,8 +44,8 @@ export function themeCss(doc: ThemeDocument, base = ""): string {
 export const BUILTIN_THEME_CSS = themeCss(BUILTIN_DOCUMENT);
 
 /** The CSS of a view's theme, to follow a page's stylesheet ("" for the built-in theme: already there). */
-export function presentationCss(presentation: Presentation): string {
-  return presentation.theme ? themeCss(presentation.theme.document) : "";
+export function presentationCss(presentation: Presentation, display: FontDisplay = "block"): string {
+  return presentation.theme ? themeCss(presentation.theme.document, "", display) : "";
 }
 
 /** What a chart is drawn with: series in order, text and grid colors, the font. */

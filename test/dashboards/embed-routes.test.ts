@@ -356,5 +356,32 @@ describe("embed page: versions and access", () => {
     expect(res.body).toContain('"/embed/"');
     expect(res.body).toContain("customer_token");
     expect(res.body).toContain('"http://api.test"');
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=300");
+  });
+
+  it("serves the versioned script immutable, byte for byte the same on every origin, listed with its SRI hash by versions.json", async () => {
+    const versions = await call("GET", "/embed/versions.json");
+    expect(versions.status).toBe(200);
+    const latest = versions.body.latest as string;
+    expect(latest).toMatch(/^v\d+\.\d+$/);
+    const script = versions.body.scripts[latest];
+    expect(script.url).toBe(`http://api.test/embed/${latest}.js`);
+    const res = await call("GET", `/embed/${latest}.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toContain("application/javascript");
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+    // An integrity check of a script from another origin needs CORS.
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    const digest = await crypto.subtle.digest("SHA-384", new TextEncoder().encode(res.body));
+    expect(script.integrity).toBe(`sha384-${btoa(String.fromCharCode(...new Uint8Array(digest)))}`);
+    // No origin written in (it takes the script's own URL's), so every deployment serves the same bytes.
+    expect(res.body).not.toContain("http://api.test");
+    expect(res.body).toContain('customElements.define("dashboard-embed"');
+    // embed.js is the same script with this service's origin written in.
+    const plain = await call("GET", "/embed.js");
+    expect(plain.body).toBe(res.body.replaceAll('"__EMBED_SERVICE_ORIGIN__"', '"http://api.test"'));
+    // Control: another version is no script (an embed id never has a dot: not a dashboard either).
+    const other = await call("GET", "/embed/v0.9.js");
+    expect(other.status).not.toBe(200);
   });
 });

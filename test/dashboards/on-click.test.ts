@@ -407,6 +407,35 @@ describe("clickable panels on the live embed page; none in what is not live", ()
     expect(betaPage.body).not.toMatch(/<td class="num">100<\/td>/);
   });
 
+  it("open: the target names the dashboard the frame was opened on (home) and shows a Back control in the page's language; the home page and captures have none", async () => {
+    const { alpha, source, target, mint } = await setup();
+    const row = encodeURIComponent('{"month":"2026-02"}');
+    const res = await opening(
+      `/embed/${source}/open/months?token=${await mint(alpha.provided_id, { locale: "de-DE" })}&dashboard=${target}&row=${row}`,
+    );
+    const location = new URL(res.headers.get("Location") ?? "", "http://x");
+    expect(location.searchParams.get("home")).toBe(source);
+    const page = await call("GET", location.pathname + location.search);
+    expect(page.body).toMatch(/<nav class="drill-back"><button type="button" data-drill-back>.*Zurück<\/button><\/nav>/);
+    // Control: the page it was opened on has no Back control.
+    const home = await call("GET", `/embed/${source}?token=${await mint(alpha.provided_id)}`);
+    expect(home.status).toBe(200);
+    expect(home.body).not.toContain('<nav class="drill-back">');
+    // Only the live embed page shows it: a page without clicks (a preview's) has none, even with the parameter.
+    const draw = (clicks: boolean) =>
+      renderDashboard({
+        definition: { variables: [], panels: [] },
+        dashboardName: "Orders",
+        context: { customer: { provided_id: "x", name: "X" }, variables: {} } as never,
+        isDemo: false,
+        results: new Map(),
+        view: BUILTIN_PRESENTATION,
+        interaction: { path: `/embed/${target}`, query: { home: source }, locked: [], clicks },
+      });
+    expect(draw(false)).not.toContain('<nav class="drill-back">');
+    expect(draw(true)).toContain('<nav class="drill-back">');
+  });
+
   it("open with a customer token keeps the customer token", async () => {
     const { alpha, source, target } = await setup();
     const res = await opening(

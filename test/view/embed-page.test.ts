@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createCustomer, dashboard, seedOrders, sources, unique, workspace } from "../helpers/dashboards";
 import { base64, createTheme, DARK, PNG_1PX, woff2Bytes } from "../helpers/themes";
+import { renderDashboard } from "../../src/dashboards/render";
+import { BUILTIN_DOCUMENT, BUILTIN_PRESENTATION } from "../../src/view/presentation";
 
 // The presentation resolved for a view and worn by the embed page: `<html>` attributes, the
 // theme's custom properties and fonts, the logo, the chart series.
@@ -67,6 +69,9 @@ describe("the embed page in its presentation", () => {
     expect(res.body).toContain('<html lang="ar-EG" dir="rtl" data-theme="Night" data-timezone="Asia/Tokyo">');
     expect(res.body).toContain("--cd-bg:#0b1020;--cd-surface:#141a2e;--cd-text:#e8ecf8");
     expect(res.body).toMatch(/@font-face\{font-family:"Acme Sans";src:url\(\/theme-assets\/[0-9a-f]{64}\) format\("woff2"\)/);
+    // A live page shows its text at once (in the next font of the list until the theme's is in);
+    // what a capture draws waits for the font (`block`: the capture loads every face first).
+    expect(res.body).toMatch(/@font-face\{font-family:"Acme Sans";[^}]*;font-display:swap\}/);
     expect(res.body).toMatch(/<img class="cd-logo" src="\/theme-assets\/[0-9a-f]{64}"/);
     expect(res.body).toMatch(/fill="#7c9cff"/);
     expect(res.body).not.toMatch(/fill="#4f46e5"/);
@@ -103,5 +108,27 @@ describe("the embed page in its presentation", () => {
       body: { provided_id: ctx.customer, blueprint_id: 999999, theme: "Daylight" },
     });
     expect(builder.status).not.toBe(200);
+  });
+});
+
+describe("a theme's fonts while they load", () => {
+  it("swap on the live page (its text shows at once), block where a capture draws it (the capture waits for every face)", () => {
+    const document = {
+      ...BUILTIN_DOCUMENT,
+      fonts: [{ family: "Acme Sans", weight: 400, style: "normal" as const, sha256: "a".repeat(64) }],
+    };
+    const draw = (interaction?: { path: string; query: Record<string, string>; locked: string[]; clicks: boolean }) =>
+      renderDashboard({
+        definition: { variables: [], panels: [] },
+        dashboardName: "Fonts",
+        context: { customer: { provided_id: "x", name: "X" }, variables: {} } as never,
+        isDemo: false,
+        results: new Map(),
+        view: { ...BUILTIN_PRESENTATION, theme: { name: "Acme", document } },
+        interaction,
+      });
+    const face = (html: string) => /@font-face\{font-family:"Acme Sans";[^}]*\}/.exec(html)?.[0];
+    expect(face(draw())).toContain("font-display:block");
+    expect(face(draw({ path: "/embed/fonts", query: {}, locked: [], clicks: true }))).toContain("font-display:swap");
   });
 });

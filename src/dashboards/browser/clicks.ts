@@ -61,7 +61,7 @@ function activate(state: ClickState, id: string, panel: PanelClicks, row: Row): 
     window.location.assign(url.toString());
   } else if (panel.action === "open" && panel.dashboard) {
     const url = new URL(`${state.path}/open/${encodeURIComponent(id)}`, window.location.href);
-    for (const name of ["token", "customer_token", "environment", "width"]) {
+    for (const name of ["token", "customer_token", "environment", "width", "home"]) {
       const kept = name === "token" ? token : here.searchParams.get(name);
       if (kept) url.searchParams.set(name, kept);
     }

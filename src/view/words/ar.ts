@@ -23,6 +23,7 @@ export const ar: Words = {
   "panel.empty": "لا توجد بيانات لهذا الاختيار.",
   "capture.page": "الصفحة {page} من {pages}",
   "capture.rendered": "أُنشئ في {time}",
+  "drill.back": "رجوع",
   "subscribe.open": "اشتراك",
   "subscribe.to": "إرسال لوحة المعلومات هذه بالبريد الإلكتروني إلى {email}",
   "subscribe.how_often": "عدد المرات",

@@ -11,6 +11,7 @@ export const de: Words = {
   "panel.empty": "Keine Daten für diese Auswahl.",
   "capture.page": "Seite {page} von {pages}",
   "capture.rendered": "Erstellt am {time}",
+  "drill.back": "Zurück",
   "subscribe.open": "Abonnieren",
   "subscribe.to": "Dieses Dashboard per E-Mail an {email} senden",
   "subscribe.how_often": "Wie oft",

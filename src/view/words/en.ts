@@ -15,6 +15,7 @@ export const en = {
   "panel.empty": "No data for this selection.",
   "capture.page": "Page {page} of {pages}",
   "capture.rendered": "Rendered {time}",
+  "drill.back": "Back",
   "subscribe.open": "Subscribe",
   "subscribe.to": "E-mail this dashboard to {email}",
   "subscribe.how_often": "How often",

@@ -11,6 +11,7 @@ export const es: Words = {
   "panel.empty": "No hay datos para esta selección.",
   "capture.page": "Página {page} de {pages}",
   "capture.rendered": "Generado el {time}",
+  "drill.back": "Volver",
   "subscribe.open": "Suscribirse",
   "subscribe.to": "Enviar este panel por correo a {email}",
   "subscribe.how_often": "Frecuencia",

@@ -11,6 +11,7 @@ export const fr: Words = {
   "panel.empty": "Aucune donnée pour cette sélection.",
   "capture.page": "Page {page} sur {pages}",
   "capture.rendered": "Généré le {time}",
+  "drill.back": "Retour",
   "subscribe.open": "S’abonner",
   "subscribe.to": "Envoyer ce tableau de bord par e-mail à {email}",
   "subscribe.how_often": "Fréquence",

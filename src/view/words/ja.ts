@@ -11,6 +11,7 @@ export const ja: Words = {
   "panel.empty": "この条件に該当するデータはありません。",
   "capture.page": "{page} / {pages} ページ",
   "capture.rendered": "{time} 作成",
+  "drill.back": "戻る",
   "subscribe.open": "購読する",
   "subscribe.to": "このダッシュボードを {email} にメールで送信",
   "subscribe.how_often": "頻度",
