@@ -217,6 +217,15 @@ const darkDashboardUrl = demoCustomer.customer ? await signedLink({ dashboard_em
 const builderUrl =
   salesBlueprint !== undefined ? await signedLink({ blueprint_id: salesBlueprint, user_id: "demo-user" }) : "(demo blueprint not found)";
 
+// The versioned embed script and its SRI hash (docs/embedding.md section 4), as the server lists them.
+const embedVersions = await fetch(`http://127.0.0.1:${port}/embed/versions.json`)
+  .then((r) => r.json())
+  .catch(() => ({}));
+const pinnedScript = embedVersions.scripts?.[embedVersions.latest];
+const pinnedTag = pinnedScript
+  ? `<script src="${base}/embed/${embedVersions.latest}.js" integrity="${pinnedScript.integrity}" crossorigin="anonymous" defer></script>`
+  : "(could not read /embed/versions.json)";
+
 console.log(`
 ──────────────────────────────────────────────────────────────────────────────
   Customer API running at ${base}
@@ -231,6 +240,8 @@ console.log(`
     ${demoUrl}
   Report builder on the blueprint "Sales data" (acme-berlin), signed link valid 24 h:
     ${builderUrl}
+  <dashboard-embed> from the versioned script, pinned by its SRI hash (or ${base}/embed.js):
+    ${pinnedTag}
 
   DEV_API_TOKEN (write, access group "Development"):
     ${vars.DEV_API_TOKEN}

@@ -73,9 +73,10 @@ if (openApiLint.status !== 0) {
   process.exit(1);
 }
 
-// Types: a type error fails the run before any test starts. Two projects: the Worker, tests
-// and scripts (tsconfig.json), and the browser's scripts with the DOM lib (tsconfig.browser.json).
-for (const project of ["tsconfig.json", "tsconfig.browser.json"]) {
+// Types: a type error fails the run before any test starts. Three projects: the Worker, tests
+// and scripts (tsconfig.json), the browser's scripts with the DOM lib (tsconfig.browser.json),
+// and the SDK package's sources against its declarations (packages/embed/tsconfig.json).
+for (const project of ["tsconfig.json", "tsconfig.browser.json", "packages/embed/tsconfig.json"]) {
   const typecheck = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", project], {
     cwd: root,
     stdio: "inherit",

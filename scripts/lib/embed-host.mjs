@@ -13,11 +13,18 @@ import { createServer } from "node:http";
  *   GET /order?mode=before|after|defer&token_url=…   a page with two <dashboard-embed> elements in its HTML and
  *                               embed.js before them, after them, or deferred (each way the browser upgrades them)
  *   GET /bad-token              {"token": "not-a-token"}
+ *   GET <path of assets>        each of `assets` (`{ "/react/": { type, body } }`: a test's own page and its script), as given
  */
-export async function startEmbedHost({ apiBase, apiToken, port = 0 }) {
+export async function startEmbedHost({ apiBase, apiToken, port = 0, assets = {} }) {
   const tokenCalls = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://host");
+    const asset = assets[url.pathname];
+    if (asset) {
+      res.writeHead(200, { "Content-Type": asset.type, "Set-Cookie": "vendor_session=signed-in; Path=/; SameSite=Lax" });
+      res.end(asset.body);
+      return;
+    }
     if (url.pathname === "/") {
       res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Set-Cookie": "vendor_session=signed-in; Path=/; SameSite=Lax" });
       res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Vendor app</title>

@@ -68,8 +68,9 @@ export class DashboardEmbed extends FramedPage {
       return {};
     }
   }
-  set variables(value: Record<string, unknown> | null) {
-    this.reflect("variables", value ? JSON.stringify(value) : null);
+  /** An object, or its JSON already (what a framework that sets properties passes for the attribute's text). */
+  set variables(value: Record<string, unknown> | string | null) {
+    this.reflect("variables", typeof value === "string" || !value ? value : JSON.stringify(value));
   }
   /** Shows the dashboard with these (unlocked) variables: the same as setting `variables`, also when the frame has moved on since. */
   setVariables(variables: Record<string, unknown>): void {
@@ -121,6 +122,7 @@ export class ReportBuilder extends FramedPage {
  * one has no `service-url` of its own.
  */
 export function defineEmbedElements(options: { serviceUrl?: string | null } = {}): void {
+  if (typeof customElements === "undefined") return; // a server render: no elements there
   if (options.serviceUrl) setDefaultOrigin(options.serviceUrl);
   if (!customElements.get("dashboard-embed")) customElements.define("dashboard-embed", DashboardEmbed);
   if (!customElements.get("report-builder")) customElements.define("report-builder", ReportBuilder);

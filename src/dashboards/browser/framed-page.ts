@@ -77,7 +77,10 @@ export function originOf(url: string): string | null {
   }
 }
 
-export abstract class FramedPage extends HTMLElement {
+/** HTMLElement, or a stand-in where there is none (a React app's server render imports the SDK: nothing is defined there). */
+const ElementBase: typeof HTMLElement = typeof HTMLElement === "undefined" ? (class {} as typeof HTMLElement) : HTMLElement;
+
+export abstract class FramedPage extends ElementBase {
   /** The signed token the page is loaded with (the `token` attribute's, or token-url's). */
   private credential: string | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
@@ -191,7 +194,10 @@ export abstract class FramedPage extends HTMLElement {
     const generation = ++this.generation;
     this.credential = null;
     if (!this.origin) {
-      this.fail(0, "no service-url: name the service this element shows (or load embed.js from it)");
+      // After the current task: a framework attaching its listeners right after inserting the element still hears it.
+      setTimeout(() => {
+        if (generation === this.generation) this.fail(0, "no service-url: name the service this element shows (or load embed.js from it)");
+      });
       return;
     }
     if (this.hasAttribute("token")) this.credential = this.getAttribute("token");
