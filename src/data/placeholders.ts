@@ -1,14 +1,14 @@
 /**
  * Panel SQL: placeholder binding (the read-only rule is lib/sql-read-only.ts). Placeholders (`{{customer.name}}`,
  * `{{customer.provided_id}}`, `{{customer.properties.<key>}}`, `{{variables.<name>[.<sub>…]}}`)
- * become parameters (`?` for SQLite/D1, `$1`, `$2`… for PostgreSQL) — their values are never
+ * become parameters (`?` for SQLite/D1 and MySQL, `$1`, `$2`… for PostgreSQL, `{p1:String}`… for ClickHouse) — their values are never
  * spliced into the SQL text.
  */
 
 import { placeholdersIn, replacePlaceholders } from "../lib/placeholder-syntax";
 import { lexSql, type SqlDialect } from "../lib/sql-lexer";
 
-/** The SQL dialect of a data source: SQLite for D1, PostgreSQL behind Hyperdrive. */
+/** The SQL dialect of a data source: SQLite for D1, PostgreSQL or MySQL behind Hyperdrive, ClickHouse over HTTP. */
 export type Dialect = SqlDialect;
 
 export interface PlaceholderContext {
@@ -106,11 +106,29 @@ export function splitPlaceholders(sql: string, context: PlaceholderContext, dial
   return { text, values };
 }
 
-/** The SQL as sent: each placeholder in code a parameter (`?` for SQLite/D1, `$n` for PostgreSQL). */
+/**
+ * The SQL as sent: each placeholder in code a parameter (`?` for SQLite/D1 and MySQL, `$n` for
+ * PostgreSQL, ClickHouse's server-side `{pn:Type}`, typed by its value).
+ */
 export function bindPlaceholders(sql: string, context: PlaceholderContext, dialect: Dialect = "sqlite"): { sql: string; params: Param[] } {
   const { text, values } = splitPlaceholders(sql, context, dialect);
-  const joined = text.reduce((out, piece, i) => (i === 0 ? piece : `${out}${dialect === "postgres" ? `$${i}` : "?"}${piece}`), "");
+  const joined = text.reduce((out, piece, i) => (i === 0 ? piece : `${out}${parameterMark(dialect, i, values[i - 1])}${piece}`), "");
   return { sql: joined.trim(), params: values };
+}
+
+/** The `n`th parameter (from 1) as the dialect writes it. */
+export function parameterMark(dialect: Dialect, n: number, value: Param): string {
+  if (dialect === "postgres") return `$${n}`;
+  if (dialect === "clickhouse") return `{p${n}:${clickhouseType(value)}}`;
+  return "?";
+}
+
+/** ClickHouse's type for a bound value: numbers Int64 (whole) or Float64, strings String, booleans Bool, null Nullable(String). */
+function clickhouseType(value: Param): string {
+  if (value === null) return "Nullable(String)";
+  if (typeof value === "number") return Number.isSafeInteger(value) ? "Int64" : "Float64";
+  if (typeof value === "boolean") return "Bool";
+  return "String";
 }
 
 /** Text with placeholders replaced by their values as plain text (escape before putting it in HTML). */

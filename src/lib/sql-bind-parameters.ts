@@ -4,7 +4,7 @@ import { readOnlyProblem } from "./sql-read-only";
 /**
  * Vendor SQL brings no bind parameters of its own: its values come from our `{{…}}`
  * placeholders, which a run turns into parameters numbered in order. A `?`, `?3`, `$2`,
- * `:name` or `@name` written by hand would take one of those slots and shift every value
+ * `:name`, `@name` or ClickHouse's `{name:Type}` written by hand would take one of those slots and shift every value
  * after it, so such SQL is refused when it is saved.
  *
  * Decided on the tokens each database reads (sql-lexer.ts), never on the raw text: a `?` in a
@@ -25,9 +25,12 @@ export function bindParameterProblem(sql: string): string | null {
   if (readOnlyProblem(sql) !== null) return null;
   const sqlite = lexSql(sql, "sqlite");
   const postgres = lexSql(sql, "postgres");
+  const clickhouse = lexSql(sql, "clickhouse");
   const found =
     (sqlite.error === undefined ? sqliteParameter(sqlite.tokens, postgres.tokens) : undefined) ??
-    (postgres.error === undefined ? postgresParameter(postgres.tokens) : undefined);
+    (postgres.error === undefined ? postgresParameter(postgres.tokens) : undefined) ??
+    // ClickHouse's `{name:Type}`: the service names its own parameters so.
+    (clickhouse.error === undefined ? clickhouse.tokens.find((t) => t.kind === "param") : undefined);
   if (!found) return null;
   return `'${found.text.slice(0, 40)}' is a bind parameter; ${PARAMETER_ADVICE}`;
 }

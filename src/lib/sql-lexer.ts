@@ -1,7 +1,7 @@
 /**
  * A tokenizer for the SQL that vendors write into panels and blueprint tables, one per
  * dialect, following each database's own scanner where quoting is concerned (SQLite's
- * tokenize.c, PostgreSQL's scan.l, MySQL's sql_lex.cc): what one of them reads as a string, a quoted name or a
+ * tokenize.c, PostgreSQL's scan.l, MySQL's sql_lex.cc, ClickHouse's Lexer.cpp): what one of them reads as a string, a quoted name or a
  * comment is exactly what is hidden here, and nothing more. At every position the construct
  * that starts first wins, so a quote inside a comment, or `--` inside a string, is just text.
  *
@@ -15,7 +15,7 @@
 import { placeholderAt } from "./placeholder-syntax";
 import { isDigit, isNamePart, isNameStart, isSpace, mysqlLineCommentAt, stringContinuation } from "./sql-characters";
 
-export type SqlDialect = "sqlite" | "postgres" | "mysql";
+export type SqlDialect = "sqlite" | "postgres" | "mysql" | "clickhouse";
 
 export type TokenKind =
   /** A bare word: keyword, name or function name. */
@@ -84,6 +84,8 @@ export function lexSql(sql: string, dialect: SqlDialect): Readonly<Lexed> {
 class Scanner {
   private pos = 0;
   private readonly tokens: Token[] = [];
+  /** ClickHouse: where each `$…$` delimiter starts, by its text (built at the first `$`). */
+  private dollars?: Map<string, Delimiter>;
 
   constructor(
     private readonly sql: string,
@@ -104,12 +106,20 @@ class Scanner {
         this.lineComment();
       } else if (this.dialect === "mysql" && c === "#") {
         this.lineComment();
+      } else if (this.dialect === "clickhouse" && (c === "#" || (c === "/" && next === "/"))) {
+        // ClickHouse: `//` always, `#` only before a blank or `!` (`#x` is a character it has no token for).
+        if (c === "/" || next === " " || next === "!") this.lineComment();
+        else {
+          this.pos++;
+          this.push("symbol", start);
+          error = "ClickHouse cannot read '#' here";
+        }
       } else if (c === "/" && next === "*") {
         error = this.blockComment();
       } else if (c === "{" && next === "{" && this.placeholder()) {
         // consumed
       } else if (c === "'") {
-        error = this.string(start, this.dialect === "mysql");
+        error = this.string(start, this.dialect === "mysql" || this.dialect === "clickhouse");
       } else if (this.dialect === "mysql" && c === '"') {
         // MySQL's default sql_mode reads "…" as a string, with backslash escapes (the runner keeps that mode).
         error = this.string(start, true, '"');
@@ -132,6 +142,9 @@ class Scanner {
           name.text = sql.slice(start, this.pos);
           name.disguised = true;
         }
+      } else if (this.dialect === "clickhouse" && (c === '"' || c === "`")) {
+        // ClickHouse reads backslash escapes in quoted names too.
+        error = this.quotedName(c, c, true);
       } else if (c === '"') {
         error = this.quotedName('"', '"');
       } else if (this.dialect !== "postgres" && c === "`") {
@@ -140,9 +153,13 @@ class Scanner {
         error = this.bracketName();
       } else if (this.dialect === "postgres" && c === "$") {
         this.dollar();
+      } else if (this.dialect === "clickhouse" && c === "$" && this.heredoc()) {
+        // consumed
+      } else if (this.dialect === "clickhouse" && c === "{" && this.clickhouseParameter()) {
+        // consumed
       } else if (this.dialect === "sqlite" && (c === "$" || c === "@" || c === ":" || c === "#")) {
         error = this.sqliteVariable();
-      } else if (this.dialect !== "postgres" && c === "?") {
+      } else if (this.dialect !== "postgres" && this.dialect !== "clickhouse" && c === "?") {
         this.pos++;
         while (this.dialect === "sqlite" && isDigit(sql[this.pos] ?? "")) this.pos++;
         this.push("param", start);
@@ -166,7 +183,7 @@ class Scanner {
     this.tokens.push(token);
   }
 
-  /** `--` (MySQL: also `#`) to the end of the line: SQLite and MySQL end it at `\n` only, PostgreSQL at `\n` or `\r`. */
+  /** `--` (MySQL: also `#`; ClickHouse: also `//`, `# `) to the end of the line: PostgreSQL ends it at `\n` or `\r`, the others at `\n` only. */
   private lineComment(): void {
     const start = this.pos;
     const end = this.dialect === "postgres" ? /[\n\r]/g : /\n/g;
@@ -177,15 +194,15 @@ class Scanner {
   }
 
   /**
-   * `/* … *\/`: nested in PostgreSQL; in SQLite and MySQL the first `*\/` ends it. An open one runs to
-   * the end in SQLite; PostgreSQL and MySQL refuse the text.
+   * `/* … *\/`: nested in PostgreSQL and ClickHouse; in SQLite and MySQL the first `*\/` ends it. An open one runs to
+   * the end in SQLite; the others refuse the text.
    */
   private blockComment(): string | undefined {
     const start = this.pos;
     const { sql } = this;
     let depth = 0;
     while (this.pos < sql.length) {
-      if (sql.startsWith("/*", this.pos) && (depth === 0 || this.dialect === "postgres")) {
+      if (sql.startsWith("/*", this.pos) && (depth === 0 || this.dialect === "postgres" || this.dialect === "clickhouse")) {
         depth++;
         this.pos += 2;
       } else if (sql.startsWith("*/", this.pos)) {
@@ -246,15 +263,18 @@ class Scanner {
     return undefined;
   }
 
-  /** `"…"` or `` `…` ``: the closing quote doubled stands for itself. */
-  private quotedName(open: string, close: string): string | undefined {
+  /** `"…"` or `` `…` ``: the closing quote doubled stands for itself (ClickHouse: a backslash escapes the next character too). */
+  private quotedName(open: string, close: string, escapes = false): string | undefined {
     const { sql } = this;
     const start = this.pos;
     this.pos += open.length;
     let name = "";
     while (this.pos < sql.length) {
       const c = sql[this.pos];
-      if (c === close && sql[this.pos + 1] === close) {
+      if (escapes && c === "\\") {
+        name += sql.slice(this.pos, this.pos + 2);
+        this.pos += 2;
+      } else if (c === close && sql[this.pos + 1] === close) {
         name += close;
         this.pos += 2;
       } else if (c === close) {
@@ -307,6 +327,42 @@ class Scanner {
   }
 
   /**
+   * ClickHouse at `$`: `$anything$` opens a heredoc (text) when the same `$anything$` follows
+   * later; otherwise the `$` is part of a name or a symbol. The delimiters' positions are
+   * indexed once per text, so a text full of `$` is still read in linear time.
+   */
+  private heredoc(): boolean {
+    const { sql } = this;
+    const start = this.pos;
+    const nameEnd = sql.indexOf("$", start + 1);
+    if (nameEnd < 0) return false;
+    const delimiter = sql.slice(start, nameEnd + 1);
+    this.dollars ??= dollarDelimiters(sql);
+    // The scan only moves forward, so each delimiter's positions are passed over once.
+    const known = this.dollars.get(delimiter);
+    if (!known) return false;
+    while (known.next < known.at.length && known.at[known.next] < start + delimiter.length) known.next++;
+    const close = known.at[known.next];
+    if (close === undefined) return false;
+    this.pos = close + delimiter.length;
+    this.push("string", start);
+    return true;
+  }
+
+  /** ClickHouse's server-side parameter `{name:Type}` (as vendor SQL may not write it, see sql-bind-parameters.ts). */
+  private clickhouseParameter(): boolean {
+    // No quote inside: what ClickHouse reads as a string must stay one here.
+    const match = /\{\s*[A-Za-z_][A-Za-z0-9_]*\s*:[^{}'"`]*\}/y;
+    match.lastIndex = this.pos;
+    const found = match.exec(this.sql);
+    if (!found) return false;
+    const start = this.pos;
+    this.pos += found[0].length;
+    this.push("param", start);
+    return true;
+  }
+
+  /**
    * SQLite's named parameters `$a`, `@a`, `:a`, `#a`, including its Tcl forms `$a::b` and
    * `$a(…)` (anything but white space up to `)`), read exactly as tokenize.c does.
    */
@@ -350,4 +406,31 @@ class Scanner {
     this.pos += match.exec(this.sql)?.[0].length ?? 1;
     this.push("number", start);
   }
+}
+
+/**
+ * Every `$…$` in the text (from one `$` to the next) by its text, with the positions it
+ * starts at in order: a heredoc opened at one closes at the first later position of the same
+ * text. The spans between consecutive `$` cover the text once, so this is linear.
+ */
+interface Delimiter {
+  /** Where the delimiter starts, in order. */
+  at: number[];
+  /** The first position not yet passed over by the scan. */
+  next: number;
+}
+
+function dollarDelimiters(sql: string): Map<string, Delimiter> {
+  const found = new Map<string, Delimiter>();
+  let at = sql.indexOf("$");
+  while (at >= 0) {
+    const next = sql.indexOf("$", at + 1);
+    if (next < 0) break;
+    const text = sql.slice(at, next + 1);
+    const list = found.get(text);
+    if (list) list.at.push(at);
+    else found.set(text, { at: [at], next: 0 });
+    at = next;
+  }
+  return found;
 }

@@ -7,10 +7,10 @@ import { lexSql, type SqlDialect, type Token } from "./sql-lexer";
  * raw text, so quotes in comments or comment marks in strings cannot hide anything.
  *
  * A version is saved before anyone knows which database will run it, so by default the text
- * must pass as SQLite, as PostgreSQL AND as MySQL; before a run the runner also checks the
- * exact text it sends in that data source's dialect. The databases prove it too where they can
- * (D1: the statement's bytecode; PostgreSQL and MySQL: a READ ONLY transaction, one statement
- * per message).
+ * must pass as SQLite, as PostgreSQL, as MySQL AND as ClickHouse; before a run the runner also
+ * checks the exact text it sends in that data source's dialect. The databases prove it too
+ * where they can (D1: the statement's bytecode; PostgreSQL and MySQL: a READ ONLY transaction,
+ * one statement per message; ClickHouse: `readonly=1` on every request).
  */
 
 /** The first word of an acceptable statement. */
@@ -94,13 +94,45 @@ const STATEFUL_FUNCTIONS: RegExp[] = [
 ];
 
 /**
+ * ClickHouse's table functions (and `file()`, also a function) that reach outside the
+ * database: other servers, files, object stores, programs, the request's own input.
+ */
+const OUTSIDE_FUNCTIONS = new Set(
+  [
+    "url",
+    "remote",
+    "remoteSecure",
+    "s3",
+    "s3Cluster",
+    "gcs",
+    "azureBlobStorage",
+    "hdfs",
+    "file",
+    "mysql",
+    "postgresql",
+    "jdbc",
+    "odbc",
+    "sqlite",
+    "mongodb",
+    "redis",
+    "executable",
+    "cluster",
+    "clusterAllReplicas",
+    "input",
+  ].map((name) => name.toLowerCase()),
+);
+
+/**
  * MySQL runs the text of `/*!…*\/` (and MariaDB of `/*M!…*\/`) as code, and reads `/*+…*\/` as
  * optimizer hints, which may lift the statement time limit (`MAX_EXECUTION_TIME`, `SET_VAR`).
  */
 const EXECUTABLE_COMMENT = /^\/\*(?:!|M!|\+)/i;
 
 /** Why `sql` is not one read-only statement, or null when it is (in every dialect given). */
-export function readOnlyProblem(sql: string, dialects: readonly SqlDialect[] = ["sqlite", "postgres", "mysql"]): string | null {
+export function readOnlyProblem(
+  sql: string,
+  dialects: readonly SqlDialect[] = ["sqlite", "postgres", "mysql", "clickhouse"],
+): string | null {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character in SQL text is refused, so the pattern must name them
   const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.exec(sql);
   if (control) return `the query contains a control character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")})`;
@@ -109,7 +141,8 @@ export function readOnlyProblem(sql: string, dialects: readonly SqlDialect[] = [
     const lexed = lexSql(sql, dialect);
     // What a database cannot read it does not run; the part before is still checked, in
     // case the database runs statements one by one up to that point.
-    const problem = tokensProblem(lexed.tokens, lexed.error === undefined);
+    const problem =
+      tokensProblem(lexed.tokens, lexed.error === undefined) ?? (dialect === "clickhouse" ? clickhouseProblem(lexed.tokens) : null);
     if (problem) return problem;
     if (lexed.error) unreadable.push(lexed.error);
   }
@@ -164,5 +197,28 @@ function tokensProblem(all: readonly Token[], complete: boolean): string | null 
     }
   }
   if (complete && depth !== 0) return "unbalanced parentheses: '(' without ')'";
+  return null;
+}
+
+/**
+ * ClickHouse's own ways out: a `SETTINGS name = value` clause (it would change the request's
+ * limits; `readonly=1` refuses it too) and the table functions that read other servers, files
+ * or programs. A column called `settings`, or `file` that is not called, stays allowed.
+ */
+function clickhouseProblem(all: readonly Token[]): string | null {
+  const code = all.filter((t) => t.kind !== "space" && t.kind !== "comment");
+  for (let i = 0; i < code.length; i++) {
+    const token = code[i];
+    const next = code[i + 1];
+    if (token.kind === "word" && token.text.toUpperCase() === "SETTINGS") {
+      const value = code[i + 2];
+      if ((next?.kind === "word" || next?.kind === "quoted") && value?.kind === "symbol" && value.text === "=")
+        return "a SETTINGS clause is not allowed in a read-only query (the service sets the limits)";
+    }
+    if ((token.kind === "word" || token.kind === "quoted") && next?.kind === "symbol" && next.text === "(") {
+      const name = (token.value ?? token.text).toLowerCase();
+      if (OUTSIDE_FUNCTIONS.has(name)) return `'${name}()' reaches outside the database and is not allowed in a read-only query`;
+    }
+  }
   return null;
 }
