@@ -30,6 +30,14 @@ mysqlStopped.port = "1";
 const mysqlWrongPassword = new URL(warehouseMysql);
 mysqlWrongPassword.password = "not-the-password";
 const mysqlAdmin: Record<string, string> = process.env.MYSQL_TEST_ADMIN_URL ? { WAREHOUSE_MYSQL_ADMIN: process.env.MYSQL_TEST_ADMIN_URL } : {};
+// The ClickHouse server of this run (scripts/lib/local-clickhouse.mjs: `npm test` or
+// scripts/with-test-databases.mjs): where it is, the account panels run as, and the one the
+// tests set their data up with. Without it the ClickHouse tests are reported skipped.
+const clickhouse: Record<string, string> = Object.fromEntries(
+  ["CLICKHOUSE_TEST_SERVER", "CLICKHOUSE_TEST_USER", "CLICKHOUSE_TEST_PASSWORD", "CLICKHOUSE_TEST_ADMIN_USER", "CLICKHOUSE_TEST_ADMIN_PASSWORD"]
+    .filter((name) => process.env[name] !== undefined)
+    .map((name) => [name, process.env[name] as string]),
+);
 
 // Browser Rendering's Chrome comes from this checkout's cache (scripts/ensure-chrome.mjs), also
 // when vitest is started without `npm test`.
@@ -88,6 +96,9 @@ export default defineConfig(async () => {
             ADMIN_TOKEN: "test-admin-token",
             CUSTOMER_TOKEN_SECRET: "test-customer-token-secret",
             EMBED_TOKEN_SECRET: "test-embed-token-secret",
+            // Seals ClickHouse data sources' passwords (32 bytes, base64); the limits project runs without it.
+            ...(name === "limits" ? {} : { DATA_SOURCE_KEY: "dGVzdC1kYXRhLXNvdXJjZS1rZXktMzItYnl0ZXMhISE=" }),
+            ...clickhouse,
             LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
             // A real WOFF2 font (Open Sans, Apache 2.0) for the theme tests that draw with one.
             TEST_THEME_FONT_BASE64: readFileSync("./examples/themes/open-sans-regular.woff2").toString("base64"),

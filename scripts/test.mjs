@@ -3,7 +3,8 @@
 // scripts built (scripts/build-browser.mjs), the generated binding types checked current
 // (wrangler types --check), lint (biome, and Redocly on /openapi.json), type check (the Worker's and the browser's projects),
 // import direction (scripts/check-imports.mjs),
-// the local PostgreSQL (scripts/lib/local-postgres.mjs) and MySQL (scripts/lib/local-mysql.mjs), then every vitest project, on a Node
+// the local PostgreSQL (scripts/lib/local-postgres.mjs), MySQL (scripts/lib/local-mysql.mjs) and ClickHouse
+// (scripts/lib/local-clickhouse.mjs), then every vitest project, on a Node
 // that runs wrangler (scripts/lib/node-runtime.mjs).
 // Ends with one plain summary line ("Summary: N passed, N failed, N skipped").
 import { spawnSync } from "node:child_process";
@@ -12,6 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withProjectCacheHome } from "./lib/cache-home.mjs";
+import { clickhouseTestEnv, ensureLocalClickhouse } from "./lib/local-clickhouse.mjs";
 import { ensureLocalMysql } from "./lib/local-mysql.mjs";
 import { ensureLocalPostgres } from "./lib/local-postgres.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
@@ -121,6 +123,21 @@ if (mysqlServer.skipped) {
   process.env.MYSQL_TEST_ADMIN_URL = mysqlServer.adminConnectionString;
 }
 
+// ClickHouse data source tests need a ClickHouse server (scripts/lib/local-clickhouse.mjs):
+// CLICKHOUSE_TEST_URL, else the tests' own (the real engine from the chdb package behind
+// ClickHouse's HTTP interface). Skipped only where neither can be had — unless
+// CLICKHOUSE_REQUIRED is set (`.ci/run`).
+const clickhouseServer = await ensureLocalClickhouse().catch((error) => ({ stop: async () => {}, skipped: `it did not start: ${error.message}` }));
+if (clickhouseServer.skipped) {
+  console.log(`local-clickhouse: ClickHouse tests skipped: ${clickhouseServer.skipped}`);
+  if (process.env.CLICKHOUSE_REQUIRED) {
+    console.log("Summary: 0 passed, 1 failed, 0 skipped");
+    await warehouse.stop();
+    await mysqlServer.stop();
+    process.exit(1);
+  }
+} else Object.assign(process.env, clickhouseTestEnv(clickhouseServer));
+
 const dir = mkdtempSync(join(tmpdir(), "vitest-"));
 const report = join(dir, "results.json");
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
@@ -138,4 +155,5 @@ if (existsSync(report)) {
 rmSync(dir, { recursive: true, force: true });
 await warehouse.stop();
 await mysqlServer.stop();
+await clickhouseServer.stop();
 process.exit(run.status ?? 1);

@@ -13,6 +13,8 @@ export interface Env extends Omit<Cloudflare.Env, "BROWSER"> {
   ADMIN_TOKEN?: string;
   CUSTOMER_TOKEN_SECRET?: string;
   EMBED_TOKEN_SECRET?: string;
+  /** 32 random bytes, base64: seals the passwords of ClickHouse data sources (lib/secret-box.ts). */
+  DATA_SOURCE_KEY?: string;
   LOG_LEVEL?: string;
 }
 

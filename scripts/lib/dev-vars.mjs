@@ -47,6 +47,8 @@ function addMissingDevVars(path) {
     DEV_API_TOKEN: () => `cdk_${randomBytes(32).toString("hex")}`,
     CUSTOMER_TOKEN_SECRET: () => randomBytes(32).toString("hex"),
     EMBED_TOKEN_SECRET: () => randomBytes(32).toString("hex"),
+    // Seals ClickHouse data sources' passwords (src/lib/secret-box.ts): 32 bytes, base64.
+    DATA_SOURCE_KEY: () => randomBytes(32).toString("base64"),
   };
   const added = [];
   for (const [name, make] of Object.entries(wanted)) {

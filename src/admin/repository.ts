@@ -4,6 +4,8 @@ import type { Database } from "../db/client";
 import { jsonList } from "../db/json-list";
 import { sqlNow } from "../db/time";
 import { accessGroups, apiTokens, customers, dataSources, hierarchyLevels, schemas } from "../db/schema";
+import type { StoredConnection } from "../data/sources/clickhouse-connection";
+import type { DataSourceKind } from "../data/sources/kinds";
 
 export const nameKey = (name: string) => name.toLowerCase();
 
@@ -125,6 +127,7 @@ const dataSourceColumns = {
   kind: dataSources.kind,
   namespace: dataSources.namespace,
   accessGroupIds: dataSources.accessGroupIds,
+  connection: dataSources.connection,
 };
 
 export function insertDataSource(
@@ -132,20 +135,21 @@ export function insertDataSource(
   source: {
     name: string;
     binding: string;
-    kind: "d1" | "postgres" | "mysql";
+    kind: DataSourceKind;
     namespace: string | null;
     providedId: string | null;
     accessGroupIds: number[] | null;
+    connection: StoredConnection | null;
   },
 ) {
   return db.insert(dataSources).values(source).onConflictDoNothing({ target: dataSources.providedId }).returning(dataSourceColumns);
 }
 
-/** Changes what is given (name, namespace, access groups) of one data source. */
+/** Changes what is given (name, namespace, access groups, ClickHouse connection) of one data source. */
 export function updateDataSource(
   db: Database,
   id: number,
-  changes: { name?: string; namespace?: string | null; accessGroupIds?: number[] | null },
+  changes: { name?: string; namespace?: string | null; accessGroupIds?: number[] | null; connection?: StoredConnection },
 ) {
   return db.update(dataSources).set(changes).where(eq(dataSources.id, id)).returning(dataSourceColumns);
 }

@@ -11,17 +11,37 @@ const ApiTokenInfo = z
   .object({ id: z.string(), name: z.string(), access_group: z.string(), permission: z.enum(["read", "write"]) })
   .openapi("ApiToken");
 const Schema = z.object({ id: z.number().int(), name: z.string() }).openapi("Schema");
+const ConnectionInfo = z
+  .object({ url: z.string(), database: z.string().nullable(), user: z.string(), password_set: z.literal(true) })
+  .openapi("DataSourceConnection");
+const ClickhouseDatabase = z
+  .string()
+  .regex(/^[A-Za-z0-9_]{1,64}$/, "must be 1-64 letters, digits or _")
+  .nullable()
+  .openapi({ description: "The database of each request when the data source has no `namespace`; `null`: the user's default." });
+/** The password is write-only: answers say `password_set: true`. */
+const ConnectionInput = z.object({
+  url: z
+    .string()
+    .max(2048)
+    .openapi({ description: "`https://host[:port]` (plain `http://` only to 127.0.0.1 or localhost in development); a public host.", example: "https://abc123.eu-central-1.aws.clickhouse.cloud:8443" }),
+  database: ClickhouseDatabase.optional(),
+  user: z.string().min(1).max(256).openapi({ example: "dashboards_reader" }),
+  password: z.string().max(1024).openapi({ description: "Write-only: stored sealed (AES-256-GCM under the secret DATA_SOURCE_KEY), never answered." }),
+});
 const DataSource = z
   .object({
     id: z.number().int(),
     provided_id: z.string().nullable(),
     name: z.string(),
-    binding: z.string(),
-    kind: z
-      .enum(["d1", "postgres", "mysql"])
-      .openapi({ description: "`d1`: a D1 binding; `postgres`, `mysql`: a Hyperdrive binding to that engine." }),
+    binding: z.string().nullable().openapi({ description: "The Worker's binding; `null` for ClickHouse (reached over `connection`)." }),
+    kind: z.enum(["d1", "postgres", "mysql", "clickhouse"]).openapi({
+      description: "`d1`: a D1 binding; `postgres`, `mysql`: a Hyperdrive binding to that engine; `clickhouse`: its HTTP(S) interface at `connection`.",
+    }),
+    connection: ConnectionInfo.nullable().openapi({ description: "ClickHouse's server (the password never answered); `null` for the other kinds." }),
     namespace: z.string().nullable().openapi({
-      description: "The PostgreSQL schema (first on the search path) or MySQL database its panels read; `null`: the binding's own.",
+      description:
+        "The PostgreSQL schema (first on the search path), MySQL database or ClickHouse database its panels read; `null`: the binding's (or connection's) own.",
     }),
     access_groups: z
       .array(z.string())
@@ -133,14 +153,15 @@ const createDataSource = adminOperation({
   path: "/admin/data_sources/",
   operationId: "adminCreateDataSource",
   tags,
-  summary: "Register a database bound to the Worker (D1, or PostgreSQL or MySQL through Hyperdrive) as a data source",
+  summary: "Register a database bound to the Worker (D1, or PostgreSQL or MySQL through Hyperdrive), or a ClickHouse server, as a data source",
   database: "primary",
   description:
-    "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`). `namespace` (PostgreSQL, MySQL): the schema or database its panels read, so one binding serves many tenants. `access_groups` (names) restricts which access groups' customers may use it; absent or `null`: every access group. Unknown access group → 404 `access_group_not_found`.",
+    "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`). `kind: \"clickhouse\"` takes `connection` instead of `binding` (docs/clickhouse.md): its `url` https to a public host (400 on `connection.url`), its password stored sealed under the secret `DATA_SOURCE_KEY` (without it 503 `data_source_key_missing`, nothing stored) and never answered. `namespace` (PostgreSQL, MySQL, ClickHouse): the schema or database its panels read, so one binding or server serves many tenants. `access_groups` (names) restricts which access groups' customers may use it; absent or `null`: every access group. Unknown access group → 404 `access_group_not_found`.",
   body: z.object({
     name: Name,
-    binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a binding name"),
-    kind: z.enum(["d1", "postgres", "mysql"]).optional(),
+    binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a binding name").optional(),
+    kind: z.enum(["d1", "postgres", "mysql", "clickhouse"]).optional(),
+    connection: ConnectionInput.optional(),
     namespace: Namespace.optional(),
     provided_id: Name.optional(),
     access_groups: AccessGroupNames.optional(),
@@ -152,16 +173,17 @@ const updateDataSource = adminOperation({
   path: "/admin/update_data_source/",
   operationId: "adminUpdateDataSource",
   tags,
-  summary: "Change a data source's name, namespace or access groups",
+  summary: "Change a data source's name, namespace, access groups or ClickHouse connection",
   database: "primary",
   description:
-    "The data source by `id` or `provided_id` (exactly one); what is not given stays. `namespace: null` reads the binding's own schema or database again. `access_groups: null` lets every access group use it. Customers of other access groups can no longer be mapped to it (422 `unknown_data_source`), and their existing mappings to it act as no mapping. Unknown data source → 404 `data_source_not_found`; unknown access group → 404 `access_group_not_found`.",
+    "The data source by `id` or `provided_id` (exactly one); what is not given stays. `connection` (ClickHouse only): what it gives replaces, a `password` given replaces the stored one, an absent one keeps it. `namespace: null` reads the binding's own schema or database again. `access_groups: null` lets every access group use it. Customers of other access groups can no longer be mapped to it (422 `unknown_data_source`), and their existing mappings to it act as no mapping. Unknown data source → 404 `data_source_not_found`; unknown access group → 404 `access_group_not_found`.",
   body: z.object({
     id: z.number().int().positive().optional(),
     provided_id: Name.optional(),
     name: Name.optional(),
     namespace: Namespace.optional(),
     access_groups: AccessGroupNames.optional(),
+    connection: ConnectionInput.partial().optional(),
   }),
   response: successSchema({ data_source: DataSource }),
 });
@@ -196,7 +218,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     c.json({ success: ok, data_source: await admin.createDataSource(c.get("db"), c.env, c.req.valid("json")) }, 200),
   );
   app.openapi(updateDataSource, async (c) =>
-    c.json({ success: ok, data_source: await admin.updateDataSource(c.get("db"), c.req.valid("json")) }, 200),
+    c.json({ success: ok, data_source: await admin.updateDataSource(c.get("db"), c.env, c.req.valid("json")) }, 200),
   );
   app.openapi(listDataSources, async (c) => c.json({ success: ok, data_sources: await admin.listDataSources(c.get("db")) }, 200));
 }

@@ -4,6 +4,13 @@ import type { Env } from "../env";
 import { isAbove } from "../customers/hierarchy";
 import { revokeTokenLeases } from "../http/auth";
 import { bindingProblem, type DataSourceKind } from "../data/sources/kinds";
+import {
+  connectionInfo,
+  connectionToStore,
+  type ConnectionInfo,
+  type ConnectionInput,
+  type StoredConnection,
+} from "../data/sources/clickhouse-connection";
 import { ApiError } from "../http/errors";
 import { randomAlphanumeric, randomHex, sha256Hex } from "../lib/crypto";
 import * as repo from "./repository";
@@ -104,8 +111,11 @@ export interface DataSourceInfo {
   id: number;
   provided_id: string | null;
   name: string;
-  binding: string;
+  /** null for ClickHouse (reached over its `connection`). */
+  binding: string | null;
   kind: DataSourceKind;
+  /** ClickHouse's server, the password only as `password_set`; null for the other kinds. */
+  connection: ConnectionInfo | null;
   /** The PostgreSQL schema or MySQL database its panels read; null = the binding's own. */
   namespace: string | null;
   /** The access groups whose customers may use it; null = every access group. */
@@ -115,8 +125,20 @@ export interface DataSourceInfo {
 type DataSourceRow = Awaited<ReturnType<typeof repo.listDataSources>>[number];
 
 function dataSourceInfo(row: DataSourceRow, groups: { id: number; name: string }[]): DataSourceInfo {
-  const { accessGroupIds: allowed, ...rest } = row;
-  return { ...rest, access_groups: allowed === null ? null : groups.filter((g) => allowed.includes(g.id)).map((g) => g.name) };
+  const { accessGroupIds: allowed, connection, binding, ...rest } = row;
+  return {
+    ...rest,
+    binding: row.kind === "clickhouse" ? null : binding,
+    connection: connection ? connectionInfo(connection) : null,
+    access_groups: allowed === null ? null : groups.filter((g) => allowed.includes(g.id)).map((g) => g.name),
+  };
+}
+
+/** The ClickHouse connection to store, or the refusal: 400 on its field, 503 data_source_key_missing without the sealing key. */
+async function storableConnection(env: Env, input: ConnectionInput, previous?: StoredConnection | null): Promise<StoredConnection> {
+  const stored = await connectionToStore(env, input, previous);
+  if ("field" in stored) throw new ApiError(stored.keyMissing ? "data_source_key_missing" : "validation_error", stored.message, stored.field);
+  return stored;
 }
 
 /**
@@ -135,10 +157,10 @@ function accessGroupList(names: string[] | null | undefined, found: { id: number
   return ids.sort((a, b) => a - b);
 }
 
-/** D1 databases have no schemas or databases inside them to choose from. */
+/** D1 databases have no schemas or databases inside them to choose from. (ClickHouse's namespace is the request's database.) */
 function namespaceProblem(kind: DataSourceKind, namespace: string | null | undefined): void {
   if (kind === "d1" && namespace !== undefined && namespace !== null)
-    throw new ApiError("validation_error", "namespace: a D1 data source has no namespaces (PostgreSQL and MySQL sources do).", "namespace");
+    throw new ApiError("validation_error", "namespace: a D1 data source has no namespaces (PostgreSQL, MySQL and ClickHouse sources do).", "namespace");
 }
 
 export async function createDataSource(
@@ -146,23 +168,36 @@ export async function createDataSource(
   env: Env,
   input: {
     name: string;
-    binding: string;
+    binding?: string;
     kind?: DataSourceKind;
+    connection?: ConnectionInput;
     namespace?: string | null;
     provided_id?: string;
     access_groups?: string[] | null;
   },
 ): Promise<DataSourceInfo> {
   const kind = input.kind ?? "d1";
-  const problem = bindingProblem(env, kind, input.binding);
-  if (problem) throw new ApiError("validation_error", problem, "binding");
+  if (kind === "clickhouse") {
+    if (input.binding !== undefined)
+      throw new ApiError("validation_error", "binding: a ClickHouse data source has no binding; give `connection`.", "binding");
+    if (!input.connection) throw new ApiError("validation_error", "connection: required for a ClickHouse data source.", "connection");
+  } else {
+    if (input.connection !== undefined)
+      throw new ApiError("validation_error", "connection: only a ClickHouse data source has one; the others name a `binding`.", "connection");
+    if (input.binding === undefined) throw new ApiError("validation_error", "binding: required for this kind of data source.", "binding");
+    const problem = bindingProblem(env, kind, input.binding);
+    if (problem) throw new ApiError("validation_error", problem, "binding");
+  }
   namespaceProblem(kind, input.namespace);
   const [found, groups] = await db.batch([repo.accessGroupsByNames(db, input.access_groups ?? []), repo.accessGroupNames(db)]);
   const accessGroupIds = accessGroupList(input.access_groups, found);
+  // Checked and sealed last: nothing is stored when any other field is refused.
+  const connection = kind === "clickhouse" ? await storableConnection(env, input.connection ?? {}) : null;
   const [created] = await repo.insertDataSource(db, {
     name: input.name,
-    binding: input.binding,
+    binding: input.binding ?? "",
     kind,
+    connection,
     namespace: input.namespace ?? null,
     providedId: input.provided_id ?? null,
     accessGroupIds,
@@ -173,17 +208,30 @@ export async function createDataSource(
 }
 
 /**
- * Changes a data source (by `id` or `provided_id`): any of its name, namespace and which
- * access groups may use it (null: every access group); what is not given stays.
+ * Changes a data source (by `id` or `provided_id`): any of its name, namespace, which access
+ * groups may use it (null: every access group) and a ClickHouse source's connection (a new
+ * password replaces the stored one, an absent one keeps it); what is not given stays.
  */
 export async function updateDataSource(
   db: Database,
-  input: { id?: number; provided_id?: string; name?: string; namespace?: string | null; access_groups?: string[] | null },
+  env: Env,
+  input: {
+    id?: number;
+    provided_id?: string;
+    name?: string;
+    namespace?: string | null;
+    access_groups?: string[] | null;
+    connection?: ConnectionInput;
+  },
 ): Promise<DataSourceInfo> {
   if ((input.id === undefined) === (input.provided_id === undefined))
     throw new ApiError("validation_error", "id: give exactly one of id and provided_id.", "id");
-  if (input.name === undefined && input.namespace === undefined && input.access_groups === undefined)
-    throw new ApiError("validation_error", "access_groups: give at least one of name, namespace and access_groups.", "access_groups");
+  if (input.name === undefined && input.namespace === undefined && input.access_groups === undefined && input.connection === undefined)
+    throw new ApiError(
+      "validation_error",
+      "access_groups: give at least one of name, namespace, access_groups and connection.",
+      "access_groups",
+    );
   const [found, groups, sources] = await db.batch([
     repo.accessGroupsByNames(db, input.access_groups ?? []),
     repo.accessGroupNames(db),
@@ -194,10 +242,15 @@ export async function updateDataSource(
   const field = input.id !== undefined ? "id" : "provided_id";
   if (!source) throw new ApiError("data_source_not_found", `Data source ${which} does not exist.`, field);
   namespaceProblem(source.kind, input.namespace);
+  if (input.connection !== undefined && source.kind !== "clickhouse")
+    throw new ApiError("validation_error", "connection: only a ClickHouse data source has one.", "connection");
+  const accessGroupIds = input.access_groups !== undefined ? accessGroupList(input.access_groups, found) : undefined;
+  const connection = input.connection !== undefined ? await storableConnection(env, input.connection, source.connection) : undefined;
   const changes = {
     ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(connection !== undefined ? { connection } : {}),
     ...(input.namespace !== undefined ? { namespace: input.namespace } : {}),
-    ...(input.access_groups !== undefined ? { accessGroupIds: accessGroupList(input.access_groups, found) } : {}),
+    ...(accessGroupIds !== undefined ? { accessGroupIds } : {}),
   };
   const [updated] = Object.keys(changes).length > 0 ? await repo.updateDataSource(db, source.id, changes) : [source];
   if (!updated) throw new ApiError("data_source_not_found", `Data source ${which} does not exist.`, field);

@@ -174,6 +174,7 @@ export function dataSources(db: Database) {
       kind: dataSourcesTable.kind,
       namespace: dataSourcesTable.namespace,
       accessGroupIds: dataSourcesTable.accessGroupIds,
+      connection: dataSourcesTable.connection,
     })
     .from(dataSourcesTable);
 }

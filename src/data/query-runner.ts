@@ -2,6 +2,8 @@ import { RoundTripCounter } from "../db/client";
 import { config } from "../config";
 import { log } from "../lib/log";
 import { runCached, runPageCached, type PagePart, type QueryCachePolicy } from "./query-cache";
+import { describeClickhouse, runClickhouse } from "./sources/clickhouse";
+import type { StoredConnection } from "./sources/clickhouse-connection";
 import { describeD1, runD1 } from "./sources/d1";
 import { describeMysql, runMysql } from "./sources/mysql";
 import { describePostgres, runPostgres } from "./sources/postgres";
@@ -30,11 +32,14 @@ export interface PanelsToRun {
 
 export interface DataSource {
   id: number;
+  /** '' for ClickHouse (reached over `connection`). */
   binding: string;
   /** Absent on rows read before the kind existed: D1. */
   kind?: DataSourceKind;
-  /** The schema (PostgreSQL) or database (MySQL) its panels read; absent or null: the binding's own. */
+  /** The schema (PostgreSQL) or database (MySQL, ClickHouse) its panels read; absent or null: the binding's (connection's) own. */
   namespace?: string | null;
+  /** ClickHouse's server, its password sealed (sources/clickhouse-connection.ts). */
+  connection?: StoredConnection | null;
 }
 
 /**
@@ -66,7 +71,7 @@ type Runner = (
   namespace?: string | null,
 ) => Promise<Map<string, PanelResult>>;
 
-const runners: Record<DataSourceKind, Runner> = { d1: runD1, postgres: runPostgres, mysql: runMysql };
+const runners: Record<DataSourceKind, Runner> = { d1: runD1, postgres: runPostgres, mysql: runMysql, clickhouse: runClickhouse };
 
 /** Prepares one data source's panels without fetching rows: their result columns. */
 type Describer = (
@@ -77,7 +82,30 @@ type Describer = (
   namespace?: string | null,
 ) => Promise<Map<string, PanelColumns>>;
 
-const describers: Record<DataSourceKind, Describer> = { d1: describeD1, postgres: describePostgres, mysql: describeMysql };
+const describers: Record<DataSourceKind, Describer> = {
+  d1: describeD1,
+  postgres: describePostgres,
+  mysql: describeMysql,
+  clickhouse: describeClickhouse,
+};
+
+/** What a runner is handed: the Worker's binding, or for ClickHouse its stored connection (opened by the runner). */
+function targetOf(env: object, source: DataSource): never {
+  if ((source.kind ?? "d1") === "clickhouse") return { env, connection: source.connection } as never;
+  return (env as Record<string, never>)[source.binding];
+}
+
+/** Whether the source can be asked at all: a binding of its kind, or a ClickHouse connection. */
+function reachable(env: object, source: DataSource): boolean {
+  const kind = source.kind ?? "d1";
+  return kind === "clickhouse" ? Boolean(source.connection) : bindingOfKind(env, kind, source.binding) !== null;
+}
+
+/** What the query cache's key says of where rows come from: a changed namespace or server never answers from the old one's rows. */
+function cacheWhere(source: DataSource): string {
+  const where = source.connection ? `clickhouse:${source.connection.url}/${source.connection.user}/${source.connection.database ?? ""}` : source.binding;
+  return source.namespace ? `${where}/${source.namespace}` : where;
+}
 
 /** QUERY_TIMEOUT_MS (default 10 s) and QUERY_ROW_LIMIT (default 10000 rows), from src/config.ts. */
 function runLimits(env: object): RunLimits {
@@ -114,14 +142,10 @@ export async function runSourceQueries(
 function sourcePart(env: object, source: DataSource, queries: PanelQuery[], run: QueryRun): PagePart {
   const kind = source.kind ?? "d1";
   const limits = { ...runLimits(env), ...run.limits };
-  const binding = (env as Record<string, never>)[source.binding];
+  const binding = targetOf(env, source);
   return {
     // A namespace changed by update_data_source never answers from the old one's cached rows.
-    source: {
-      id: source.id,
-      binding: source.namespace ? `${source.binding}/${source.namespace}` : source.binding,
-      rowLimit: limits.rowLimit,
-    },
+    source: { id: source.id, binding: cacheWhere(source), rowLimit: limits.rowLimit },
     queries,
     run: async (missing, background) => {
       const trips: SourceTrips = { kind, trips: 0, connections: 0 };
@@ -161,7 +185,7 @@ export function routePanels(
       continue;
     }
     const kind = source.kind ?? "d1";
-    if (!bindingOfKind(env, kind, source.binding)) {
+    if (!reachable(env, source)) {
       log("error", "panel cannot run", { panel: panel.id, binding: source.binding, problem: `binding is not a ${kind} binding` });
       results.set(panel.id, { status: "failed" });
       continue;
@@ -206,8 +230,7 @@ export async function describePanels(
     [...groups.entries()].map(async ([source, queries]) => {
       const kind = source.kind ?? "d1";
       const trips: SourceTrips = { kind, trips: 0, connections: 0 };
-      const binding = (env as Record<string, never>)[source.binding];
-      for (const [panelId, result] of await describers[kind](binding, queries, limits, trips, source.namespace))
+      for (const [panelId, result] of await describers[kind](targetOf(env, source), queries, limits, trips, source.namespace))
         described.set(panelId, result);
     }),
   );

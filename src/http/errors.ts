@@ -82,6 +82,8 @@ export const errorStatus = {
   rate_limited: 429,
   internal_error: 500,
   render_failed: 500,
+  // A ClickHouse data source's password is sealed under DATA_SOURCE_KEY: without the secret nothing is stored.
+  data_source_key_missing: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

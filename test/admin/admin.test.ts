@@ -132,6 +132,7 @@ describe("admin: schemas and data sources", () => {
         name: "Demo",
         binding: "DEMO_DATA",
         kind: "d1",
+        connection: null,
         namespace: null,
         access_groups: null,
       },

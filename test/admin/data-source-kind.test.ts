@@ -15,6 +15,7 @@ describe("POST /admin/data_sources/ with kind", () => {
         name: "Warehouse",
         binding: "WAREHOUSE",
         kind: "postgres",
+        connection: null,
         namespace: null,
         access_groups: null,
       },
@@ -60,7 +61,7 @@ describe("POST /admin/data_sources/ with kind", () => {
 
   it("documents kind in /openapi.json", async () => {
     const spec = (await call("GET", "/openapi.json")).body;
-    expect(spec.components.schemas.DataSource.properties.kind.enum).toEqual(["d1", "postgres", "mysql"]);
+    expect(spec.components.schemas.DataSource.properties.kind.enum).toEqual(["d1", "postgres", "mysql", "clickhouse"]);
     const body = spec.paths["/admin/data_sources/"].post.requestBody.content["application/json"].schema;
     expect(JSON.stringify(body)).toContain('"postgres"');
   });

@@ -1,4 +1,4 @@
-import { Response, type Request } from "miniflare";
+import { fetch as fetchOutside, Response, type Request } from "miniflare";
 
 /**
  * Stands in for a vendor's webhook receiver (the outside world, not our infrastructure):
@@ -7,13 +7,14 @@ import { Response, type Request } from "miniflare";
  * for tests that give it DNS records of its own) are recorded and answered
  * 200, or 500 for the first <n> when the path is /fail-<n>/<name>;
  * GET https://webhook.test/_received/<name> lists what <name> received. Every other host
- * is fetched for real.
+ * is fetched for real (with miniflare's fetch, which takes miniflare's Request as it is: the
+ * tests' ClickHouse server is reached so).
  */
 const received = new Map<string, { headers: Record<string, string>; body: string; at: number }[]>();
 
 export async function webhookReceiver(request: Request): Promise<Response> {
   const url = new URL(request.url);
-  if (url.hostname !== "webhook.test" && !url.hostname.endsWith(".webhook.test")) return fetch(request as never) as never;
+  if (url.hostname !== "webhook.test" && !url.hostname.endsWith(".webhook.test")) return fetchOutside(request);
   const listing = url.pathname.match(/^\/_received\/(.+)$/);
   if (listing) return Response.json(received.get(listing[1]) ?? []);
   const target = url.pathname.match(/^\/(?:fail-(\d+)\/)?(.+)$/);

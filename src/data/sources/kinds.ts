@@ -1,19 +1,20 @@
 import type { Dialect } from "../placeholders";
 
-export type DataSourceKind = "d1" | "postgres" | "mysql";
+export type DataSourceKind = "d1" | "postgres" | "mysql" | "clickhouse";
 
 /** A Hyperdrive binding's database engine, from the scheme of its connection string. */
 const hyperdriveTo = (scheme: RegExp) => (b: Record<string, unknown>) =>
   typeof b.connectionString === "string" && scheme.test(b.connectionString);
 
 /**
- * What a binding of each kind of data source is at run time, and the SQL it speaks. (A kind
- * reached over its own connection rather than a binding, like ClickHouse, will have no binding here.)
+ * What a binding of each kind of data source is at run time, and the SQL it speaks. ClickHouse
+ * is reached over its own stored connection (clickhouse-connection.ts), never a binding.
  */
 const kinds: Record<DataSourceKind, { dialect: Dialect; what: string; holds: (binding: Record<string, unknown>) => boolean }> = {
   d1: { dialect: "sqlite", what: "a D1 database", holds: (b) => typeof b.prepare === "function" },
   postgres: { dialect: "postgres", what: "a Hyperdrive binding to PostgreSQL", holds: hyperdriveTo(/^postgres(ql)?:/i) },
   mysql: { dialect: "mysql", what: "a Hyperdrive binding to MySQL", holds: hyperdriveTo(/^mysql:/i) },
+  clickhouse: { dialect: "clickhouse", what: "a binding (ClickHouse is reached over its `connection`)", holds: () => false },
 };
 
 export function dialectOf(kind: DataSourceKind): Dialect {

@@ -32,10 +32,10 @@ export interface RunLimits {
 
 /** What one data source cost during one render. */
 export interface SourceTrips {
-  kind: "d1" | "postgres" | "mysql";
+  kind: "d1" | "postgres" | "mysql" | "clickhouse";
   /** Requests sent to the database, each waiting for its answer. */
   trips: number;
-  /** Connections opened (PostgreSQL, MySQL; D1 bindings need none). */
+  /** Connections opened (PostgreSQL, MySQL; D1 bindings need none; ClickHouse: one HTTP request per panel, counted as trips). */
   connections: number;
 }
 

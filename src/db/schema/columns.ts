@@ -20,6 +20,8 @@ export interface JsonColumns {
   "customers.mapping": Record<string, string>;
   /** The access groups that may use the data source. */
   "data_sources.access_group_ids": number[];
+  /** A ClickHouse data source's server: `password` is sealed under DATA_SOURCE_KEY (lib/secret-box.ts), never plain. */
+  "data_sources.connection": { url: string; database: string | null; user: string; password: string };
   /** A dashboard's query-cache invalidation version per access group id. */
   "dashboards.group_cache_versions": Record<string, number>;
   /** A legacy end user's attributes (`header` and `footer` hold HTML for report e-mails). */

@@ -56,14 +56,17 @@ export const dataSources = sqliteTable(
     providedId: text("provided_id"),
     name: text("name").notNull(),
     binding: text("binding").notNull(),
-    // d1: a D1 binding; postgres / mysql: a Hyperdrive binding in front of the vendor's database.
-    kind: text("kind", { enum: ["d1", "postgres", "mysql"] })
+    // d1: a D1 binding; postgres / mysql: a Hyperdrive binding in front of the vendor's database;
+    // clickhouse: no binding ('' here), its HTTP(S) interface at `connection`.
+    kind: text("kind", { enum: ["d1", "postgres", "mysql", "clickhouse"] })
       .notNull()
       .default("d1"),
     // The PostgreSQL schema or MySQL database its panels read (one binding, many tenants); NULL: the binding's own.
     namespace: text("namespace"),
     // JSON array of the access group ids that may use it; NULL = every access group.
     accessGroupIds: json("data_sources.access_group_ids"),
+    // ClickHouse: `{ url, database, user, password }`, the password sealed (lib/secret-box.ts); NULL for the other kinds.
+    connection: json("data_sources.connection"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("data_sources_provided_id").on(t.providedId)],
