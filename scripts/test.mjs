@@ -127,7 +127,10 @@ if (mysqlServer.skipped) {
 // CLICKHOUSE_TEST_URL, else the tests' own (the real engine from the chdb package behind
 // ClickHouse's HTTP interface). Skipped only where neither can be had — unless
 // CLICKHOUSE_REQUIRED is set (`.ci/run`).
-const clickhouseServer = await ensureLocalClickhouse().catch((error) => ({ stop: async () => {}, skipped: `it did not start: ${error.message}` }));
+const clickhouseServer = await ensureLocalClickhouse().catch((error) => ({
+  stop: async () => {},
+  skipped: `it did not start: ${error.message}`,
+}));
 if (clickhouseServer.skipped) {
   console.log(`local-clickhouse: ClickHouse tests skipped: ${clickhouseServer.skipped}`);
   if (process.env.CLICKHOUSE_REQUIRED) {

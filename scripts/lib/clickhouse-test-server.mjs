@@ -98,7 +98,11 @@ async function answer(request, body) {
   const { user, password } = credentials(request, url);
   const account = Object.hasOwn(users, user) ? users[user] : undefined;
   if (!account || account.password !== password)
-    throw new ServerError(516, "AUTHENTICATION_FAILED", `${user}: Authentication failed: password is incorrect, or there is no user with such name.`);
+    throw new ServerError(
+      516,
+      "AUTHENTICATION_FAILED",
+      `${user}: Authentication failed: password is incorrect, or there is no user with such name.`,
+    );
   const query = [url.searchParams.get("query"), body].filter((part) => part).join("\n");
   const params = {};
   const settings = [];
@@ -117,7 +121,10 @@ async function answer(request, body) {
     const sets = settings.map(([name, value]) => `SET ${name} = ${settingValue(value)}`);
     if (sets.length > 0) await session.queryAsync(sets.join("; "));
     const format = url.searchParams.get("default_format") ?? "TabSeparated";
-    const result = Object.keys(params).length > 0 ? await session.queryBindAsync(query, params, { format }) : await session.queryAsync(query, { format });
+    const result =
+      Object.keys(params).length > 0
+        ? await session.queryBindAsync(query, params, { format })
+        : await session.queryAsync(query, { format });
     const named = /\bFORMAT\s+(\w+)\s*;?\s*$/i.exec(query)?.[1] ?? format;
     return {
       status: 200,
@@ -125,12 +132,18 @@ async function answer(request, body) {
       headers: {
         "Content-Type": CONTENT_TYPES[named] ?? "text/plain; charset=UTF-8",
         "X-ClickHouse-Format": named,
-        "X-ClickHouse-Summary": JSON.stringify({ read_rows: String(result.rowsRead), read_bytes: String(result.bytesRead), elapsed_ns: String(Math.round(result.elapsed * 1e9)) }),
+        "X-ClickHouse-Summary": JSON.stringify({
+          read_rows: String(result.rowsRead),
+          read_bytes: String(result.bytesRead),
+          elapsed_ns: String(Math.round(result.elapsed * 1e9)),
+        }),
       },
     };
   } catch (error) {
     // The engine's session user is `default`: its messages name the request's user, as a server's do.
-    const message = String(error.message ?? error).replace(/^Code: \d+\. DB::Exception: /, "").replaceAll("default: ", `${user}: `);
+    const message = String(error.message ?? error)
+      .replace(/^Code: \d+\. DB::Exception: /, "")
+      .replaceAll("default: ", `${user}: `);
     throw new ServerError(error.clickhouseCode ?? 1001, null, message);
   } finally {
     session.close();

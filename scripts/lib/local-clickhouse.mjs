@@ -28,7 +28,10 @@ export async function ensureLocalClickhouse() {
   try {
     await import("chdb");
   } catch (error) {
-    return { ...none, skipped: `the chdb package cannot load here (${error.message.split("\n")[0]}): set CLICKHOUSE_TEST_URL=https://user:password@host:port` };
+    return {
+      ...none,
+      skipped: `the chdb package cannot load here (${error.message.split("\n")[0]}): set CLICKHOUSE_TEST_URL=https://user:password@host:port`,
+    };
   }
   removeLeftRuns();
   const dir = join(runsDir, `run-${process.pid}-${Date.now()}`);

@@ -21,13 +21,16 @@ const ClickhouseDatabase = z
   .openapi({ description: "The database of each request when the data source has no `namespace`; `null`: the user's default." });
 /** The password is write-only: answers say `password_set: true`. */
 const ConnectionInput = z.object({
-  url: z
-    .string()
-    .max(2048)
-    .openapi({ description: "`https://host[:port]` (plain `http://` only to 127.0.0.1 or localhost in development); a public host.", example: "https://abc123.eu-central-1.aws.clickhouse.cloud:8443" }),
+  url: z.string().max(2048).openapi({
+    description: "`https://host[:port]` (plain `http://` only to 127.0.0.1 or localhost in development); a public host.",
+    example: "https://abc123.eu-central-1.aws.clickhouse.cloud:8443",
+  }),
   database: ClickhouseDatabase.optional(),
   user: z.string().min(1).max(256).openapi({ example: "dashboards_reader" }),
-  password: z.string().max(1024).openapi({ description: "Write-only: stored sealed (AES-256-GCM under the secret DATA_SOURCE_KEY), never answered." }),
+  password: z
+    .string()
+    .max(1024)
+    .openapi({ description: "Write-only: stored sealed (AES-256-GCM under the secret DATA_SOURCE_KEY), never answered." }),
 });
 const DataSource = z
   .object({
@@ -36,9 +39,12 @@ const DataSource = z
     name: z.string(),
     binding: z.string().nullable().openapi({ description: "The Worker's binding; `null` for ClickHouse (reached over `connection`)." }),
     kind: z.enum(["d1", "postgres", "mysql", "clickhouse"]).openapi({
-      description: "`d1`: a D1 binding; `postgres`, `mysql`: a Hyperdrive binding to that engine; `clickhouse`: its HTTP(S) interface at `connection`.",
+      description:
+        "`d1`: a D1 binding; `postgres`, `mysql`: a Hyperdrive binding to that engine; `clickhouse`: its HTTP(S) interface at `connection`.",
     }),
-    connection: ConnectionInfo.nullable().openapi({ description: "ClickHouse's server (the password never answered); `null` for the other kinds." }),
+    connection: ConnectionInfo.nullable().openapi({
+      description: "ClickHouse's server (the password never answered); `null` for the other kinds.",
+    }),
     namespace: z.string().nullable().openapi({
       description:
         "The PostgreSQL schema (first on the search path), MySQL database or ClickHouse database its panels read; `null`: the binding's (or connection's) own.",
@@ -153,13 +159,17 @@ const createDataSource = adminOperation({
   path: "/admin/data_sources/",
   operationId: "adminCreateDataSource",
   tags,
-  summary: "Register a database bound to the Worker (D1, or PostgreSQL or MySQL through Hyperdrive), or a ClickHouse server, as a data source",
+  summary:
+    "Register a database bound to the Worker (D1, or PostgreSQL or MySQL through Hyperdrive), or a ClickHouse server, as a data source",
   database: "primary",
   description:
-    "`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`). `kind: \"clickhouse\"` takes `connection` instead of `binding` (docs/clickhouse.md): its `url` https to a public host (400 on `connection.url`), its password stored sealed under the secret `DATA_SOURCE_KEY` (without it 503 `data_source_key_missing`, nothing stored) and never answered. `namespace` (PostgreSQL, MySQL, ClickHouse): the schema or database its panels read, so one binding or server serves many tenants. `access_groups` (names) restricts which access groups' customers may use it; absent or `null`: every access group. Unknown access group → 404 `access_group_not_found`.",
+    '`kind` defaults to `d1`. A binding the Worker does not have, or of another kind, is refused (400 on `binding`). `kind: "clickhouse"` takes `connection` instead of `binding` (docs/clickhouse.md): its `url` https to a public host (400 on `connection.url`), its password stored sealed under the secret `DATA_SOURCE_KEY` (without it 503 `data_source_key_missing`, nothing stored) and never answered. `namespace` (PostgreSQL, MySQL, ClickHouse): the schema or database its panels read, so one binding or server serves many tenants. `access_groups` (names) restricts which access groups\' customers may use it; absent or `null`: every access group. Unknown access group → 404 `access_group_not_found`.',
   body: z.object({
     name: Name,
-    binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a binding name").optional(),
+    binding: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a binding name")
+      .optional(),
     kind: z.enum(["d1", "postgres", "mysql", "clickhouse"]).optional(),
     connection: ConnectionInput.optional(),
     namespace: Namespace.optional(),

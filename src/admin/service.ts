@@ -137,7 +137,8 @@ function dataSourceInfo(row: DataSourceRow, groups: { id: number; name: string }
 /** The ClickHouse connection to store, or the refusal: 400 on its field, 503 data_source_key_missing without the sealing key. */
 async function storableConnection(env: Env, input: ConnectionInput, previous?: StoredConnection | null): Promise<StoredConnection> {
   const stored = await connectionToStore(env, input, previous);
-  if ("field" in stored) throw new ApiError(stored.keyMissing ? "data_source_key_missing" : "validation_error", stored.message, stored.field);
+  if ("field" in stored)
+    throw new ApiError(stored.keyMissing ? "data_source_key_missing" : "validation_error", stored.message, stored.field);
   return stored;
 }
 
@@ -160,7 +161,11 @@ function accessGroupList(names: string[] | null | undefined, found: { id: number
 /** D1 databases have no schemas or databases inside them to choose from. (ClickHouse's namespace is the request's database.) */
 function namespaceProblem(kind: DataSourceKind, namespace: string | null | undefined): void {
   if (kind === "d1" && namespace !== undefined && namespace !== null)
-    throw new ApiError("validation_error", "namespace: a D1 data source has no namespaces (PostgreSQL, MySQL and ClickHouse sources do).", "namespace");
+    throw new ApiError(
+      "validation_error",
+      "namespace: a D1 data source has no namespaces (PostgreSQL, MySQL and ClickHouse sources do).",
+      "namespace",
+    );
 }
 
 export async function createDataSource(
@@ -183,7 +188,11 @@ export async function createDataSource(
     if (!input.connection) throw new ApiError("validation_error", "connection: required for a ClickHouse data source.", "connection");
   } else {
     if (input.connection !== undefined)
-      throw new ApiError("validation_error", "connection: only a ClickHouse data source has one; the others name a `binding`.", "connection");
+      throw new ApiError(
+        "validation_error",
+        "connection: only a ClickHouse data source has one; the others name a `binding`.",
+        "connection",
+      );
     if (input.binding === undefined) throw new ApiError("validation_error", "binding: required for this kind of data source.", "binding");
     const problem = bindingProblem(env, kind, input.binding);
     if (problem) throw new ApiError("validation_error", problem, "binding");

@@ -96,14 +96,16 @@ function targetOf(env: object, source: DataSource): never {
 }
 
 /** Whether the source can be asked at all: a binding of its kind, or a ClickHouse connection. */
-function reachable(env: object, source: DataSource): boolean {
+export function reachable(env: object, source: DataSource): boolean {
   const kind = source.kind ?? "d1";
   return kind === "clickhouse" ? Boolean(source.connection) : bindingOfKind(env, kind, source.binding) !== null;
 }
 
 /** What the query cache's key says of where rows come from: a changed namespace or server never answers from the old one's rows. */
 function cacheWhere(source: DataSource): string {
-  const where = source.connection ? `clickhouse:${source.connection.url}/${source.connection.user}/${source.connection.database ?? ""}` : source.binding;
+  const where = source.connection
+    ? `clickhouse:${source.connection.url}/${source.connection.user}/${source.connection.database ?? ""}`
+    : source.binding;
   return source.namespace ? `${where}/${source.namespace}` : where;
 }
 

@@ -16,7 +16,7 @@ const imported = new Map<string, Promise<CryptoKey>>();
 export function secretKeyProblem(keyBase64: string | undefined): string | null {
   if (!keyBase64) return "it is not set";
   const bytes = fromBase64(keyBase64);
-  if (!bytes || bytes.byteLength !== 32) return "it must be 32 random bytes, base64";
+  if (bytes?.byteLength !== 32) return "it must be 32 random bytes, base64";
   return null;
 }
 
@@ -24,7 +24,7 @@ function key(keyBase64: string): Promise<CryptoKey> {
   let found = imported.get(keyBase64);
   if (!found) {
     const bytes = fromBase64(keyBase64);
-    if (!bytes || bytes.byteLength !== 32) throw new Error("the sealing key must be 32 bytes, base64");
+    if (bytes?.byteLength !== 32) throw new Error("the sealing key must be 32 bytes, base64");
     found = crypto.subtle.importKey("raw", bytes, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]);
     imported.set(keyBase64, found);
   }
@@ -33,7 +33,11 @@ function key(keyBase64: string): Promise<CryptoKey> {
 
 export async function seal(keyBase64: string, plain: string): Promise<string> {
   const nonce = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: PURPOSE }, await key(keyBase64), encoder.encode(plain));
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv: nonce, additionalData: PURPOSE },
+    await key(keyBase64),
+    encoder.encode(plain),
+  );
   return `v1.${toBase64Url(nonce)}.${toBase64Url(new Uint8Array(sealed))}`;
 }
 

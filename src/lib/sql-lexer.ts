@@ -13,6 +13,7 @@
  */
 
 import { placeholderAt } from "./placeholder-syntax";
+import { clickhouseParameterEnd, dollarDelimiters, heredocEnd, type Delimiter } from "./sql-clickhouse";
 import { isDigit, isNamePart, isNameStart, isSpace, mysqlLineCommentAt, stringContinuation } from "./sql-characters";
 
 export type SqlDialect = "sqlite" | "postgres" | "mysql" | "clickhouse";
@@ -326,38 +327,23 @@ class Scanner {
     this.push("string", start);
   }
 
-  /**
-   * ClickHouse at `$`: `$anything$` opens a heredoc (text) when the same `$anything$` follows
-   * later; otherwise the `$` is part of a name or a symbol. The delimiters' positions are
-   * indexed once per text, so a text full of `$` is still read in linear time.
-   */
+  /** ClickHouse's heredoc at `$` (sql-clickhouse.ts), read as text; false when the `$` opens none. */
   private heredoc(): boolean {
-    const { sql } = this;
+    this.dollars ??= dollarDelimiters(this.sql);
+    const end = heredocEnd(this.sql, this.pos, this.dollars);
+    if (end < 0) return false;
     const start = this.pos;
-    const nameEnd = sql.indexOf("$", start + 1);
-    if (nameEnd < 0) return false;
-    const delimiter = sql.slice(start, nameEnd + 1);
-    this.dollars ??= dollarDelimiters(sql);
-    // The scan only moves forward, so each delimiter's positions are passed over once.
-    const known = this.dollars.get(delimiter);
-    if (!known) return false;
-    while (known.next < known.at.length && known.at[known.next] < start + delimiter.length) known.next++;
-    const close = known.at[known.next];
-    if (close === undefined) return false;
-    this.pos = close + delimiter.length;
+    this.pos = end;
     this.push("string", start);
     return true;
   }
 
   /** ClickHouse's server-side parameter `{name:Type}` (as vendor SQL may not write it, see sql-bind-parameters.ts). */
   private clickhouseParameter(): boolean {
-    // No quote inside: what ClickHouse reads as a string must stay one here.
-    const match = /\{\s*[A-Za-z_][A-Za-z0-9_]*\s*:[^{}'"`]*\}/y;
-    match.lastIndex = this.pos;
-    const found = match.exec(this.sql);
-    if (!found) return false;
+    const end = clickhouseParameterEnd(this.sql, this.pos);
+    if (end < 0) return false;
     const start = this.pos;
-    this.pos += found[0].length;
+    this.pos = end;
     this.push("param", start);
     return true;
   }
@@ -406,31 +392,4 @@ class Scanner {
     this.pos += match.exec(this.sql)?.[0].length ?? 1;
     this.push("number", start);
   }
-}
-
-/**
- * Every `$…$` in the text (from one `$` to the next) by its text, with the positions it
- * starts at in order: a heredoc opened at one closes at the first later position of the same
- * text. The spans between consecutive `$` cover the text once, so this is linear.
- */
-interface Delimiter {
-  /** Where the delimiter starts, in order. */
-  at: number[];
-  /** The first position not yet passed over by the scan. */
-  next: number;
-}
-
-function dollarDelimiters(sql: string): Map<string, Delimiter> {
-  const found = new Map<string, Delimiter>();
-  let at = sql.indexOf("$");
-  while (at >= 0) {
-    const next = sql.indexOf("$", at + 1);
-    if (next < 0) break;
-    const text = sql.slice(at, next + 1);
-    const list = found.get(text);
-    if (list) list.at.push(at);
-    else found.set(text, { at: [at], next: 0 });
-    at = next;
-  }
-  return found;
 }

@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import type { Dialect, Param } from "../data/placeholders";
+import { clickhouseReport } from "./dialects/clickhouse";
 import { mysqlReport } from "./dialects/mysql";
 import { postgresReport } from "./dialects/postgres";
 import { sqliteReport } from "./dialects/sqlite";
@@ -84,7 +85,12 @@ export interface ViewZone {
   offsets: readonly [string, number][];
 }
 
-const dialects: Record<Dialect, ReportDialect> = { sqlite: sqliteReport, postgres: postgresReport, mysql: mysqlReport };
+const dialects: Record<Dialect, ReportDialect> = {
+  sqlite: sqliteReport,
+  postgres: postgresReport,
+  mysql: mysqlReport,
+  clickhouse: clickhouseReport,
+};
 
 /** The description of an engine's SQL the compiler builds with. */
 export function reportDialect(dialect: Dialect): ReportDialect {

@@ -1,7 +1,7 @@
 import type { StoredTable } from "../blueprints/schemas";
 import type { RoundTripCounter } from "../db/client";
-import { runSourceQueries, type DataSource } from "../data/query-runner";
-import { bindingOfKind, dialectOf, type DataSourceKind } from "../data/sources/kinds";
+import { reachable, runSourceQueries, type DataSource } from "../data/query-runner";
+import { dialectOf, type DataSourceKind } from "../data/sources/kinds";
 import type { Dialect, PlaceholderContext } from "../data/placeholders";
 import { config } from "../config";
 import { ApiError } from "../http/errors";
@@ -46,7 +46,7 @@ export function sourceFor(run: Pick<ReportRun, "env" | "table" | "mapping" | "so
   const source = run.sources.find((s) => String(s.id) === run.mapping[String(table.schema_id)]);
   if (!source) throw unavailable(table.dataset_name, `no data source is set up for this customer (schema ${table.schema_id}).`);
   const kind = source.kind ?? "d1";
-  if (!bindingOfKind(run.env, kind, source.binding)) {
+  if (!reachable(run.env, source)) {
     log("error", "report data source cannot run", { binding: source.binding, kind });
     throw unavailable(table.dataset_name, "its data source is not reachable.");
   }

@@ -6,13 +6,20 @@ import { admin } from "../helpers/api";
 // its URL under the webhook destination rules, its password write-only and stored sealed.
 const list = async () => (await admin("GET", "/admin/data_sources/")).body.data_sources as { id: number; connection: unknown }[];
 const stored = async (id: number) =>
-  (await (env as unknown as { DB: D1Database }).DB.prepare("SELECT connection FROM data_sources WHERE id = ?").bind(id).first<{ connection: string }>())
-    ?.connection;
+  (
+    await (env as unknown as { DB: D1Database }).DB.prepare("SELECT connection FROM data_sources WHERE id = ?")
+      .bind(id)
+      .first<{ connection: string }>()
+  )?.connection;
 const connection = { url: "https://analytics.example.com:8443", user: "dashboards_reader", password: "s3cret-Pa55word" };
 
 describe("POST /admin/data_sources/ with kind clickhouse", () => {
   it("answers the connection without the password (password_set), and stores only a sealed password", async () => {
-    const res = await admin("POST", "/admin/data_sources/", { name: "Events", kind: "clickhouse", connection: { ...connection, database: "events" } });
+    const res = await admin("POST", "/admin/data_sources/", {
+      name: "Events",
+      kind: "clickhouse",
+      connection: { ...connection, database: "events" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data_source).toEqual({
       id: expect.any(Number),
@@ -70,9 +77,17 @@ describe("POST /admin/update_data_source/ with a connection", () => {
   it("keeps the password when none is given, replaces it when one is, and never answers it", async () => {
     const created = (await admin("POST", "/admin/data_sources/", { name: "Events", kind: "clickhouse", connection })).body.data_source;
     const sealed = await stored(created.id);
-    const renamed = await admin("POST", "/admin/update_data_source/", { id: created.id, connection: { user: "other_reader", database: "tenant_1" } });
+    const renamed = await admin("POST", "/admin/update_data_source/", {
+      id: created.id,
+      connection: { user: "other_reader", database: "tenant_1" },
+    });
     expect(renamed.status).toBe(200);
-    expect(renamed.body.data_source.connection).toEqual({ url: connection.url, database: "tenant_1", user: "other_reader", password_set: true });
+    expect(renamed.body.data_source.connection).toEqual({
+      url: connection.url,
+      database: "tenant_1",
+      user: "other_reader",
+      password_set: true,
+    });
     const kept = JSON.parse((await stored(created.id)) as string);
     expect(kept.password).toBe(JSON.parse(sealed as string).password);
     const replaced = await admin("POST", "/admin/update_data_source/", { id: created.id, connection: { password: "a-new-one" } });

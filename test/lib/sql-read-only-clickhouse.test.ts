@@ -130,7 +130,11 @@ describe("lexSql: ClickHouse", () => {
 
   it("binds placeholders in code only", () => {
     const context = { customer: { provided_id: "acme", name: "Acme", properties: {} }, variables: {} };
-    const bound = bindPlaceholders("SELECT {{customer.provided_id}} AS a, '{{customer.name}}' AS b # {{customer.name}}\n", context, "clickhouse");
+    const bound = bindPlaceholders(
+      "SELECT {{customer.provided_id}} AS a, '{{customer.name}}' AS b # {{customer.name}}\n",
+      context,
+      "clickhouse",
+    );
     expect(bound.params).toEqual(["acme"]);
     expect(bound.sql).toContain("'{{customer.name}}' AS b # {{customer.name}}");
   });

@@ -54,7 +54,8 @@ function urlShapeProblem(url: string): string | null {
     return "it is not a URL";
   }
   if (parsed.username || parsed.password) return "it must not carry a user name or password (give `user` and `password`)";
-  if (parsed.pathname !== "/" || parsed.search || parsed.hash || /[?#]/.test(url)) return "it must be https://host[:port], nothing after the port";
+  if (parsed.pathname !== "/" || parsed.search || parsed.hash || /[?#]/.test(url))
+    return "it must be https://host[:port], nothing after the port";
   return null;
 }
 
@@ -83,7 +84,8 @@ export async function connectionToStore(
       keyMissing: true,
     };
   }
-  const password = input.password !== undefined ? await seal(env.DATA_SOURCE_KEY as string, input.password) : (previous as StoredConnection).password;
+  const password =
+    input.password !== undefined ? await seal(env.DATA_SOURCE_KEY as string, input.password) : (previous as StoredConnection).password;
   const database = input.database !== undefined ? input.database : (previous?.database ?? null);
   return { url: url.replace(/\/+$/, ""), database, user, password };
 }

@@ -36,7 +36,8 @@ export function clickhouseConnectionMessage(error: unknown, namespace?: string |
   if (code === CODE.unknownDatabase && namespace)
     return `The namespace '${namespace}' of this data source does not exist; the panel could not be loaded.`;
   if (code === CODE.unknownDatabase) return "The database of this data source does not exist; the panel could not be loaded.";
-  if (code === undefined && !isTimeout(error)) return "The database of this data source could not be reached; the panel could not be loaded.";
+  if (code === undefined && !isTimeout(error))
+    return "The database of this data source could not be reached; the panel could not be loaded.";
   return null;
 }
 

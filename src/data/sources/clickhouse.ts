@@ -4,7 +4,16 @@ import { lexSql } from "../../lib/sql-lexer";
 import { openConnection, type StoredConnection } from "./clickhouse-connection";
 import { clickhouseConnectionMessage, clickhousePanelMessage, redactClickhouse, type ClickhouseSecrets } from "./clickhouse-messages";
 import { exactNumber } from "./exact-number";
-import { limitRows, rowLimitedSql, type PanelColumns, type PanelQuery, type PanelResult, type Row, type RunLimits, type SourceTrips } from "./types";
+import {
+  limitRows,
+  rowLimitedSql,
+  type PanelColumns,
+  type PanelQuery,
+  type PanelResult,
+  type Row,
+  type RunLimits,
+  type SourceTrips,
+} from "./types";
 import type { Param } from "../placeholders";
 
 /**
@@ -39,7 +48,11 @@ export function settingsFor(limits: RunLimits): ClickHouseSettings {
 
 type Opened = { client: ClickHouseClient; secrets: ClickhouseSecrets; database: string | null };
 
-async function opened(target: ClickhouseTarget, limits: RunLimits, namespace: string | null | undefined): Promise<Opened | { problem: string }> {
+async function opened(
+  target: ClickhouseTarget,
+  limits: RunLimits,
+  namespace: string | null | undefined,
+): Promise<Opened | { problem: string }> {
   const server = await openConnection(target.env, target.connection);
   if ("problem" in server) return server;
   const database = namespace ?? server.database;
@@ -114,7 +127,11 @@ export function runClickhouse(
   namespace?: string | null,
 ): Promise<Map<string, PanelResult>> {
   return eachPanel<PanelResult>(target, queries, limits, trips, namespace, async (client, query) => {
-    const result = await client.query({ query: rowLimited(query.sql, limits.rowLimit), format: "JSON", query_params: queryParams(query.params) });
+    const result = await client.query({
+      query: rowLimited(query.sql, limits.rowLimit),
+      format: "JSON",
+      query_params: queryParams(query.params),
+    });
     const answer = (await result.json()) as { meta?: { name: string; type: string }[]; data?: Row[] };
     return limitRows(typedRows(answer.data ?? [], answer.meta ?? []), limits.rowLimit);
   });
@@ -149,8 +166,7 @@ function baseType(type: string): string {
 
 function converter(type: string): ((value: unknown) => unknown) | null {
   const base = baseType(type);
-  if (/^U?Int(64|128|256)$/.test(base) || /^Decimal/.test(base))
-    return (value) => (typeof value === "string" ? exactNumber(value) : value);
+  if (/^U?Int(64|128|256)$/.test(base) || /^Decimal/.test(base)) return (value) => (typeof value === "string" ? exactNumber(value) : value);
   if (/^DateTime(64)?(\(|$)/.test(base))
     return (value) => {
       if (typeof value !== "string") return value;

@@ -74,7 +74,10 @@ const ordersCount = async () => (await clickhouseRows<{ n: number }>(`SELECT cou
 const run = (queries: { sql: string; params?: Param[] }[], limits = { timeoutMs, rowLimit: 10_000 }, namespace?: string | null) => {
   const trips = { kind: "clickhouse" as const, trips: 0, connections: 0 };
   const panels = queries.map((q, i) => ({ panelId: `p${i}`, sql: q.sql, params: q.params ?? [] }));
-  return runClickhouse({ env: env as never, connection: ctx.stored }, panels, limits, trips, namespace).then((results) => ({ results, trips }));
+  return runClickhouse({ env: env as never, connection: ctx.stored }, panels, limits, trips, namespace).then((results) => ({
+    results,
+    trips,
+  }));
 };
 
 describe.skipIf(!clickhouseAvailable)("clickhouse data source: data per customer", () => {
@@ -85,7 +88,12 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: data per customer
       panels: [
         kpi("revenue", ctx.schema, "SELECT sum(amount) AS value FROM orders WHERE customer_id = {{customer.provided_id}}", 0),
         kpi("orders", ctx.schema, "SELECT count() AS value FROM orders WHERE customer_id = {{customer.provided_id}}", 3),
-        kpi("mode", ctx.schema, "SELECT concat(getSetting('readonly')::String, ' ', currentDatabase(), ' ', getSetting('max_result_rows')::String) AS value", 6),
+        kpi(
+          "mode",
+          ctx.schema,
+          "SELECT concat(getSetting('readonly')::String, ' ', currentDatabase(), ' ', getSetting('max_result_rows')::String) AS value",
+          6,
+        ),
       ],
     });
     const a = await embed(embedId, alpha.token);
@@ -110,7 +118,9 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: data per customer
     // A namespace the server does not have: that panel's message.
     const missing = await createSource("Tenant C", {}, "ch_tenant_missing");
     const page = await embed(embedId, (await customer(unique("ch-tc"), missing)).token);
-    expect(panelText(page.body, "total")).toBe("total The namespace &#39;ch_tenant_missing&#39; of this data source does not exist; the panel could not be loaded.");
+    expect(panelText(page.body, "total")).toBe(
+      "total The namespace &#39;ch_tenant_missing&#39; of this data source does not exist; the panel could not be loaded.",
+    );
   });
 
   it("binds hostile properties as data: quotes, backslashes, braces and comment marks never reach the SQL text", async () => {
@@ -119,7 +129,12 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: data per customer
       const sneaky = await customer(unique("ch-sneaky"), ctx.ch, { properties: { region: hostile } });
       const embedId = await dashboard({
         panels: [
-          kpi("rows", ctx.schema, "SELECT count() AS value FROM orders WHERE region = {{customer.properties.region}} OR customer_id = {{customer.properties.region}}", 0),
+          kpi(
+            "rows",
+            ctx.schema,
+            "SELECT count() AS value FROM orders WHERE region = {{customer.properties.region}} OR customer_id = {{customer.properties.region}}",
+            0,
+          ),
         ],
       });
       expect(panelText((await embed(embedId, sneaky.token)).body, "rows")).toBe("rows 0");
@@ -127,7 +142,9 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: data per customer
       const { results } = await run([{ sql: "SELECT {p1:String} AS value", params: [hostile] }]);
       expect(results.get("p0")).toEqual({ status: "ok", rows: [{ value: hostile }], truncated: false });
     }
-    const { results } = await run([{ sql: "SELECT {p1:Int64} AS i, {p2:Float64} AS f, {p3:Bool} AS b, {p4:Nullable(String)} AS n", params: [7, 1.5, true, null] }]);
+    const { results } = await run([
+      { sql: "SELECT {p1:Int64} AS i, {p2:Float64} AS f, {p3:Bool} AS b, {p4:Nullable(String)} AS n", params: [7, 1.5, true, null] },
+    ]);
     expect(results.get("p0")).toEqual({ status: "ok", rows: [{ i: 7, f: 1.5, b: true, n: null }], truncated: false });
     expect(await ordersCount()).toBe(before);
   });
@@ -181,7 +198,10 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: limits", () => {
   it("stops a slow panel at QUERY_TIMEOUT_MS on the page; the rest of the dashboard renders", async () => {
     const viewer = await customer();
     const embedId = await dashboard({
-      panels: [kpi("slow", ctx.schema, "SELECT sum(sleep(3)) AS value FROM numbers(100000000)", 0), kpi("fast", ctx.schema, "SELECT 41 + 1 AS value", 3)],
+      panels: [
+        kpi("slow", ctx.schema, "SELECT sum(sleep(3)) AS value FROM numbers(100000000)", 0),
+        kpi("fast", ctx.schema, "SELECT 41 + 1 AS value", 3),
+      ],
     });
     const started = Date.now();
     const page = await embed(embedId, viewer.token);
@@ -236,12 +256,21 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: types", () => {
     const viewer = await customer();
     const embedId = await dashboard({
       panels: [
-        { id: "kinds", type: "table", title: "Kinds", schema_id: ctx.schema, sql: "SELECT big, top, precise, d, dt, flag FROM kinds", layout: { x: 0, y: 0, w: 12, h: 4 } },
+        {
+          id: "kinds",
+          type: "table",
+          title: "Kinds",
+          schema_id: ctx.schema,
+          sql: "SELECT big, top, precise, d, dt, flag FROM kinds",
+          layout: { x: 0, y: 0, w: 12, h: 4 },
+        },
       ],
     });
     const res = await call("GET", `/embed/${embedId}/panels/kinds.csv?customer_token=${viewer.token}`);
     expect(res.status).toBe(200);
-    expect(res.body).toBe("big,top,precise,d,dt,flag\r\n42,18446744073709551615,1234567890123456789012345678901234567.5,2026-03-01,2026-03-29T01:30:00.000Z,true\r\n");
+    expect(res.body).toBe(
+      "big,top,precise,d,dt,flag\r\n42,18446744073709551615,1234567890123456789012345678901234567.5,2026-03-01,2026-03-29T01:30:00.000Z,true\r\n",
+    );
   });
 
   it("prepares panels without reading rows (DESCRIBE): their columns, or the server's word on an unknown column", async () => {
@@ -249,7 +278,11 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: types", () => {
     const described = await describeClickhouse(
       { env: env as never, connection: ctx.stored },
       [
-        { panelId: "ok", sql: "SELECT customer_id, sum(amount) AS total FROM orders WHERE region = {p1:String} GROUP BY customer_id", params: ["EU"] },
+        {
+          panelId: "ok",
+          sql: "SELECT customer_id, sum(amount) AS total FROM orders WHERE region = {p1:String} GROUP BY customer_id",
+          params: ["EU"],
+        },
         { panelId: "bad", sql: "SELECT nope FROM orders", params: [] },
       ],
       { timeoutMs, rowLimit: 10 },
@@ -267,31 +300,37 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: a source that can
     ["a stopped server", { url: "http://127.0.0.1:1" }, "could not be reached"],
     ["a wrong password", { password: "not-the-password" }, "refused the credentials of this data source"],
     ["an unknown database", { database: "ch_no_such_database" }, "The database of this data source does not exist"],
-  ])("%s: the panel says so within the time limit, the page is not a 500, and no credential is in the page or the logs", async (_case, change, says) => {
-    const logged: string[] = [];
-    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
-    }
-    const source = await createSource(`Down ${_case}`, change);
-    const viewer = await customer(unique("ch-down"), source);
-    const embedId = await dashboard({
-      panels: [kpi("revenue", ctx.schema, "SELECT sum(amount) AS value FROM orders", 0), kpi("count", ctx.schema, "SELECT count() AS value FROM orders", 3)],
-    });
-    const started = Date.now();
-    const page = await embed(embedId, viewer.token);
-    expect(Date.now() - started).toBeLessThan(timeoutMs);
-    expect(page.status).toBe(200);
-    expect(panelText(page.body, "revenue")).toContain(says);
-    expect(panelText(page.body, "count")).toContain(says);
-    expect(page.body).toContain('data-render-complete="true"');
-    expect(logged.join("\n")).toContain("panel query failed");
-    const listed = await admin("GET", "/admin/data_sources/");
-    for (const secret of [clickhouseServer.password, "not-the-password", `${clickhouseServer.user}:`]) {
-      expect(page.body).not.toContain(secret);
-      expect(logged.join("\n")).not.toContain(secret);
-      expect(JSON.stringify(listed.body)).not.toContain(secret);
-    }
-  });
+  ])(
+    "%s: the panel says so within the time limit, the page is not a 500, and no credential is in the page or the logs",
+    async (_case, change, says) => {
+      const logged: string[] = [];
+      for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+        vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
+      }
+      const source = await createSource(`Down ${_case}`, change);
+      const viewer = await customer(unique("ch-down"), source);
+      const embedId = await dashboard({
+        panels: [
+          kpi("revenue", ctx.schema, "SELECT sum(amount) AS value FROM orders", 0),
+          kpi("count", ctx.schema, "SELECT count() AS value FROM orders", 3),
+        ],
+      });
+      const started = Date.now();
+      const page = await embed(embedId, viewer.token);
+      expect(Date.now() - started).toBeLessThan(timeoutMs);
+      expect(page.status).toBe(200);
+      expect(panelText(page.body, "revenue")).toContain(says);
+      expect(panelText(page.body, "count")).toContain(says);
+      expect(page.body).toContain('data-render-complete="true"');
+      expect(logged.join("\n")).toContain("panel query failed");
+      const listed = await admin("GET", "/admin/data_sources/");
+      for (const secret of [clickhouseServer.password, "not-the-password", `${clickhouseServer.user}:`]) {
+        expect(page.body).not.toContain(secret);
+        expect(logged.join("\n")).not.toContain(secret);
+        expect(JSON.stringify(listed.body)).not.toContain(secret);
+      }
+    },
+  );
 });
 
 describe.skipIf(!clickhouseAvailable)("clickhouse data source: the stored password", () => {
