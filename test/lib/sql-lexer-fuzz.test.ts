@@ -128,6 +128,9 @@ describe("the SQL checks run in linear time (fuzz with a time budget)", () => {
     ["SQLite variables", "$a::"],
     ["escaped strings", "E'\\'"],
     ["quoted names", '"a""'],
+    ["ClickHouse heredoc delimiters", "$a$ "],
+    ["ClickHouse parameters left open", "{a:"],
+    ["ClickHouse # marks", "#x "],
   ])("checks %s repeated to the longest query within the budget", (_name, unit) => {
     const sql = `SELECT ${unit.repeat(Math.ceil(MAX_QUERY_LENGTH / unit.length))}`.slice(0, MAX_QUERY_LENGTH);
     expect(checkAll(sql)).toBeLessThan(BUDGET_MS);

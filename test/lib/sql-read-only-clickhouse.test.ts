@@ -98,12 +98,13 @@ describe("readOnlyProblem: ClickHouse's dialect", () => {
     expect(bindParameterProblem("SELECT '{id: Int64}' AS a")).toBeNull();
   });
 
-  it("checks a text full of $ and heredoc-like delimiters in linear time", () => {
-    const sql = `SELECT ${Array.from({ length: 20_000 }, (_, i) => `$d${i}$`).join(" ")}`;
+  it("checks the longest query full of distinct heredoc-like delimiters within the fuzz test's budget (linear time)", () => {
+    // sql-lexer-fuzz.test.ts: 100,000 characters, 5 s for a busy machine (a quadratic scan takes far longer).
+    const sql = `SELECT ${Array.from({ length: 20_000 }, (_, i) => `$d${i}$`).join(" ")}`.slice(0, 100_000);
     const started = performance.now();
-    readOnlyProblem(sql, ["clickhouse"]);
-    readOnlyProblem(`SELECT ${"$a$ ".repeat(25_000)}`, ["clickhouse"]);
-    expect(performance.now() - started).toBeLessThan(1000);
+    readOnlyProblem(sql);
+    bindParameterProblem(sql);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 
