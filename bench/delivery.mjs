@@ -2,7 +2,9 @@
 // End-to-end delivery latency with a warm browser: from POST /api/dashboard/screenshot to
 // the file received (one GET of the download link with `?wait=30`, which answers when the
 // job ends), median of 20 taking turns with the floor, PNG
-// and PDF of the demo dashboard — against the floor: the same HTML captured by a bare
+// and PDF of the demo dashboard (the PDF twice: today's one page from the width, and on A4
+// pages — `pdf: { page_size: "A4" }`: bands, all table rows, a footer; docs/delivery.md "PDF
+// pages") — against the floor: the same HTML captured by a bare
 // script driving Chromium directly (puppeteer-core, warm browser and page).
 // Stage by stage (medians): API call; queue dispatch (API answer → the job's attempt starts);
 // job updates (recording the attempt's end); render (dashboard HTML with its panel queries); browser
@@ -36,6 +38,18 @@ const load = () =>
 const loadAtStart = load();
 const port = 19957;
 const base = `http://127.0.0.1:${port}`;
+/** What is delivered: a PNG, today's PDF (one page from the width), a PDF on A4 pages. */
+const TYPES = ["image", "pdf", "pdf_a4"];
+const LABELS = { image: "PNG", pdf: "PDF", pdf_a4: "PDF A4" };
+/** Bare Chromium's A4: the same paper, margins and a footer with page numbers. */
+const A4_FLOOR = {
+  printBackground: true,
+  format: "a4",
+  margin: { top: "12mm", bottom: "12mm", left: "12mm", right: "12mm" },
+  displayHeaderFooter: true,
+  headerTemplate: "<span></span>",
+  footerTemplate: '<div style="font-size:8px"><span class="pageNumber"></span> / <span class="totalPages"></span></div>',
+};
 const chromium = await ensureChromium(); // the same Chromium as Browser Rendering uses locally
 const server = await startServer({ port, vars: { RATE_LIMIT_PER_MINUTE: 1000000, DELIVERY_LIMIT_PER_MINUTE: 1000000, LOG_LEVEL: "warn" } });
 
@@ -56,7 +70,13 @@ try {
     const res = await fetch(`${base}/api/dashboard/screenshot`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ provided_id: "acme-berlin", dashboard_embed_id: "sales-overview", export_type: exportType, width: 1280 }),
+      body: JSON.stringify({
+        provided_id: "acme-berlin",
+        dashboard_embed_id: "sales-overview",
+        export_type: exportType === "image" ? "image" : "pdf",
+        width: 1280,
+        ...(exportType === "pdf_a4" ? { pdf: { page_size: "A4" } } : {}),
+      }),
     }).then((r) => r.json());
     const answeredAt = Date.now();
     if (res.success !== 1) throw new Error(JSON.stringify(res));
@@ -106,11 +126,11 @@ try {
   // "first drawing": the service forgets the charts it drew before each of these runs, so
   // the page is drawn from scratch; "repeat": the same page again (its charts are kept).
   const forgetCharts = () => fetch(`${base}/_dev/charts/forget`, { method: "POST", headers: devAuth }).then((r) => r.json());
-  const ours = { image: [], pdf: [] };
-  const repeat = { image: [], pdf: [] };
-  const stages = { image: [], pdf: [] };
-  const repeatStages = { image: [], pdf: [] };
-  const floor = { image: [], pdf: [] };
+  const ours = { image: [], pdf: [], pdf_a4: [] };
+  const repeat = { image: [], pdf: [], pdf_a4: [] };
+  const stages = { image: [], pdf: [], pdf_a4: [] };
+  const repeatStages = { image: [], pdf: [], pdf_a4: [] };
+  const floor = { image: [], pdf: [], pdf_a4: [] };
   // One HTTP round trip to this server (GET /health), taken between the runs: the API call
   // and the download each make one, which bare Chromium, driven in its own process, never does.
   const roundTrip = [];
@@ -125,11 +145,12 @@ try {
           await page.setContent(html, { waitUntil: "load" });
           await page.waitForSelector('body[data-render-complete="true"]');
           if (type === "pdf") await page.pdf({ printBackground: true, width: "1280px", height: `${Math.round(1280 * Math.SQRT2)}px` });
+          else if (type === "pdf_a4") await page.pdf(A4_FLOOR);
           else await page.screenshot({ fullPage: true, type: "png" });
         })
       ).ms;
     // Ours and the floor take turns, so both see the same load on the machine.
-    for (const type of ["image", "pdf"]) {
+    for (const type of TYPES) {
       for (let i = 0; i < 3; i++) {
         // warm both
         await endToEnd(type);
@@ -169,7 +190,7 @@ try {
   // The ratio moves with the floor (bare Chromium's own time, 34–54 ms for a PDF on the same
   // machine on different days); what ours adds in ms is printed beside it.
   console.log(`\nDelivery latency, warm browser, sales-overview at 1280 px, median of ${runs}:`);
-  for (const type of ["image", "pdf"]) {
+  for (const type of TYPES) {
     const b = median(floor[type]);
     for (const [label, series] of [
       ["first drawing", ours],
@@ -177,7 +198,7 @@ try {
     ]) {
       const a = median(series[type]);
       console.log(
-        `  ${type === "image" ? "PNG" : "PDF"}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${ratio(a, b)}   ours − bare ${(a - b).toFixed(0).padStart(4)} ms`,
+        `  ${LABELS[type].padEnd(6)}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${ratio(a, b)}   ours − bare ${(a - b).toFixed(0).padStart(4)} ms`,
       );
     }
   }
@@ -186,10 +207,10 @@ try {
     `One HTTP round trip to this server (GET /health, median of ${roundTrip.length}): ${hop.toFixed(1)} ms. The API call and the download make one each;`,
   );
   console.log(`bare Chromium none. What ours adds beyond those two (ours − bare − 2 round trips):`);
-  for (const type of ["image", "pdf"]) {
+  for (const type of TYPES) {
     const b = median(floor[type]);
     const added = (series) => (median(series[type]) - b - 2 * hop).toFixed(0).padStart(4);
-    console.log(`  ${type === "image" ? "PNG" : "PDF"}  first drawing ${added(ours)} ms   repeat ${added(repeat)} ms`);
+    console.log(`  ${LABELS[type].padEnd(6)}  first drawing ${added(ours)} ms   repeat ${added(repeat)} ms`);
   }
   console.log(`\nStage by stage, median ms of ${runs} (the medians need not add up to the median total;`);
   console.log(`queue_dispatch = job start − API answer: negative when the job starts before the answer reaches the caller):`);
@@ -198,6 +219,8 @@ try {
     ["PNG repeat", repeatStages.image],
     ["PDF first", stages.pdf],
     ["PDF repeat", repeatStages.pdf],
+    ["A4 first", stages.pdf_a4],
+    ["A4 repeat", repeatStages.pdf_a4],
   ];
   console.log(`  ${"".padEnd(16)}${columns.map(([t]) => t.padStart(12)).join("")}`);
   for (const name of stageNames) {

@@ -108,6 +108,7 @@ export type ScheduleValues = { target: DeliveryTarget } & Pick<
       | "callbackUrl"
       | "themeId"
       | "locale"
+      | "pdf"
     >
   >;
 

@@ -4,6 +4,7 @@ import { Email, EmbedId, plainText } from "../http/fields";
 import { cronProblem } from "./cron";
 import { checkDeliveryTarget, ReportId } from "../delivery/target";
 import { Locale, ThemeReference, TimeZone } from "../view/presentation";
+import { type PdfPage, PdfPageFields } from "../view/paper";
 
 const ScheduleId = z.string().min(1).max(64).openapi({ description: "The schedule's id.", example: "sch_4f9k2m1x8q7w3e5r6t0y" });
 export const GroupTag = z
@@ -81,6 +82,11 @@ const fields = {
   report_id: ReportId.optional(),
   recipients: Recipients.optional(),
   format: Format.optional(),
+  pdf: PdfPageFields.nullable()
+    .optional()
+    .openapi({
+      description: "The pages of its PDFs (format `pdf`); null or absent: the dashboard definition's `pdf`, else one page from the width.",
+    }),
 };
 
 /** A saved report is one customer's: it goes with `provided_id`, never with a group tag. */
@@ -125,6 +131,7 @@ export const ScheduleSchema = z
     timezone: z.string(),
     recipients: z.array(z.string()),
     format: Format,
+    pdf: PdfPageFields.nullable().openapi({ description: "The pages of its PDFs; null when unset." }),
     subject: z.string().nullable(),
     variables: z.record(z.string(), z.unknown()).nullable(),
     paused: z.boolean(),
@@ -151,6 +158,13 @@ export const RunSchema = z
     skipped: z.number().int().openapi({ description: "Customers without recipients, plus each address that unsubscribed." }),
   })
   .openapi("ReportScheduleRun");
+
+declare module "../db/schema/columns" {
+  interface JsonColumns {
+    /** The pages a schedule's PDFs are printed on. */
+    "report_schedules.pdf": PdfPage;
+  }
+}
 
 export type CreateScheduleInput = z.infer<typeof CreateScheduleBody>;
 export type UpdateScheduleInput = z.infer<typeof UpdateScheduleBody>;

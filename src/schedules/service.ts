@@ -43,6 +43,7 @@ export function view(row: repo.ScheduleRow): Schedule {
     timezone: row.timezone,
     recipients: row.recipients,
     format: row.format,
+    pdf: row.pdf ?? null,
     subject: row.subject,
     variables: row.variables,
     paused: row.paused,
@@ -177,7 +178,7 @@ export async function createSchedule(
   const columns = await newRuleColumns(scope, rule, { target }, linkBase, now);
   const id = `sch_${randomAlphanumeric(20)}`;
   const [, [row]] = await scope.db.batch([
-    repo.insertSchedule(scope.db, id, scope.accessGroupId, { ...columns, format: input.format ?? "report" }),
+    repo.insertSchedule(scope.db, id, scope.accessGroupId, { ...columns, format: input.format ?? "report", pdf: input.pdf ?? null }),
     repo.scheduleById(scope.db, id),
   ]);
   return view(row);
@@ -262,6 +263,7 @@ export async function updateSchedule(
       ...timing,
       recipients: input.recipients !== undefined ? input.recipients : current.recipients,
       format,
+      pdf: input.pdf !== undefined ? input.pdf : current.pdf,
       subject: input.subject !== undefined ? input.subject : current.subject,
       variables: input.variables !== undefined ? input.variables : current.variables,
       linkBase,

@@ -49,6 +49,7 @@ describe("create_report_schedule", () => {
       timezone: "UTC",
       recipients: [],
       format: "report",
+      pdf: null,
       subject: null,
       variables: null,
       paused: false,
@@ -350,6 +351,33 @@ describe("run_report_schedule", () => {
       .all<{ kind: string; request: string }>();
     expect(jobs.results.map((j) => j.kind)).toEqual(["report", "report"]);
     expect(jobs.results.map((j) => JSON.parse(j.request).email).sort()).toEqual(["cfo@alpha.example", "ops@alpha.example"]);
+  });
+});
+
+describe("a schedule's PDF pages (pdf)", () => {
+  it("stores and answers pdf, keeps it on an update that does not name it, clears it with null, and refuses an unknown size", async () => {
+    const schedule = await create({ ...base(), format: "pdf", pdf: { page_size: "Letter", orientation: "landscape" } });
+    expect(schedule.pdf).toEqual({ page_size: "Letter", orientation: "landscape" });
+    const kept = await post(ws.write, "/api/update_report_schedule/", { id: schedule.id, subject: "Monthly" });
+    expect(kept.body.schedule.pdf).toEqual({ page_size: "Letter", orientation: "landscape" });
+    const before = await snapshot();
+    const refused = await post(ws.write, "/api/update_report_schedule/", { id: schedule.id, pdf: { page_size: "A5" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("validation_error");
+    expect(await snapshot()).toBe(before);
+    expect((await post(ws.write, "/api/create_report_schedule/", { ...base(), format: "pdf", pdf: { page_size: "B5" } })).status).toBe(400);
+    const cleared = await post(ws.write, "/api/update_report_schedule/", { id: schedule.id, pdf: null });
+    expect(cleared.body.schedule.pdf).toBeNull();
+  });
+
+  it("a run of a PDF schedule starts screenshot jobs that ask for its pages", async () => {
+    const schedule = await create({ ...base(), format: "pdf", pdf: { page_size: "A3" }, recipients: ["ops@alpha.example"] });
+    const res = await post(ws.write, "/api/run_report_schedule/", { id: schedule.id });
+    expect(res.status).toBe(200);
+    const [jobId] = res.body.run.job_ids;
+    const job = await db.prepare("SELECT kind, request FROM jobs WHERE id = ?").bind(jobId).first<{ kind: string; request: string }>();
+    expect(job?.kind).toBe("screenshot");
+    expect(JSON.parse(job?.request ?? "{}")).toMatchObject({ exportType: "pdf", pdf: { page_size: "A3" } });
   });
 });
 

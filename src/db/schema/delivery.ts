@@ -104,6 +104,8 @@ export const reportSchedules = sqliteTable(
     // The theme and locale its deliveries are drawn in (NULL = the customer's computed ones).
     themeId: integer("theme_id").references(() => themes.id),
     locale: text("locale"),
+    // The pages its PDFs are printed on (format 'pdf'); NULL: the definition's, else one page from the width.
+    pdf: json("report_schedules.pdf"),
   },
   (t) => [
     index("report_schedules_subscriber").on(t.customerId, t.subscriberEmail),

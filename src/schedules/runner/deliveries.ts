@@ -2,6 +2,7 @@ import type { Env } from "../../env";
 import { requestReport, requestScreenshot } from "../../delivery/create/jobs";
 import type { Database } from "../../db/client";
 import type { DeliveryTarget } from "../../delivery/target";
+import type { PdfPage } from "../../view/paper";
 
 /**
  * The one place where scheduled reports start delivery jobs: every e-mail of a run is an
@@ -14,6 +15,8 @@ export interface Delivery {
   accessGroupId: number;
   linkBase: string;
   format: "report" | "pdf" | "image" | "xlsx" | "csv";
+  /** The pages of its PDFs (format `pdf`; null: the definition's, else one page from the width). */
+  pdf?: PdfPage | null;
   providedId: string;
   /** What is delivered: the dashboard, or the customer's saved report. */
   target: DeliveryTarget;
@@ -48,5 +51,6 @@ export async function startDelivery(db: Database, env: Env, d: Delivery): Promis
     ...(d.environment ? { environment: d.environment } : {}),
   };
   if (d.format === "report") return (await requestReport(scope, common, extras)).job_id;
-  return (await requestScreenshot(scope, { ...common, export_type: d.format, width: 1280 }, extras)).job_id;
+  const pages = d.format === "pdf" && d.pdf ? { pdf: d.pdf } : {};
+  return (await requestScreenshot(scope, { ...common, export_type: d.format, width: 1280, ...pages }, extras)).job_id;
 }

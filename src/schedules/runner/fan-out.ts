@@ -166,6 +166,7 @@ export async function fanOut(db: Database, env: Env, runs: LoadedRun[]): Promise
             locale: schedule.locale,
             theme: schedule.themeName,
             format: schedule.format,
+            pdf: schedule.pdf,
             providedId: target.providedId,
             target: storedTarget(schedule),
             email,
