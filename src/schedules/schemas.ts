@@ -82,11 +82,9 @@ const fields = {
   report_id: ReportId.optional(),
   recipients: Recipients.optional(),
   format: Format.optional(),
-  pdf: PdfPageFields.nullable()
-    .optional()
-    .openapi({
-      description: "The pages of its PDFs (format `pdf`); null or absent: the dashboard definition's `pdf`, else one page from the width.",
-    }),
+  pdf: PdfPageFields.nullable().optional().openapi({
+    description: "The pages of its PDFs (format `pdf`); null or absent: the dashboard definition's `pdf`, else one page from the width.",
+  }),
 };
 
 /** A saved report is one customer's: it goes with `provided_id`, never with a group tag. */
