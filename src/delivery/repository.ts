@@ -65,11 +65,6 @@ export function visibleJob(db: Database, id: string, accessGroupId: number) {
     .where(and(eq(jobs.id, id), eq(jobs.accessGroupId, accessGroupId)));
 }
 
-/** The customer's current token hash (a share link lives as long as the token it was made under). */
-export function customerTokenHashById(db: Database, customerId: number) {
-  return db.select({ tokenHash: customers.tokenHash }).from(customers).where(eq(customers.id, customerId));
-}
-
 /** A saved report's name, for its e-mail (only as that customer's report). */
 export function savedReportName(db: Database, reportId: string, customerId: number) {
   return db

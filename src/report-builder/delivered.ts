@@ -14,6 +14,8 @@ import { lockedFiltersFit, locksOnDataset, staleReportLockError } from "./locks"
 import { type PresentationChoice, resolvePresentation } from "../view/presentation";
 import { themesOfCustomerGroup } from "../themes/repository";
 import { runReport } from "./run";
+import { type ViewerCacheKey, viewerReads } from "../dashboards/viewer-cache";
+import { ApiError } from "../http/errors";
 import { reportNotFound, reportView, type Report } from "./saved-reports";
 
 /**
@@ -32,6 +34,11 @@ export interface SavedReportRun {
   timezone?: string;
   /** The delivery's own theme and locale (and zone), else the customer's computed ones (20.1). */
   presentation?: PresentationChoice;
+  /** A share link's page: its reads kept at the location (dashboards/viewer-cache.ts); absent = read D1. */
+  viewerCache?: ViewerCacheKey;
+  waitUntil?: (promise: Promise<unknown>) => void;
+  /** Whether the customer may still see it (a share link: the customer token it was made under); else `customer_not_found`. */
+  accept?: (customer: { tokenHash: string }) => Promise<boolean>;
 }
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
@@ -40,17 +47,26 @@ export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
  * A saved report run for its own customer, as the builder runs it, with the locked filters
  * it was saved under — for deliveries of saved reports (screenshots, e-mails, files,
  * schedules, share links). One D1
- * round trip for the report, its blueprint, the customer chain and the data sources; then
- * the query. `report_not_found` when the report is not that customer's.
+ * round trip for the report, its blueprint, the customer chain and the data sources (a
+ * share link's kept at the location: none on a hit); then the query. `report_not_found`
+ * when the report is not that customer's.
  */
 export async function runSavedReport(db: Database, env: Env, input: SavedReportRun & { dataRoundTrips?: RoundTripCounter }) {
-  const [report, chain, sources, themes] = await db.batch([
-    repo.reportOfCustomer(db, input.reportId, input.customerId),
-    customersRepo.customerChain(db, customersRepo.byId(input.customerId)),
-    dashboardsRepo.dataSources(db),
-    themesOfCustomerGroup(db, customersRepo.byId(input.customerId)),
-  ]);
+  const { accept } = input;
+  const read = () =>
+    db.batch([
+      repo.reportOfCustomer(db, input.reportId, input.customerId),
+      customersRepo.customerChain(db, customersRepo.byId(input.customerId)),
+      dashboardsRepo.dataSources(db),
+      themesOfCustomerGroup(db, customersRepo.byId(input.customerId)),
+    ]);
+  const [report, chain, sources, themes] = await viewerReads(input.viewerCache, ["saved-report", input.reportId], read, {
+    waitUntil: input.waitUntil,
+    found: ([report, chain]) => report.length > 0 && chain.length > 0,
+    usable: accept ? ([, chain]) => accept(chain[0]) : undefined,
+  });
   if (report.length === 0 || chain.length === 0) throw reportNotFound(input.reportId, "report_id");
+  if (accept && !(await accept(chain[0]))) throw new ApiError("customer_not_found", "The customer does not exist.");
   const saved = reportView(report[0].report);
   // The locks it was saved under go with it to every delivery; one that no longer fits refuses the run.
   if (!(await lockedFiltersFit(report[0].tables, report[0].report.lockedFilters ?? [], "by name"))) throw staleReportLockError();
@@ -79,7 +95,7 @@ export async function runSavedReport(db: Database, env: Env, input: SavedReportR
 export async function savedReportHtml(
   db: Database,
   env: Env,
-  run: SavedReportRun & { width: number; fitToWindow?: boolean },
+  run: SavedReportRun & { width: number; fitToWindow?: boolean; dataRoundTrips?: RoundTripCounter },
 ): Promise<string> {
   const { report, result, customerName, isDemo, presentation } = await runSavedReport(db, env, run);
   return reportPage({

@@ -10,7 +10,6 @@ import { ApiError } from "../../http/errors";
 import { HEX_TOKEN } from "../../http/fields";
 import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
 import { pinnedVersions, REPORT_VERSIONS } from "../report-defaults";
-import * as repo from "../repository";
 import { savedReportHtml } from "../../report-builder/delivered";
 import { DEFAULT_PAGE_WIDTH } from "../../dashboards/layout";
 import { storedTarget, targetColumns, type DeliveryTarget } from "../target";
@@ -69,29 +68,32 @@ export async function renderShare(db: Database, env: Env, token: string, present
   const share = StoredShareLink.parse(JSON.parse(value));
   const made = share.ctv;
   const target = storedTarget({ dashboardEmbedId: share.embedId, reportId: share.reportId ?? null });
+  // Only while the customer holds the token the link was made under; what the page reads of
+  // the customer is kept at the location for VIEWER_CACHE_SECONDS (dashboards/viewer-cache.ts).
+  const viewerCache = { viewer: `cid:${share.customerId}`, seconds: config(env).VIEWER_CACHE_SECONDS };
+  const accept = async (customer: { tokenHash: string }) =>
+    made !== undefined && constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash));
   if (target.kind === "saved_report") {
-    // As for a dashboard: only while the customer holds the token the link was made under.
-    const [customer] = await repo.customerTokenHashById(db, share.customerId);
-    if (!customer || made === undefined || !constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash))) {
-      throw new ApiError("dashboard_not_found", "This share link is unknown or has expired.");
-    }
     const width = presentation.width ?? DEFAULT_PAGE_WIDTH;
     return savedReportHtml(db, env, {
       reportId: target.reportId,
       customerId: share.customerId,
       width,
       cacheReport: run.cacheReport,
+      dataRoundTrips: run.dataRoundTrips,
       fitToWindow: presentation.fitToWindow,
+      viewerCache,
+      waitUntil: run.waitUntil,
+      accept,
     });
   }
   const request = {
     embedId: target.embedId,
     customer: byId(share.customerId),
-    viewerCache: { viewer: `cid:${share.customerId}`, seconds: config(env).VIEWER_CACHE_SECONDS },
+    viewerCache,
     versions: share.environment === undefined ? REPORT_VERSIONS : pinnedVersions(share.environment),
     variables: share.variables,
-    accept: async (customer: { tokenHash: string }) =>
-      made !== undefined && constantTimeEqual(made, await customerTokenFingerprint(customer.tokenHash)),
+    accept,
     ...run,
   };
   return renderForCustomer(db, env, request, presentation);
