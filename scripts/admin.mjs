@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Admin CLI: `npm run admin -- <command>` wraps the /admin/ API (docs/api-contract.md, "Administration").
-// Base URL: --url or ADMIN_URL (default http://localhost:8787).
+// Base URL: --url or ADMIN_URL; else the server this checkout's `npm start` runs; else CUSTOMER_API_URL; else http://127.0.0.1:${PORT:-8787}.
 // Admin token: --admin-token, ADMIN_TOKEN, or ADMIN_TOKEN in .dev.vars.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -163,6 +163,32 @@ function requestFor(positional, flags) {
   }
 }
 
+/**
+ * The service this CLI talks to: `--url` or ADMIN_URL when given; else the server this
+ * checkout's `npm start` runs (it writes `server.json` next to its state, STATE_DIR or
+ * .wrangler/state, and removes it when it stops); else CUSTOMER_API_URL; else
+ * http://127.0.0.1:${PORT:-8787}.
+ */
+export function serverUrl(flags = {}, env = process.env) {
+  if (flags.url) return flags.url;
+  if (env.ADMIN_URL) return env.ADMIN_URL;
+  const running = runningServer(join(env.STATE_DIR ?? join(root, ".wrangler", "state"), "server.json"));
+  if (running) return running;
+  if (env.CUSTOMER_API_URL) return env.CUSTOMER_API_URL;
+  return `http://127.0.0.1:${env.PORT || 8787}`;
+}
+
+/** The URL in a server.json whose process still runs (one left by a server killed outright is not). */
+function runningServer(file) {
+  try {
+    const { url, pid } = JSON.parse(readFileSync(file, "utf8"));
+    process.kill(pid, 0);
+    return typeof url === "string" ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function main() {
   const { positional, flags } = parseArgs(process.argv.slice(2));
   if (flags.help || positional.length === 0) {
@@ -170,7 +196,7 @@ async function main() {
     return;
   }
   const [method, path, body] = requestFor(positional, flags);
-  const base = (flags.url ?? process.env.ADMIN_URL ?? "http://localhost:8787").replace(/\/$/, "");
+  const base = serverUrl(flags).replace(/\/$/, "");
   const token = flags["admin-token"] ?? process.env.ADMIN_TOKEN ?? readDevVars(join(root, ".dev.vars")).ADMIN_TOKEN;
   if (!token) throw new Error("No admin token: pass --admin-token, set ADMIN_TOKEN, or run `npm start` once to create .dev.vars.");
   const request = adminClient(base, token);

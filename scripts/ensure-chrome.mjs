@@ -56,7 +56,10 @@ for (const version of versions) {
     continue;
   }
   const sandbox = process.getuid?.() === 0 ? " --no-sandbox" : "";
-  const wrapper = `#!/bin/sh\nexec "${localChromium}"${sandbox} "$@"\n`;
+  // With LOCAL_CHROME_PIDS (set by npm start), the pid goes there first (exec keeps it): the
+  // server ends this Chromium when it stops, since wrangler does not on SIGTERM.
+  const pidNote = '[ -n "$LOCAL_CHROME_PIDS" ] && [ -d "$LOCAL_CHROME_PIDS" ] && : > "$LOCAL_CHROME_PIDS/$$"\n';
+  const wrapper = `#!/bin/sh\n${pidNote}exec "${localChromium}"${sandbox} "$@"\n`;
   if (existsSync(target) && readFileSync(target, "utf8") === wrapper) continue;
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, wrapper);

@@ -13,6 +13,7 @@ import { withProjectCacheHome } from "./lib/cache-home.mjs";
 import { ensureDevVars } from "./lib/dev-vars.mjs";
 import { startLocalCron } from "./lib/local-cron.mjs";
 import { ensureDevMysql } from "./lib/local-mysql.mjs";
+import { stopChromiums, wranglerOutput } from "./lib/server-output.mjs";
 import { ensureLocalPostgres } from "./lib/local-postgres.mjs";
 import { ensureNode } from "./lib/node-runtime.mjs";
 import { demoDataSql, workspaceSeedSql } from "./lib/seed.mjs";
@@ -48,7 +49,19 @@ if (portInUse) {
 const stateDir = process.env.STATE_DIR ?? join(root, ".wrangler", "state");
 const persist = ["--persist-to", stateDir];
 const wranglerBin = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
-const childEnv = withProjectCacheHome({ ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" });
+// Every Chromium that Browser Rendering starts for this server writes its pid here (the wrapper
+// of scripts/ensure-chrome.mjs): stopped with SIGTERM, wrangler leaves its Chromium running in
+// a process group of its own, so this script ends them itself (stopAll below).
+const chromePids = mkdtempSync(join(tmpdir(), "local-chrome-"));
+// CLOUDFLARE_CF_FETCH_ENABLED=false: no fetch of `Request.cf` from workers.cloudflare.com, which
+// offline only printed two ENOTFOUND traces; a placeholder serves locally either way.
+const childEnv = withProjectCacheHome({
+  ...process.env,
+  CI: "true",
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  LOCAL_CHROME_PIDS: chromePids,
+});
 
 function wrangler(args, options = {}) {
   const result = spawnSync(process.execPath, [wranglerBin, ...args], {
@@ -116,16 +129,40 @@ if (process.env.INSPECTOR_PORT && !extra.includes("--inspector-port")) extra.pus
 const dev = spawn(process.execPath, [wranglerBin, "dev", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...extra], {
   cwd: root,
   env: childEnv,
-  stdio: ["inherit", "pipe", "inherit"],
+  stdio: ["inherit", "pipe", "pipe"],
 });
-dev.stdout.pipe(process.stdout);
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
-dev.on("exit", async (code) => {
-  await Promise.all([(await warehouse).stop(), (await warehouseMysql).stop()]);
-  process.exit(code ?? 0);
-});
+const output = wranglerOutput({ verbose: ["1", "true"].includes(String(process.env.VERBOSE).toLowerCase()) });
+output.follow(dev.stdout, process.stdout);
+output.follow(dev.stderr, process.stderr);
 
+// Where `npm run admin` finds this server (scripts/admin.mjs): next to its state, gone when it stops.
+const serverFile = join(stateDir, "server.json");
+
+let stopping;
+/** Ends everything this server started: wrangler (and its workerd), its Chromiums, the PostgreSQL and MySQL it ran. */
+function stopAll(code, signal) {
+  stopping ??= (async () => {
+    // wrangler ended by itself: what it said (held back until the banner) says why.
+    if (!signal) output.flush();
+    if (signal && dev.exitCode === null) dev.kill(signal);
+    // wrangler first, for at most 3 s (it closes what it can), then whatever Chromium is left.
+    if (dev.exitCode === null && dev.signalCode === null)
+      await Promise.race([new Promise((resolve) => dev.once("exit", resolve)), new Promise((resolve) => setTimeout(resolve, 3000))]);
+    if (dev.exitCode === null && dev.signalCode === null) dev.kill("SIGKILL");
+    stopChromiums(chromePids);
+    rmSync(serverFile, { force: true });
+    await Promise.all([(await warehouse).stop(), (await warehouseMysql).stop()]);
+    process.exit(code);
+  })();
+  return stopping;
+}
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => stopAll(0, signal));
+dev.on("exit", (code) => stopAll(code ?? 0));
+
+// One spelling of the origin everywhere in the banner, the docs' (localhost): the links the API
+// mints name the origin it was called at (127.0.0.1), and are respelled (sameSpelling).
 const base = `http://localhost:${port}`;
+const sameSpelling = (link) => link.replace(`http://127.0.0.1:${port}`, base);
 for (let attempt = 0; attempt < 240; attempt++) {
   try {
     const response = await fetch(`http://127.0.0.1:${port}/health`);
@@ -178,8 +215,8 @@ const publicApi = (path, body) =>
     .then((r) => r.json())
     .catch(() => ({}));
 const signedLink = (body) =>
-  publicApi("/api/generate_embed_token/", { provided_id: "acme-berlin", expires_in: 86_400, ...body }).then(
-    (r) => r.embed_url ?? `(could not mint: ${JSON.stringify(r.error ?? r)})`,
+  publicApi("/api/generate_embed_token/", { provided_id: "acme-berlin", expires_in: 86_400, ...body }).then((r) =>
+    r.embed_url ? sameSpelling(r.embed_url) : `(could not mint: ${JSON.stringify(r.error ?? r)})`,
   );
 const salesData = {
   customer_id: "acme-berlin",
@@ -226,6 +263,11 @@ const pinnedTag = pinnedScript
   ? `<script src="${base}/embed/${embedVersions.latest}.js" integrity="${pinnedScript.integrity}" crossorigin="anonymous" defer></script>`
   : "(could not read /embed/versions.json)";
 
+writeFileSync(serverFile, `${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid })}\n`);
+// The banner is the last thing printed: what wrangler said meanwhile is held back (its errors
+// and warnings come first), and the log lines of the calls above have arrived before it.
+await output.quiet(300, 3000);
+output.release();
 console.log(`
 ──────────────────────────────────────────────────────────────────────────────
   Customer API running at ${base}
