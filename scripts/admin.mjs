@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 import { adminClient, pushDashboard } from "./lib/admin-client.mjs";
 import * as dashboardFiles from "./lib/dashboard-files.mjs";
+import { loadCsv, parseTypes } from "./lib/data-load.mjs";
 import { readDevVars } from "./lib/dev-vars.mjs";
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -30,6 +31,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   dashboards preview <file.json> --customer <provided_id> [--expires-in <seconds>]
   dashboards pull <embed id> [--version <N> | --tag <tag>] [--out <file.json>]
   dashboards diff <embed id> <version a> <version b>
+  data load <file.csv> --table <name> [--source <data source id, provided_id or name>] [--types <column>:<type>,…] [--replace]
+      (types: integer, number, boolean, date, datetime, text; inferred when not given. Default source: the local demo D1)
   schedules list
   schedules run <schedule id>
 
@@ -44,7 +47,7 @@ export function parseArgs(argv) {
     const arg = argv[i];
     if (arg.startsWith("--")) {
       const name = arg.slice(2);
-      if (name === "json" || name === "help" || name === "draft") flags[name] = true;
+      if (name === "json" || name === "help" || name === "draft" || name === "replace") flags[name] = true;
       else flags[name] = argv[++i];
     } else positional.push(arg);
   }
@@ -154,6 +157,17 @@ function requestFor(positional, flags) {
         (request, base) =>
           dashboardFiles.diff(request, base, need(rest[0], "<embed id>"), need(rest[1], "<version a>"), need(rest[2], "<version b>")),
       ];
+    case "data load":
+      return [
+        "FILES",
+        (request) =>
+          dataLoad(request, need(rest[0], "<file.csv>"), {
+            table: need(flags.table, "--table <name>"),
+            source: flags.source,
+            types: parseTypes(flags.types),
+            replace: Boolean(flags.replace),
+          }),
+      ];
     case "schedules list":
       return ["GET", "/admin/report_schedules/"];
     case "schedules run":
@@ -187,6 +201,29 @@ function runningServer(file) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `data load`: the CSV into the local demo D1, or into the local database behind `source` (a
+ * data source of the running server, by id, provided_id or name: its kind, binding, namespace).
+ */
+async function dataLoad(request, file, { table, source, types, replace }) {
+  let dataSource;
+  if (source !== undefined) {
+    const listed = await request("GET", "/admin/data_sources/");
+    if (listed.success !== 1) throw new Error(`could not list the data sources: ${JSON.stringify(listed.error ?? listed)}`);
+    dataSource = listed.data_sources.find((d) => String(d.id) === source || d.provided_id === source || d.name === source);
+    if (!dataSource) throw new Error(`no data source "${source}" (npm run admin -- data-sources list)`);
+  }
+  const loaded = await loadCsv({ root, request, file, table, source: dataSource, types, replace });
+  const where = dataSource
+    ? `data source ${dataSource.id} (${dataSource.kind}${dataSource.namespace ? `, ${dataSource.namespace}` : ""})`
+    : "the demo D1";
+  console.log(`Loaded ${loaded.rows} rows into ${loaded.table} in ${where}:`);
+  for (const column of loaded.columns) console.log(`  ${column.name}  ${column.type}`);
+  const schema = dataSource ? "the schema mapped to that data source" : "schema 1 (mapped to the demo data)";
+  console.log(`A panel reads it with "sql": "SELECT … FROM ${loaded.table}" on ${schema}.`);
+  return 0;
 }
 
 async function main() {
