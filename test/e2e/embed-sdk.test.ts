@@ -320,6 +320,19 @@ describe("dashboard-navigate and the Back control", () => {
       expect(await again.$("[data-drill-back]")).toBeNull();
       // The host page stayed where it was (the element, not the joint history, went back).
       expect(new URL(page.url()).pathname).toBe("/");
+      // The browser's own Back after another drill-through is told the same way.
+      await again.waitForSelector(bar);
+      await again.evaluate((s: string) => document.querySelector(s).dispatchEvent(new MouseEvent("click", { bubbles: true })), bar);
+      await page.waitForFunction(() => window.navigations.length >= 3, { timeout: 15_000 });
+      await frameOf(page, "month-orders");
+      await page.evaluate(() => window.history.back());
+      await page.waitForFunction(() => window.navigations.length >= 4, { timeout: 15_000 });
+      expect((await page.evaluate(() => window.navigations)).map((n: { embed_id: string }) => n.embed_id)).toEqual([
+        "month-orders",
+        "sales-overview",
+        "month-orders",
+        "sales-overview",
+      ]);
       await page.close();
     }
   }, 120_000);
