@@ -6,10 +6,12 @@ import { registerDataLoadDevRoutes } from "./data-load";
 import { registerDevFloorRoutes } from "./floors";
 import { registerOutboxRoutes } from "./outbox";
 import { registerShareLinkDevRoutes } from "./share-links";
+import { registerSourceFloorRoutes } from "./source-floor";
 
 /**
  * Every `/_dev/` route in one place: benchmark floors, the builder's statement and its floor,
- * the local outbox, forgetting drawn charts, a share link without a report, a CSV's rows into a local D1 (`data load`). They exist only with DEV_ROUTES on
+ * the data sources' panels against their bare drivers, the local outbox, forgetting drawn charts, a share link without a report,
+ * a CSV's rows into a local D1 (`data load`). They exist only with DEV_ROUTES on
  * (./dev-only.ts guards the path ahead of every route) and are not part of the API.
  */
 export function registerDevRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -19,4 +21,5 @@ export function registerDevRoutes(app: OpenAPIHono<AppEnv>): void {
   registerChartRoutes(app);
   registerShareLinkDevRoutes(app);
   registerDataLoadDevRoutes(app);
+  registerSourceFloorRoutes(app);
 }
