@@ -48,6 +48,7 @@ describe("DEV_ROUTES: one middleware owns every /_dev/ route", () => {
     ["GET", "/_dev/delivery-stages/no-such-job"],
     ["POST", "/_dev/charts/forget"],
     ["POST", "/_dev/report-sql/no-such-blueprint"],
+    ["GET", "/_dev/floor/source-panels/no-such-dashboard"],
   ];
 
   it("off: each answers 404 route_not_found, whatever the method", async () => {
