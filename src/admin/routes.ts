@@ -2,6 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/context";
 import { plainText } from "../http/fields";
 import { adminOperation, successSchema } from "../http/openapi";
+import { searchCustomers, searchCustomersOperation } from "./customer-search";
 import * as admin from "./service";
 
 const tags = ["Administration"];
@@ -213,6 +214,9 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     c.json({ success: ok, access_group: await admin.createAccessGroup(c.get("db"), c.req.valid("json").name) }, 200),
   );
   app.openapi(listAccessGroups, async (c) => c.json({ success: ok, access_groups: await admin.listAccessGroups(c.get("db")) }, 200));
+  app.openapi(searchCustomersOperation, async (c) =>
+    c.json({ success: ok, ...(await searchCustomers(c.get("db"), c.req.valid("query"))) }, 200),
+  );
   app.openapi(createApiToken, async (c) => c.json({ success: ok, ...(await admin.createApiToken(c.get("db"), c.req.valid("json"))) }, 200));
   app.openapi(revokeApiToken, async (c) => {
     await admin.revokeApiToken(c.get("db"), c.env, c.req.valid("json").id);

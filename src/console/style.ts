@@ -39,7 +39,7 @@ tbody tr.open{cursor:pointer}tbody tr.open:hover{background:#eef2ff}
 .field{margin:0 0 6px}.field input,.field select,.field textarea{width:100%}
 .field .error{font-size:13px}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:4px 8px 8px}legend{font-weight:600;padding:0 4px}
-.grid{position:relative;display:grid;grid-template-columns:repeat(12,minmax(0,1fr));grid-auto-rows:28px;gap:4px;background:#e5e7eb;padding:4px;border-radius:6px;touch-action:none}
+.grid{position:relative;display:grid;grid-template-columns:repeat(12,minmax(0,1fr));grid-auto-rows:36px;gap:4px;background:#e5e7eb;padding:4px;border-radius:6px;touch-action:none}
 .cell{position:relative;background:var(--paper);border:1px solid #6b7280;border-radius:4px;overflow:hidden;font-size:13px;display:flex;flex-direction:column}
 .cell .head{background:#e0e7ff;padding:2px 6px;cursor:move;font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .cell .size{position:absolute;right:0;bottom:0;width:14px;height:14px;cursor:nwse-resize;background:linear-gradient(135deg,transparent 50%,#374151 50%)}

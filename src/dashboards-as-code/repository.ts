@@ -5,9 +5,16 @@ import { z } from "zod";
 import { DashboardDefinition } from "../dashboards/definition";
 import type { Database } from "../db/client";
 import { sha256Hex } from "../lib/crypto";
+import { themesOfCustomerGroup } from "../themes/repository";
 
 /** An unsaved definition kept for its preview link, in KV until the link expires. */
-const StoredPreview = z.object({ embed_id: z.string(), name: z.string(), definition: DashboardDefinition });
+const StoredPreview = z.object({
+  embed_id: z.string(),
+  name: z.string(),
+  definition: DashboardDefinition,
+  // The presentation asked for (theme by name, locale, time zone); each absent: the customer's computed one.
+  presentation: z.object({ theme: z.string().optional(), locale: z.string().optional(), timezone: z.string().optional() }).optional(),
+});
 export type StoredPreview = z.infer<typeof StoredPreview>;
 
 /** KV keys hold only the hash of the preview id the signed token carries. */
@@ -28,3 +35,6 @@ export const chainById = (db: Database, id: number) => customerChain(db, byId(id
 export const existingSchemas = adminRepo.existingSchemas;
 export const existingDashboards = dashboards.existingDashboards;
 export const dataSources = dashboards.dataSources;
+/** The themes of the access group of the customer with this provided_id, or this id. */
+export const themesOfProvidedId = (db: Database, providedId: string) => themesOfCustomerGroup(db, byProvidedId(providedId));
+export const themesOfCustomerId = (db: Database, id: number) => themesOfCustomerGroup(db, byId(id));

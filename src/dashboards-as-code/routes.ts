@@ -13,7 +13,7 @@ import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { DASHBOARD_SCHEMA_PATH, dashboardJsonSchema } from "./file-schema";
 import { checkFile, createPreview, loadPreview } from "./service";
 import { config } from "../config";
-import { Locale } from "../view/presentation";
+import { Locale, ThemeReference, TimeZone } from "../view/presentation";
 
 const tags = ["Administration: dashboards as code"];
 
@@ -63,6 +63,10 @@ const check = adminOperation({
         .max(20)
         .optional()
         .openapi({ description: "Also report every text of the definition with no translation for these locales (`de`, `fr-CH`)." }),
+      customer_locale: z.boolean().optional().openapi({
+        description:
+          "With `provided_id`: also report every text with no translation for that customer's computed locale, when the definition has translations (what the console's \"Check all customers\" asks).",
+      }),
       embed_id: z.unknown().optional(),
       name: z.unknown().optional(),
       definition: z.unknown().optional(),
@@ -96,12 +100,21 @@ const preview = adminOperation({
       name: plainText(1, 200).optional(),
       definition: DashboardDefinition,
       expires_in: z.number().int().min(60).max(86_400).optional().openapi({ description: "Lifetime in seconds (60–86400, default 900)." }),
+      theme: ThemeReference.optional().openapi({
+        description: "A theme of the customer's access group by name (422 `unknown_theme`); default: the customer's.",
+      }),
+      locale: Locale.optional().openapi({ description: "Draw in this locale; default: the customer's computed locale." }),
+      timezone: TimeZone.optional().openapi({ description: "Draw in this time zone; default: the customer's computed time zone." }),
     })
     .openapi("DashboardPreviewRequest"),
   response: successSchema({
     token: z.string().openapi({ description: "A compact JWS (HS256)." }),
     expires_at: z.string().openapi({ description: "ISO 8601 UTC." }),
     preview_url: z.string().openapi({ description: "`<base>/preview/<embed_id>?token=<token>`" }),
+    view: z
+      .object({ theme: z.string().nullable(), locale: z.string(), timezone: z.string() })
+      .openapi({ description: "What the page is drawn in: the theme, locale and time zone asked for, else the customer's computed ones." }),
+    themes: z.array(z.string()).openapi({ description: "The themes of the customer's access group: what `theme` may name." }),
   }),
 });
 
@@ -157,8 +170,8 @@ export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(check, async (c) => {
-    const { provided_id, locales, ...file } = c.req.valid("json");
-    return c.json({ success: 1 as const, ...(await checkFile(c.get("db"), c.env, file, provided_id, locales)) }, 200);
+    const { provided_id, locales, customer_locale, ...file } = c.req.valid("json");
+    return c.json({ success: 1 as const, ...(await checkFile(c.get("db"), c.env, file, provided_id, locales, customer_locale)) }, 200);
   });
 
   app.openapi(preview, async (c) =>

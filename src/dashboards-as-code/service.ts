@@ -13,7 +13,14 @@ import { describeIssue } from "../http/validation";
 import { randomHex } from "../lib/crypto";
 import { DashboardFile } from "./file-schema";
 import { signPreviewToken, verifyPreviewToken } from "../tokens/preview";
+import { knownTheme } from "../themes/service";
+import { computedPresentation, DEFAULT_LOCALE, resolvePresentation } from "../view/presentation";
 import * as repo from "./repository";
+
+/** The theme of that name (case-insensitive, as tokens name them), as a list of none or one. */
+function themeNamed<T extends { name: string }>(themes: T[], name: string): T[] {
+  return themes.filter((t) => t.name.toLowerCase() === name.toLowerCase());
+}
 
 // ---- checks: what `dashboards validate` reports -------------------------------------------
 
@@ -53,7 +60,14 @@ function problem(file: unknown, field: (string | number)[], message: string): Fi
  * mapping assigns, when the customer's access group may use it (no row fetched), and the columns each chart names looked up in the
  * query's result columns. One D1 round trip, then one statement per panel on its source.
  */
-export async function checkFile(db: Database, env: object, file: unknown, providedId?: string, locales: string[] = []): Promise<FileCheck> {
+export async function checkFile(
+  db: Database,
+  env: object,
+  file: unknown,
+  providedId?: string,
+  asked: string[] = [],
+  customerLocale = false,
+): Promise<FileCheck> {
   const parsed = DashboardFile.safeParse(file);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issueProblem(file, issue));
   const definition = parsed.success ? parsed.data.definition : undefined;
@@ -76,7 +90,13 @@ export async function checkFile(db: Database, env: object, file: unknown, provid
       ),
     );
   }
-  // Texts with no translation for the locales asked about (`dashboards validate --locales de,fr`).
+  // Texts with no translation for the locales asked about (`dashboards validate --locales de,fr`), and with
+  // `customer_locale` the customer's computed one — when the definition is translated at all (one without
+  // translations speaks its own language to everyone, by design).
+  const locales = [...asked];
+  const own = computedPresentation(chain).locale ?? DEFAULT_LOCALE;
+  const translated = Object.keys(definition.translations ?? {}).length > 0;
+  if (customerLocale && providedId !== undefined && translated && !locales.includes(own)) locales.push(own);
   for (const locale of locales) {
     for (const key of missingTranslations(definition, locale))
       problems.push(problem(file, ["definition", "translations", locale, key], `no ${locale} translation`));
@@ -136,6 +156,10 @@ export interface PreviewRequest {
   name?: string;
   definition: Definition;
   expires_in?: number;
+  /** The view to draw it in (theme of the customer's access group by name, locale, time zone); each absent: the customer's own. */
+  theme?: string;
+  locale?: string;
+  timezone?: string;
 }
 
 /** The embed id a preview link shows when the file names none. */
@@ -147,14 +171,21 @@ const UNSAVED_EMBED_ID = "unsaved";
  * hash of a random id) until the link expires. One D1 round trip and one KV write.
  */
 export async function createPreview(db: Database, env: Env, baseUrl: string, input: PreviewRequest) {
-  const [chain, schemas, opened] = await db.batch([
+  const [chain, schemas, opened, themes] = await db.batch([
     repo.chainByProvidedId(db, input.provided_id),
     repo.existingSchemas(db, schemaIdsOf(input.definition)),
     repo.existingDashboards(db, openedDashboardsOf(input.definition)),
+    repo.themesOfProvidedId(db, input.provided_id),
   ]);
   if (chain.length === 0) throw customerNotFound(input.provided_id);
   const [unknown] = definitionRuleErrors(input.definition, schemas, opened);
   if (unknown) throw unknown;
+  const presentation = {
+    ...(input.theme !== undefined ? { theme: knownTheme(themeNamed(themes, input.theme), input.theme).name } : {}),
+    ...(input.locale !== undefined ? { locale: input.locale } : {}),
+    ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
+  };
+  const view = resolvePresentation(presentation, chain, themes);
 
   const embedId = input.embed_id ?? UNSAVED_EMBED_ID;
   const seconds = input.expires_in ?? DEFAULT_PREVIEW_SECONDS;
@@ -162,7 +193,7 @@ export async function createPreview(db: Database, env: Env, baseUrl: string, inp
   await repo.storePreview(
     env.LINKS,
     previewId,
-    { embed_id: embedId, name: input.name ?? input.definition.title ?? embedId, definition: input.definition },
+    { embed_id: embedId, name: input.name ?? input.definition.title ?? embedId, definition: input.definition, presentation },
     seconds,
   );
   const iat = Math.floor(Date.now() / 1000);
@@ -178,6 +209,9 @@ export async function createPreview(db: Database, env: Env, baseUrl: string, inp
     token,
     expires_at: new Date(exp * 1000).toISOString(),
     preview_url: `${baseUrl}/preview/${encodeURIComponent(embedId)}?token=${token}`,
+    // What the page is drawn in: the choice above, else the customer's computed values.
+    view: { theme: view.theme?.name ?? null, locale: view.locale, timezone: view.timezone },
+    themes: themes.map((t) => t.name),
   };
 }
 
@@ -197,10 +231,16 @@ export async function loadPreview(
   const preview = claims ? await repo.storedPreview(env.LINKS, claims.pvw) : null;
   if (!claims || !preview) throw new ApiError("invalid_embed_token", "This preview link is not valid or has expired.");
   if (preview.embed_id !== embedId) throw new ApiError("invalid_embed_token", "This preview link was issued for another dashboard.");
-  const [chain, sources] = await db.batch([repo.chainById(db, claims.cid), repo.dataSources(db)]);
+  const [chain, sources, themes] = await db.batch([
+    repo.chainById(db, claims.cid),
+    repo.dataSources(db),
+    repo.themesOfCustomerId(db, claims.cid),
+  ]);
   if (chain.length === 0 || !(await fingerprintMatches(claims, chain[0].tokenHash))) {
     throw new ApiError("invalid_embed_token", "This preview link is no longer valid (the customer token may have been refreshed).");
   }
   // A preview always reads fresh data, and leaves nothing in the query cache.
-  return definitionForCustomer({ ...preview.definition, cache_ttl_seconds: 0 }, preview.name, chain, sources, variables, []);
+  const loaded = definitionForCustomer({ ...preview.definition, cache_ttl_seconds: 0 }, preview.name, chain, sources, variables, []);
+  // Drawn as the customer's embed page would be: their group's themes, their computed view, unless the preview chose.
+  return { ...loaded, view: resolvePresentation(preview.presentation ?? {}, chain, themes) };
 }

@@ -27,7 +27,20 @@ const list = adminOperation({
   summary: "List dashboards with their version count and tags",
   database: "session",
   response: successSchema({
-    dashboards: z.array(Dashboard.extend({ versions: z.number().int(), tags: z.record(z.string(), z.number().int()) })),
+    dashboards: z.array(
+      Dashboard.extend({
+        versions: z.number().int(),
+        newest_version: z
+          .number()
+          .int()
+          .nullable()
+          .openapi({ description: "The highest version number (a draft included); null without versions." }),
+        changed_at: z
+          .string()
+          .openapi({ description: "ISO 8601 UTC: the latest of its creation or renaming, a version saved, a tag moved." }),
+        tags: z.record(z.string(), z.number().int()),
+      }),
+    ),
   }),
 });
 
@@ -75,6 +88,27 @@ const getVersion = adminOperation({
   }),
 });
 
+const history = adminOperation({
+  method: "get",
+  path: "/admin/dashboard_version_history/",
+  operationId: "adminListDashboardVersions",
+  notFound: "retry on primary",
+  tags,
+  summary: "A dashboard's versions, newest first: number, draft or not, when saved, the tags pointing at it",
+  database: "session",
+  query: z.object({ embed_id: EmbedId }),
+  response: successSchema({
+    versions: z.array(
+      z.object({
+        version_number: z.number().int(),
+        draft: z.boolean(),
+        created_at: z.string().openapi({ description: "ISO 8601 UTC." }),
+        tags: z.array(z.string()),
+      }),
+    ),
+  }),
+});
+
 const tagVersion = adminOperation({
   method: "post",
   path: "/admin/dashboard_tags/",
@@ -96,6 +130,9 @@ export function registerDashboardAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   );
   app.openapi(getVersion, async (c) =>
     c.json({ success: 1 as const, ...(await versions.getVersion(c.get("db"), c.req.valid("query"))) }, 200),
+  );
+  app.openapi(history, async (c) =>
+    c.json({ success: 1 as const, versions: await versions.versionHistory(c.get("db"), c.req.valid("query").embed_id) }, 200),
   );
   app.openapi(tagVersion, async (c) => {
     await versions.tagVersion(c.get("db"), c.req.valid("json"));

@@ -31,6 +31,11 @@ export function listDashboards(db: Database) {
       embedId: dashboards.embedId,
       name: dashboards.name,
       versions: db.$count(dashboardVersions, eq(dashboardVersions.dashboardId, dashboards.id)),
+      newestVersion: sql<
+        number | null
+      >`(SELECT max(${dashboardVersions.versionNumber}) FROM ${dashboardVersions} WHERE ${dashboardVersions.dashboardId} = ${dashboards.id})`,
+      // The latest of: renamed, a version saved, a tag moved (ISO 8601 strings order as times).
+      changedAt: sql<string>`max(${dashboards.updatedAt}, coalesce((SELECT max(${dashboardVersions.createdAt}) FROM ${dashboardVersions} WHERE ${dashboardVersions.dashboardId} = ${dashboards.id}), ''), coalesce((SELECT max(${dashboardTags.updatedAt}) FROM ${dashboardTags} WHERE ${dashboardTags.dashboardId} = ${dashboards.id}), ''))`,
       // The subquery is NULL for a dashboard without tags.
       tags: sql`coalesce((${tags}), '{}')`.mapWith((text: string) => TagVersions.parse(JSON.parse(text))),
     })
@@ -177,4 +182,23 @@ export function dataSources(db: Database) {
       connection: dataSourcesTable.connection,
     })
     .from(dataSourcesTable);
+}
+
+/** Every version of a dashboard, newest first, with when it was saved and the tags on it. */
+export function versionHistory(db: Database, embedId: string) {
+  const tags = db
+    .select({ tags: sql`json_group_array(${dashboardTags.tag})` })
+    .from(dashboardTags)
+    .where(eq(dashboardTags.versionId, dashboardVersions.id));
+  return db
+    .select({
+      versionNumber: dashboardVersions.versionNumber,
+      draft: dashboardVersions.draft,
+      createdAt: dashboardVersions.createdAt,
+      tags: sql`coalesce((${tags}), '[]')`.mapWith((text: string) => z.array(z.string()).parse(JSON.parse(text)).filter(Boolean).sort()),
+    })
+    .from(dashboardVersions)
+    .innerJoin(dashboards, eq(dashboards.id, dashboardVersions.dashboardId))
+    .where(eq(dashboards.embedId, embedId))
+    .orderBy(desc(dashboardVersions.versionNumber));
 }

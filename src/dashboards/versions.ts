@@ -18,7 +18,14 @@ export function createOrReplaceDashboard(db: Database, input: { embed_id?: strin
 }
 
 export async function listDashboards(db: Database) {
-  return (await repo.listDashboards(db)).map((d) => ({ embed_id: d.embedId, name: d.name, versions: d.versions, tags: d.tags }));
+  return (await repo.listDashboards(db)).map((d) => ({
+    embed_id: d.embedId,
+    name: d.name,
+    versions: d.versions,
+    newest_version: d.newestVersion,
+    changed_at: d.changedAt,
+    tags: d.tags,
+  }));
 }
 
 /** The schema ids a definition's panels name (to look up with `adminRepo.existingSchemas`). */
@@ -128,4 +135,11 @@ export async function tagVersion(db: Database, input: { embed_id: string; tag: s
       `Dashboard '${input.embed_id}' has no version ${input.version_number}.`,
       "version_number",
     );
+}
+
+/** A dashboard's versions, newest first: number, draft or not, when saved, its tags (the console's list "Versions"). */
+export async function versionHistory(db: Database, embedId: string) {
+  const [dashboard, versions] = await db.batch([repo.dashboardByEmbedId(db, embedId), repo.versionHistory(db, embedId)]);
+  if (dashboard.length === 0) throw dashboardNotFound(embedId);
+  return versions.map((v) => ({ version_number: v.versionNumber, draft: v.draft, created_at: v.createdAt, tags: v.tags }));
 }
