@@ -31,11 +31,11 @@ export function listDashboards(db: Database) {
       embedId: dashboards.embedId,
       name: dashboards.name,
       versions: db.$count(dashboardVersions, eq(dashboardVersions.dashboardId, dashboards.id)),
-      newestVersion: sql<
-        number | null
-      >`(SELECT max(${dashboardVersions.versionNumber}) FROM ${dashboardVersions} WHERE ${dashboardVersions.dashboardId} = ${dashboards.id})`,
-      // The latest of: renamed, a version saved, a tag moved (ISO 8601 strings order as times).
-      changedAt: sql<string>`max(${dashboards.updatedAt}, coalesce((SELECT max(${dashboardVersions.createdAt}) FROM ${dashboardVersions} WHERE ${dashboardVersions.dashboardId} = ${dashboards.id}), ''), coalesce((SELECT max(${dashboardTags.updatedAt}) FROM ${dashboardTags} WHERE ${dashboardTags.dashboardId} = ${dashboards.id}), ''))`,
+      // Written with their tables: in a select from one table drizzle leaves columns unqualified,
+      // and in the subquery a bare "id" would be the version's.
+      newestVersion: sql<number | null>`(SELECT max(v.version_number) FROM dashboard_versions v WHERE v.dashboard_id = dashboards.id)`,
+      // The latest of: created or renamed, a version saved, a tag moved (ISO 8601 strings order as times).
+      changedAt: sql<string>`max(dashboards.updated_at, coalesce((SELECT max(v.created_at) FROM dashboard_versions v WHERE v.dashboard_id = dashboards.id), ''), coalesce((SELECT max(t.updated_at) FROM dashboard_tags t WHERE t.dashboard_id = dashboards.id), ''))`,
       // The subquery is NULL for a dashboard without tags.
       tags: sql`coalesce((${tags}), '{}')`.mapWith((text: string) => TagVersions.parse(JSON.parse(text))),
     })

@@ -101,11 +101,8 @@ function combobox(onChoose: (customer: Customer) => void): HTMLElement {
       choose(found[active]);
     } else if (event.key === "Escape") close();
   });
-  return el("div", { class: "field combobox" }, [
-    el("label", { for: (box.id = newId("customer")), text: "Preview as customer" }),
-    box,
-    list,
-  ]);
+  box.id = newId("customer");
+  return el("div", { class: "field combobox" }, [el("label", { for: box.id, text: "Preview as customer" }), box, list]);
 }
 
 export function previewSection(state: EditorState): Preview {
