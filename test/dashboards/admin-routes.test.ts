@@ -24,7 +24,14 @@ describe("dashboard administration", () => {
     });
 
     const list = await admin("GET", "/admin/dashboards/");
-    expect(list.body.dashboards).toContainEqual({ embed_id: embedId, name: "Second", versions: 2, tags: { production: 1 } });
+    expect(list.body.dashboards).toContainEqual({
+      embed_id: embedId,
+      name: "Second",
+      versions: 2,
+      newest_version: 2,
+      changed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      tags: { production: 1 },
+    });
   });
 
   it("refuses tags for unknown dashboards (404 dashboard_not_found) and versions (404 dashboard_version_not_found)", async () => {
