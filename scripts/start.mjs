@@ -280,6 +280,7 @@ console.log(`
     ${darkDashboardUrl}
   The same with the customer token (never expires):
     ${demoUrl}
+  The vendor's console (sign in with the ADMIN_TOKEN below): ${base}/console/
   Report builder on the blueprint "Sales data" (acme-berlin), signed link valid 24 h:
     ${builderUrl}
   <dashboard-embed> from the versioned script, pinned by its SRI hash (or ${base}/embed.js):

@@ -15,6 +15,7 @@ import { DashboardFile } from "./file-schema";
 import { signPreviewToken, verifyPreviewToken } from "../tokens/preview";
 import { knownTheme } from "../themes/service";
 import { computedPresentation, DEFAULT_LOCALE, resolvePresentation } from "../view/presentation";
+import { translationsFor } from "../view/translations";
 import * as repo from "./repository";
 
 /** The theme of that name (case-insensitive, as tokens name them), as a list of none or one. */
@@ -90,14 +91,8 @@ export async function checkFile(
       ),
     );
   }
-  // Texts with no translation for the locales asked about (`dashboards validate --locales de,fr`), and with
-  // `customer_locale` the customer's computed one — when the definition is translated at all (one without
-  // translations speaks its own language to everyone, by design).
-  const locales = [...asked];
-  const own = computedPresentation(chain).locale ?? DEFAULT_LOCALE;
-  const translated = Object.keys(definition.translations ?? {}).length > 0;
-  if (customerLocale && providedId !== undefined && translated && !locales.includes(own)) locales.push(own);
-  for (const locale of locales) {
+  // Texts with no translation for the locales asked about (`dashboards validate --locales de,fr`).
+  for (const locale of asked) {
     for (const key of missingTranslations(definition, locale))
       problems.push(problem(file, ["definition", "translations", locale, key], `no ${locale} translation`));
   }
@@ -114,6 +109,14 @@ export async function checkFile(
     for (const [field, message] of panelColumnProblems(panel, result, providedId))
       problems.push(problem(file, ["definition", "panels", index, ...field], message));
   });
+  // With `customer_locale`, the customer's computed locale too — when the definition is translated into it (or
+  // its language) at all: what such a translation lacks shows in the definition's own words. A locale the
+  // definition has no translation for speaks the definition's own language, by design.
+  const own = computedPresentation(chain).locale ?? DEFAULT_LOCALE;
+  if (customerLocale && !asked.includes(own) && Object.keys(translationsFor(definition.translations, own)).length > 0) {
+    for (const key of missingTranslations(definition, own))
+      problems.push(problem(file, ["definition", "translations", own, key], `no ${own} translation (the customer's locale)`));
+  }
   return { valid: problems.length === 0, problems, panels };
 }
 

@@ -128,15 +128,16 @@ describe("previews and checks for the console", () => {
     const file = {
       embed_id: "console-check",
       name: "Check",
-      definition: { title: "Sales", panels: [kpi()], translations: { fr: { title: "Ventes" } } },
+      definition: { title: "Sales", panels: [kpi()], translations: { de: { title: "Umsatz" }, fr: { title: "Ventes" } } },
       provided_id: `${tag}-alpha`,
     };
     const asked = await admin("POST", "/admin/dashboard_checks/", { ...file, customer_locale: true });
     expect(asked.status).toBe(200);
-    expect(asked.body.problems.map((p: any) => p.field)).toEqual([
-      "definition.translations.de-DE.title",
-      "definition.translations.de-DE.panels.revenue.title",
-    ]);
+    // Alpha (de-DE) has a German translation that lacks the panel's title.
+    expect(asked.body.problems.map((p: any) => p.field)).toEqual(["definition.translations.de-DE.panels.revenue.title"]);
+    // Control: a customer whose locale the definition is not translated into (Beta, en-US, no mapping) sees its own words.
+    const beta = await admin("POST", "/admin/dashboard_checks/", { ...file, provided_id: `${tag}-beta`, customer_locale: true });
+    expect(beta.body.problems.map((p: any) => p.field)).toEqual(["definition.panels.0.schema_id"]);
     const notAsked = await admin("POST", "/admin/dashboard_checks/", file);
     expect(notAsked.body.problems).toEqual([]);
     // A definition without translations speaks its own language to everyone: no problem.

@@ -73,7 +73,12 @@ function combobox(onChoose: (customer: Customer) => void): HTMLElement {
     if (active >= 0) box.setAttribute("aria-activedescendant", `${listId}-${active}`);
     else box.removeAttribute("aria-activedescendant");
   };
-  const search = async () => {
+  let pending: Promise<void> | null = null;
+  const search = () => {
+    pending = run();
+    return pending;
+  };
+  const run = async () => {
     const mine = ++asked;
     const query = new URLSearchParams({ search: box.value.replace(/\s*\(.*$/, "").trim(), limit: "20" });
     const answer = await admin<{ customers: Customer[] }>("GET", `/admin/customers/?${query}`);
@@ -84,7 +89,10 @@ function combobox(onChoose: (customer: Customer) => void): HTMLElement {
   };
   box.addEventListener("input", () => {
     clearTimeout(timer);
-    timer = window.setTimeout(() => void search(), 150);
+    timer = window.setTimeout(() => {
+      timer = undefined;
+      void search();
+    }, 150);
   });
   box.addEventListener("focus", () => {
     if (found.length === 0) void search();
@@ -96,9 +104,16 @@ function combobox(onChoose: (customer: Customer) => void): HTMLElement {
       if (list.hidden) return void search();
       active = Math.max(0, Math.min(found.length - 1, active + (event.key === "ArrowDown" ? 1 : -1)));
       draw();
-    } else if (event.key === "Enter" && active >= 0 && found[active]) {
+    } else if (event.key === "Enter") {
       event.preventDefault();
-      choose(found[active]);
+      // Typed fast and Enter at once: the search for what was typed answers first, and an exact provided_id wins.
+      const typed = box.value.trim();
+      const pick = () => found.find((c) => c.provided_id === typed) ?? found[active];
+      if (timer !== undefined) {
+        clearTimeout(timer);
+        timer = undefined;
+        void search().then(() => pick() && choose(pick() as Customer));
+      } else void (pending ?? Promise.resolve()).then(() => pick() && choose(pick() as Customer));
     } else if (event.key === "Escape") close();
   });
   box.id = newId("customer");
