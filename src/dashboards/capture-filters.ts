@@ -31,12 +31,13 @@ export function captureFilters(
     else if (typeof given === "object") value = JSON.stringify(given);
     else if (control.type === "date") value = showDate(String(given), locale);
     else value = optionLabels.get(variable.name)?.get(String(given)) ?? String(given);
-    return [html`<span class="capture-filter"><span class="capture-filter-label">${label}:</span> <bdi>${value}</bdi></span>`];
+    // Each label and value isolated (its own direction): "Product: seats" reads whole on a right-to-left page too.
+    return [html`<bdi class="capture-filter"><span class="capture-filter-label">${label}:</span> <bdi>${value}</bdi></bdi>`];
   });
   if (shown.length === 0) return "";
   return html`<p class="capture-filters">${shown.map((part, i) => html`${i > 0 ? " · " : ""}${part}`)}</p>\n`;
 }
 
 /** The filter line's CSS (on top of PANEL_STYLE). */
-export const CAPTURE_FILTERS_STYLE = `.capture-filters{margin:-8px 0 16px;color:var(--cd-muted);font-size:13px;overflow-wrap:anywhere}.capture-filter-label{font-weight:600}.capture-filters bdi{color:var(--cd-text)}
+export const CAPTURE_FILTERS_STYLE = `.capture-filters{margin:-8px 0 16px;color:var(--cd-muted);font-size:13px;overflow-wrap:anywhere}.capture-filter-label{font-weight:600}.capture-filter>bdi{color:var(--cd-text)}
 `;
