@@ -5,13 +5,15 @@ import { compileReportQuery } from "../../src/report-builder/compiler";
 import type { ReportFilter } from "../../src/data/filters";
 import { ReportQuery } from "../../src/report-builder/query";
 import { runReport } from "../../src/report-builder/run";
+import { connectionToStore, type StoredConnection } from "../../src/data/sources/clickhouse-connection";
+import { clickhouseAvailable, clickhouseRows, clickhouseServer, onClickhouse, sendClickhouse } from "../helpers/clickhouse-warehouse";
 import { mysqlAvailable, onMysql } from "../helpers/mysql-warehouse";
 import { onWarehouse } from "../helpers/warehouse";
 
 // The compiler, run for real: the same known rows in a real local D1 (OTHER_DATA), in the
-// real local PostgreSQL behind WAREHOUSE and in the test run's MySQL-protocol server behind
-// WAREHOUSE_MYSQL; every query must answer what is written here, and the three databases
-// must answer exactly the same.
+// real local PostgreSQL behind WAREHOUSE, in the test run's MySQL-protocol server behind
+// WAREHOUSE_MYSQL and in the test run's ClickHouse (over HTTP, as a `clickhouse` data source);
+// every query must answer what is written here, and the four databases must answer exactly the same.
 
 const d1 = (env as unknown as { OTHER_DATA: D1Database }).OTHER_DATA;
 // PostgreSQL is shared by every test file (and checkout): a table of our own.
@@ -19,6 +21,8 @@ const PG_SCHEMA = `report_compiler_${crypto.randomUUID().slice(0, 8)}`;
 const TABLE = "report rows";
 // MySQL: a database of our own (the read-only account reads `warehouse%` databases).
 const MY_DB = `warehouse_report_compiler_${crypto.randomUUID().slice(0, 8)}`;
+// ClickHouse: a database of our own, the data source's `database`.
+const CH_DB = `report_compiler_${crypto.randomUUID().slice(0, 8)}`;
 
 // id, customer, product, amount, units, paid, day, at
 const ROWS: [number, string, string | null, number | null, number | null, boolean | null, string, string | null][] = [
@@ -49,12 +53,18 @@ const table: StoredTable = {
   ],
 };
 
-const sources = [
+type Db = "d1" | "postgres" | "mysql" | "clickhouse";
+const sources: { id: number; binding: string; kind: Db; connection?: StoredConnection }[] = [
   { id: 1, binding: "OTHER_DATA", kind: "d1" as const },
   { id: 2, binding: "WAREHOUSE", kind: "postgres" as const },
   { id: 3, binding: "WAREHOUSE_MYSQL", kind: "mysql" as const },
 ];
-const databases = mysqlAvailable ? (["d1", "postgres", "mysql"] as const) : (["d1", "postgres"] as const);
+const databases: readonly Db[] = [
+  "d1",
+  "postgres",
+  ...(mysqlAvailable ? (["mysql"] as const) : []),
+  ...(clickhouseAvailable ? (["clickhouse"] as const) : []),
+];
 const context = (customer = "acme") => ({ customer: { provided_id: customer, name: customer, properties: {} }, variables: {} });
 
 beforeAll(async () => {
@@ -76,6 +86,7 @@ beforeAll(async () => {
     `CREATE TABLE ${PG_SCHEMA}."${TABLE}" (id integer, customer text, product text, amount double precision, units integer, paid boolean, day date, at timestamptz)`,
   );
   for (const row of ROWS) await onWarehouse(`INSERT INTO ${PG_SCHEMA}."${TABLE}" VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, row);
+  if (clickhouseAvailable) await clickhouseRowsLoaded();
   if (!mysqlAvailable) return;
   // MySQL as a vendor's would be: the server's default (case-insensitive) collation, BOOLEAN as TINYINT(1), DATETIME in UTC.
   await onMysql(
@@ -88,25 +99,47 @@ beforeAll(async () => {
   }
 });
 
+/** ClickHouse as a vendor's would be: Bool, Nullable columns, a DateTime64 in UTC; the data source reads CH_DB. */
+async function clickhouseRowsLoaded() {
+  await onClickhouse(
+    `CREATE DATABASE ${CH_DB}`,
+    `CREATE TABLE ${CH_DB}.\`${TABLE}\` (id Int32, customer String, product Nullable(String), amount Nullable(Float64), units Nullable(Int32), paid Nullable(Bool), day Date, at Nullable(DateTime64(3, 'UTC'))) ENGINE = MergeTree ORDER BY id`,
+  );
+  const names = ["id", "customer", "product", "amount", "units", "paid", "day", "at"];
+  const lines = ROWS.map((row) =>
+    JSON.stringify(
+      Object.fromEntries(row.map((v, i) => [names[i], i === 7 && typeof v === "string" ? v.replace("T", " ").replace("Z", "") : v])),
+    ),
+  );
+  const inserted = await sendClickhouse(`INSERT INTO ${CH_DB}.\`${TABLE}\` FORMAT JSONEachRow\n${lines.join("\n")}`);
+  if (inserted.status !== 200) throw new Error(inserted.text);
+  const connection = await connectionToStore(env as never, {
+    url: clickhouseServer.url,
+    user: clickhouseServer.user,
+    password: clickhouseServer.password,
+    database: CH_DB,
+  });
+  if ("field" in connection) throw new Error(connection.message);
+  sources.push({ id: 4, binding: "", kind: "clickhouse", connection });
+}
+
 afterAll(async () => {
   await onWarehouse(`DROP SCHEMA IF EXISTS ${PG_SCHEMA} CASCADE`);
+  if (clickhouseAvailable) await onClickhouse(`DROP DATABASE IF EXISTS ${CH_DB}`);
   if (mysqlAvailable) await onMysql(`DROP DATABASE IF EXISTS ${MY_DB}`);
 });
 
 /** The dataset's query as each database spells it: the table in the test's own schema (database), MySQL's names in backticks. */
-function queryOn(db: "d1" | "postgres" | "mysql", query: string): string {
-  if (db === "d1") return query;
+function queryOn(db: Db, query: string): string {
+  // ClickHouse reads "…" as a name, and its data source's database holds the table.
+  if (db === "d1" || db === "clickhouse") return query;
   if (db === "postgres") return query.replace(`"${TABLE}"`, `${PG_SCHEMA}."${TABLE}"`);
   const backticks = query.replace(/"((?:[^"]|"")*)"/g, (_, name: string) => `\`${name.replaceAll('""', '"').replaceAll("`", "``")}\``);
   return backticks.replace(`\`${TABLE}\``, `${MY_DB}.\`${TABLE}\``);
 }
 
 /** The query on one database, as the builder runs it. */
-function runOn(
-  db: "d1" | "postgres" | "mysql",
-  body: unknown,
-  options: { locked?: ReportFilter[]; customer?: string; dataset?: StoredTable } = {},
-) {
+function runOn(db: Db, body: unknown, options: { locked?: ReportFilter[]; customer?: string; dataset?: StoredTable } = {}) {
   const dataset = options.dataset ?? table;
   const query = ReportQuery.parse(body);
   return runReport({
@@ -130,7 +163,7 @@ async function both(body: unknown, options: Parameters<typeof runOn>[2] = {}) {
 const ids = async (filter: unknown) =>
   (await both({ dataset: "orders", columns: ["id"], filters: [filter], sort: [{ column: "id" }] })).rows.map((r) => r.id);
 
-describe("the report compiler on real D1, PostgreSQL and MySQL: the same rows give the same answers", () => {
+describe("the report compiler on real D1, PostgreSQL, MySQL and ClickHouse: the same rows give the same answers", () => {
   it("computes every aggregate alike (count, count_distinct, sum, avg, min, max on numbers, text, dates)", async () => {
     const result = await both({
       dataset: "orders",
@@ -375,6 +408,7 @@ describe("the report compiler on real D1, PostgreSQL and MySQL: the same rows gi
       const [my] = await onMysql<{ n: number }>(`SELECT count(*) AS n FROM ${MY_DB}.\`${TABLE}\``);
       expect(Number(my.n)).toBe(ROWS.length);
     }
+    if (clickhouseAvailable) expect(await clickhouseRows(`SELECT count() AS n FROM ${CH_DB}.\`${TABLE}\``)).toEqual([{ n: ROWS.length }]);
   });
 
   it("compiles to one statement with every value bound and identifiers quoted for each dialect", () => {
@@ -400,5 +434,12 @@ describe("the report compiler on real D1, PostgreSQL and MySQL: the same rows gi
     expect(my.sql).not.toContain("x'y");
     expect(my.sql).toContain("`dataset`.`product` USING utf8mb4) COLLATE utf8mb4_bin) = ?");
     expect(my.sql).toContain("LIMIT 1001");
+    // ClickHouse: backticks, typed {pN:Type} server-side parameters, the limit our own integer.
+    const ch = compileReportQuery({ ...input, dialect: "clickhouse" });
+    expect(ch.params).toEqual(["acme", "x'y"]);
+    expect(ch.sql).not.toContain("x'y");
+    expect(ch.sql).toContain("`dataset`.`product` = {p2:String}");
+    expect(ch.sql).toMatch(/WHERE customer = +\{p1:String\}/);
+    expect(ch.sql).toContain("LIMIT 1001");
   });
 });

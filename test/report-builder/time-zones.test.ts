@@ -4,21 +4,30 @@ import type { StoredTable } from "../../src/blueprints/schemas";
 import { compileReportQuery } from "../../src/report-builder/compiler";
 import { ReportQuery } from "../../src/report-builder/query";
 import { runReport } from "../../src/report-builder/run";
+import { connectionToStore, type StoredConnection } from "../../src/data/sources/clickhouse-connection";
+import { clickhouseAvailable, clickhouseServer, onClickhouse } from "../helpers/clickhouse-warehouse";
 import { mysqlAvailable, onMysql } from "../helpers/mysql-warehouse";
 import { onWarehouse } from "../helpers/warehouse";
 
 // The report builder's day/week/month/quarter/year buckets of date-times in the view's time
 // zone: on D1 (SQLite has no zone database: the zone's offset transitions over the data's range
 // are computed with Intl and bound), on PostgreSQL (AT TIME ZONE) and on MySQL (whose zone
-// tables are not loaded in the tests' server: the same transitions as on D1, in a CASE), all
-// compared with the buckets this test computes with the runtime's own Intl — never hand-typed.
+// tables are not loaded in the tests' server: the same transitions as on D1, in a CASE) and on
+// ClickHouse (toTimeZone with its own zone database), all compared with the buckets this test
+// computes with the runtime's own Intl — never hand-typed.
 
 const d1 = (env as unknown as { OTHER_DATA: D1Database }).OTHER_DATA;
 const PG_SCHEMA = `report_zones_${crypto.randomUUID().slice(0, 8)}`;
 const TABLE = "zoned rows";
 const MY_DB = `warehouse_report_zones_${crypto.randomUUID().slice(0, 8)}`;
-type Db = "d1" | "postgres" | "mysql";
-const DATABASES: readonly Db[] = mysqlAvailable ? ["d1", "postgres", "mysql"] : ["d1", "postgres"];
+const CH_DB = `report_zones_${crypto.randomUUID().slice(0, 8)}`;
+type Db = "d1" | "postgres" | "mysql" | "clickhouse";
+const DATABASES: readonly Db[] = [
+  "d1",
+  "postgres",
+  ...(mysqlAvailable ? (["mysql"] as const) : []),
+  ...(clickhouseAvailable ? (["clickhouse"] as const) : []),
+];
 
 const HOUR = 3_600_000;
 // Both sides of the EU changes (2026-03-29 01:00Z, 2026-10-25 01:00Z) and the US ones
@@ -58,7 +67,7 @@ const table: StoredTable = {
     { name: "day", type: "DATE", display_name: "Day", can_be_grouped: true },
   ],
 };
-const sources = [
+const sources: { id: number; binding: string; kind: Db; connection?: StoredConnection }[] = [
   { id: 1, binding: "OTHER_DATA", kind: "d1" as const },
   { id: 2, binding: "WAREHOUSE", kind: "postgres" as const },
   { id: 3, binding: "WAREHOUSE_MYSQL", kind: "mysql" as const },
@@ -76,6 +85,7 @@ beforeAll(async () => {
     `INSERT INTO ${PG_SCHEMA}."${TABLE}" VALUES ${placeholders.join(", ")}`,
     ROWS.flatMap(([id, , day], i) => [id, new Date(INSTANTS[i]).toISOString(), new Date(INSTANTS[i]).toISOString().slice(0, 19), day]),
   );
+  if (clickhouseAvailable) await clickhouseRowsLoaded();
   if (!mysqlAvailable) return;
   // MySQL's: a DATETIME (UTC wall-clock time) and a TIMESTAMP (an instant; the session is UTC), a DATE.
   await onMysql(
@@ -90,13 +100,36 @@ beforeAll(async () => {
   );
 });
 
+/** ClickHouse's: a DateTime64 in UTC and one declared in New York's zone (the same instants), a Date. */
+async function clickhouseRowsLoaded() {
+  const values = ROWS.map(([id, , day], i) => {
+    const wall = new Date(INSTANTS[i]).toISOString().replace("T", " ").replace("Z", "");
+    return `(${id}, toDateTime64('${wall}', 3, 'UTC'), toDateTime64('${wall}', 3, 'UTC'), '${day}')`;
+  });
+  await onClickhouse(
+    `CREATE DATABASE ${CH_DB}`,
+    `CREATE TABLE ${CH_DB}.\`${TABLE}\` (id Int32, at DateTime64(3, 'UTC'), stamp DateTime64(3, 'America/New_York'), day Date) ENGINE = MergeTree ORDER BY id`,
+    `INSERT INTO ${CH_DB}.\`${TABLE}\` VALUES ${values.join(", ")}`,
+  );
+  const connection = await connectionToStore(env as never, {
+    url: clickhouseServer.url,
+    user: clickhouseServer.user,
+    password: clickhouseServer.password,
+    database: CH_DB,
+  });
+  if ("field" in connection) throw new Error(connection.message);
+  sources.push({ id: 4, binding: "", kind: "clickhouse", connection });
+}
+
 afterAll(async () => {
   await onWarehouse(`DROP SCHEMA IF EXISTS ${PG_SCHEMA} CASCADE`);
+  if (clickhouseAvailable) await onClickhouse(`DROP DATABASE IF EXISTS ${CH_DB}`);
   if (mysqlAvailable) await onMysql(`DROP DATABASE IF EXISTS ${MY_DB}`);
 });
 
 function queryOn(db: Db): string {
-  if (db === "d1") return table.query;
+  // ClickHouse reads "…" as a name, and its data source's database holds the table.
+  if (db === "d1" || db === "clickhouse") return table.query;
   if (db === "postgres") return table.query.replace(`"${TABLE}"`, `${PG_SCHEMA}."${TABLE}"`);
   return table.query.replace(`"${TABLE}"`, `${MY_DB}.\`${TABLE}\``);
 }
@@ -153,7 +186,7 @@ async function buckets(db: Db, zone: string, column: string, bucket: BucketName,
   return result.rows.map((r) => [r[`${column}_${bucket}`], r.count]);
 }
 
-describe("report builder buckets in the view's time zone, D1, PostgreSQL and MySQL alike", () => {
+describe("report builder buckets in the view's time zone, D1, PostgreSQL, MySQL and ClickHouse alike", () => {
   it("puts a date-time near midnight UTC on the local day of Asia/Tokyo and America/Los_Angeles", async () => {
     const late = Date.parse("2026-03-01T23:30:00Z");
     const early = Date.parse("2026-03-02T00:30:00Z");
