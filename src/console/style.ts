@@ -41,10 +41,10 @@ tbody tr.open{cursor:pointer}tbody tr.open:hover{background:#eef2ff}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:4px 8px 8px}legend{font-weight:600;padding:0 4px}
 .grid{position:relative;display:grid;grid-template-columns:repeat(12,minmax(0,1fr));grid-auto-rows:36px;gap:4px;background:#e5e7eb;padding:4px;border-radius:6px;touch-action:none}
 .cell{position:relative;background:var(--paper);border:1px solid #6b7280;border-radius:4px;overflow:hidden;font-size:13px;display:flex;flex-direction:column}
-.cell .head{background:#e0e7ff;padding:2px 6px;cursor:move;font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.cell .head{background:#e0e7ff;padding:1px 6px;line-height:1.3;cursor:move;font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .cell .size{position:absolute;right:0;bottom:0;width:14px;height:14px;cursor:nwse-resize;background:linear-gradient(135deg,transparent 50%,#374151 50%)}
 .cell[aria-current=true]{border:2px solid var(--accent)}
-.cell .where{padding:2px 6px;color:var(--muted)}
+.cell .where{padding:0 6px;color:var(--muted);font-size:12px;line-height:1.2;white-space:nowrap;overflow:hidden}
 .preview-status{margin:4px 0 8px}
 .preview-frame{width:100%;height:640px;border:1px solid var(--line);border-radius:6px;background:var(--paper)}
 [role=progressbar]{height:14px;background:#e5e7eb;border-radius:7px;overflow:hidden;margin:6px 0}
