@@ -1,14 +1,14 @@
 import { BarChart, LineChart, PieChart } from "echarts/charts";
-import { GridComponent, LegendComponent } from "echarts/components";
+import { AriaComponent, GridComponent, LegendComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import type { Row } from "../data/query-runner";
-import { type ColumnFormat, formatValue, numberFormat, type ViewClock } from "../view/format";
+import { type ColumnFormat, formatNumber, formatValue, numberFormat, type ViewClock } from "../view/format";
 import type { CartesianPanel } from "./definition";
 import type { ChartLook } from "../view/style";
 import { attributeText } from "../view/page-shell";
 
-echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, SVGRenderer]);
+echarts.use([BarChart, LineChart, PieChart, AriaComponent, GridComponent, LegendComponent, SVGRenderer]);
 
 /**
  * A chart draws at most this many points per series (the builder's /view and every chart
@@ -66,6 +66,32 @@ export const BUILTIN_LOOK: ChartLook = {
 
 export function compactNumber(value: number, locale = "en-US"): string {
   return numberFormat(locale, { notation: "compact", maximumFractionDigits: 1 }).format(value);
+}
+
+/**
+ * A value axis' number: below a million as tables write numbers (the locale's grouping, from
+ * four digits where the locale groups them: de-DE `9.000`, section 28.2), from a million on
+ * compact (`1,2 Mio.`), which stays short on a narrow axis.
+ */
+export function axisNumber(value: number, locale = "en-US"): string {
+  return Math.abs(value) < 1_000_000 ? formatNumber(value, locale) : compactNumber(value, locale);
+}
+
+/** With this many categories or fewer every one is labelled, at any width from 320 px (section 28.2). */
+export const ALL_LABELS_UP_TO = 12;
+
+/**
+ * How a category axis writes its labels: with few categories all of them (`interval: 0`),
+ * turned 45° when they would not fit side by side and upright when even that is too tight; with
+ * more, ECharts leaves out those that would overlap (the tooltip-less SVG's table view names them).
+ * Widths are estimated from the labels' lengths (12 px text: about 7 px a character).
+ */
+function categoryLabels(categories: string[], plotWidth: number, color: string): Record<string, unknown> {
+  if (categories.length === 0 || categories.length > ALL_LABELS_UP_TO) return { color, hideOverlap: true };
+  const slot = plotWidth / categories.length;
+  const widest = Math.max(...categories.map((c) => c.length)) * 7 + 8;
+  const rotate = widest <= slot ? 0 : slot >= 20 ? 45 : 90;
+  return { color, interval: 0, hideOverlap: false, rotate };
 }
 
 /** How a chart writes its labels: the view's locale and zone, and the panel's column formats. */
@@ -143,6 +169,7 @@ function attributeLook(look: ChartLook): ChartLook {
     grid: attributeText(look.grid),
     surface: attributeText(look.surface),
     font: attributeText(look.font),
+    decals: look.decals === true,
   };
 }
 
@@ -154,6 +181,9 @@ function render(option: echarts.EChartsCoreOption, width: number, height: number
       animation: false,
       color: look.series,
       textStyle: { fontFamily: look.font },
+      // A theme's `decals`: each series also drawn with its own pattern (ECharts' aria.decal); the
+      // label ECharts' aria would write is left off: the page names and describes the chart itself.
+      ...(look.decals ? { aria: { enabled: true, label: { enabled: false }, decal: { show: true } } } : {}),
       ...option,
     });
     return chart
@@ -200,12 +230,12 @@ export function cartesianChart(
           boundaryGap: type === "bar",
           axisLine: { lineStyle: { color: GRID_LINE } },
           axisTick: { show: false },
-          axisLabel: { color: TEXT, hideOverlap: true },
+          axisLabel: categoryLabels(categories, size.width - 56, TEXT),
         },
         yAxis: {
           type: "value",
           splitLine: { lineStyle: { color: GRID_LINE } },
-          axisLabel: { color: TEXT, formatter: (value: number) => compactNumber(value, clock.locale) },
+          axisLabel: { color: TEXT, formatter: (value: number) => axisNumber(value, clock.locale) },
         },
         series: series.map((name, i) => ({
           name,

@@ -5,6 +5,7 @@ import { inlineScriptHash } from "../http/pages";
 import { chartPoints, pieSliceRows, toNumber } from "./charts";
 import type { ClickState, PanelClicks } from "../view/click-data";
 import { clickColumn, type Definition, type PanelDefinition } from "./definition";
+import type { Translator } from "../view/messages";
 import type { Script } from "../view/page-shell";
 
 // The live embed page's clicks (docs/embedding.md "Clicks"): what the page's click
@@ -40,6 +41,7 @@ export function clickData(
   results: Map<string, PanelResult>,
   context: PlaceholderContext,
   interaction: { path: string; locked: string[] },
+  t: Translator,
 ): Script[] {
   const panels: Record<string, PanelClicks> = {};
   for (const panel of definition.panels) {
@@ -62,6 +64,8 @@ export function clickData(
     variables: Object.fromEntries(unlocked.map((v) => [v.name, context.variables[v.name] ?? null])),
     locked: interaction.locked,
     panels,
+    // Left with their `{what}` slot: the script fills it per mark.
+    words: { filter: t("chart.mark_filter"), open: t("chart.mark_open"), select: t("chart.mark_select") },
   };
   return [{ json: state, id: CLICK_DATA_ID }, { inline: CLICK_SCRIPT }];
 }
@@ -77,12 +81,13 @@ export function clickScriptHash(): Promise<string> {
   return inlineScriptHash(CLICK_SCRIPT);
 }
 
-/** Clickable marks: a pointer, a focus ring, the selected value of a click filter highlighted (the others dimmed). */
+/** Clickable marks: a pointer, a focus ring in the theme's accent (--cd-focus: 3:1 against the page), the selected value of a click filter highlighted (the others dimmed). */
 export const CLICK_STYLE = `
 [data-pick]{cursor:pointer}
+.cd-sr{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 [data-pick]:focus{outline:none}
-svg [data-pick]:focus-visible{outline:3px solid #f59e0b;outline-offset:2px;stroke:#f59e0b;stroke-width:3px}
-tr[data-pick]:focus-visible,.kpi-value[data-pick]:focus-visible{outline:3px solid #f59e0b;outline-offset:-3px}
+svg [data-pick]:focus-visible{outline:3px solid var(--cd-focus);outline-offset:2px;stroke:var(--cd-focus);stroke-width:3px}
+tr[data-pick]:focus-visible,.kpi-value[data-pick]:focus-visible{outline:3px solid var(--cd-focus);outline-offset:-3px}
 svg [data-pick]:hover{opacity:.82}
 .picking svg [data-pick]:not([aria-pressed=true]){opacity:.4}
 svg [data-pick][aria-pressed=true]{stroke:var(--cd-text);stroke-width:2px}

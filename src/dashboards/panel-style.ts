@@ -36,7 +36,7 @@ tbody tr:nth-child(even) td{background:color-mix(in srgb,var(--cd-surface) 98%,v
 .message{margin:auto;max-width:90%;text-align:center;color:var(--cd-muted);font-size:13px;padding:12px;border:1px dashed var(--cd-border);border-radius:8px;background:var(--cd-surface);overflow-wrap:anywhere}
 .message-failed{color:#b45309;border-color:#fcd34d;background:#fffbeb}
 .demo-mark{flex:none;font-size:10px;font-weight:700;letter-spacing:.12em;color:var(--cd-muted);border:1px solid var(--cd-border);border-radius:4px;padding:1px 6px;background:var(--cd-surface)}
-.csv{flex:none;font-size:11px;font-weight:600;color:var(--cd-accent);text-decoration:none;border:1px solid color-mix(in srgb,var(--cd-accent) 35%,var(--cd-surface));border-radius:4px;padding:1px 6px}
+.csv{flex:none;font-size:11px;font-weight:600;color:var(--cd-link);text-decoration:none;border:1px solid color-mix(in srgb,var(--cd-accent) 35%,var(--cd-surface));border-radius:4px;padding:1px 6px}
 .csv:hover{background:color-mix(in srgb,var(--cd-accent) 10%,var(--cd-surface))}
 .stacked .grid{grid-template-columns:minmax(0,1fr);grid-auto-rows:auto}
 .stacked .panel:not(.panel-text){min-height:${ROW_PX * 2 + GAP_PX}px}
@@ -46,4 +46,6 @@ tbody tr:nth-child(even) td{background:color-mix(in srgb,var(--cd-surface) 98%,v
 .panel{grid-column:1 / -1 !important;grid-row:auto !important;min-height:var(--panel-h)}
 }
 @media print{.panel{box-shadow:none}.controls,.csv{display:none}}
+:focus-visible{outline:3px solid var(--cd-focus);outline-offset:2px}
+@media (prefers-reduced-motion:reduce){*,::before,::after{animation:none !important;transition:none !important;scroll-behavior:auto !important}}
 `;

@@ -5,7 +5,8 @@ import { type ColumnFormat, formatNumber, formatValue, type ViewClock } from "..
 import { type Translator, translator } from "../view/messages";
 import { raw } from "hono/html";
 import { type Html, html, htmlString, renderPage, url } from "../view/page-shell";
-import { BUILTIN_LOOK, cartesianChart, compactNumber, pieChart } from "./charts";
+import { BUILTIN_LOOK, cartesianChart, chartPoints, compactNumber, pieChart, pieSliceRows, toNumber } from "./charts";
+import { CHART_TABLE_STYLE, type ChartSubject, chartTable, namedChart, tableToggle } from "./chart-reading";
 import { CLICK_STYLE, clickData } from "./clicks";
 import { BACK_STYLE, backControl } from "./back-control";
 import type { PanelResult, Row } from "../data/query-runner";
@@ -47,6 +48,8 @@ export interface RenderInput {
    */
   fitToWindow?: boolean;
   interaction?: Interaction;
+  /** A page a person reads (the embed page, a share link): each chart has its "Show as table" control. Captures have none. */
+  chartTables?: boolean;
   /** Theme, locale, time zone and direction of the view, resolved once (src/view/presentation.ts). */
   view: Presentation;
   /** Display names of result columns (table headers, chart series); default the names themselves. */
@@ -56,7 +59,7 @@ export interface RenderInput {
 }
 
 /** How a page is shown: its width, the interactive parts of the embed page, or a capture. */
-export type PageOptions = Pick<RenderInput, "width" | "fitToWindow" | "interaction" | "capture">;
+export type PageOptions = Pick<RenderInput, "width" | "fitToWindow" | "interaction" | "capture" | "chartTables">;
 
 /**
  * One self-contained HTML document: inline CSS, charts as inline SVG, no external
@@ -86,7 +89,7 @@ ${readingOrder(input.definition.panels).map((panel, i) => html`${i > 0 ? "\n" : 
   const controls = input.interaction
     ? filterControls(input.definition.variables, input.context, input.interaction, view.locale, localized.optionLabels)
     : "";
-  const clicks = input.interaction?.clicks ? clickData(input.definition, input.results, input.context, input.interaction) : [];
+  const clicks = input.interaction?.clicks ? clickData(input.definition, input.results, input.context, input.interaction, words.t) : [];
   const back = backControl(input.interaction, words.t);
   const logo = logoImg(view);
   const heading = logo ? html`<div class="brand">${logo}<h1>${title}</h1></div>` : html`<h1>${title}</h1>`;
@@ -96,7 +99,7 @@ ${readingOrder(input.definition.panels).map((panel, i) => html`${i > 0 ? "\n" : 
   return renderPage({
     root: view,
     title,
-    style: `${PANEL_STYLE}${clicks.length > 0 ? CLICK_STYLE : ""}${back ? BACK_STYLE : ""}${filters ? CAPTURE_FILTERS_STYLE : ""}${paper ? PAPER_STYLE : ""}${presentationCss(view, input.interaction ? "swap" : "block")}`,
+    style: `${PANEL_STYLE}${readable(input) ? CHART_TABLE_STYLE : ""}${clicks.length > 0 ? CLICK_STYLE : ""}${back ? BACK_STYLE : ""}${filters ? CAPTURE_FILTERS_STYLE : ""}${paper ? PAPER_STYLE : ""}${presentationCss(view, input.interaction ? "swap" : "block")}`,
     bodyAttributes: { "data-render-complete": "true" },
     body: html`<main class="${main}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${
       input.fitToWindow ? html` data-fit-window="${WIDEST_LAYOUT_FROM_PX}"` : ""
@@ -148,9 +151,10 @@ function renderPanel(panel: PanelDefinition, input: RenderInput, g: Geometry, wo
   const title = panel.title ? html`<h2>${interpolateText(panel.title, input.context)}</h2>` : "";
   const watermark = isData && input.isDemo ? html`<span class="demo-mark" aria-hidden="true">DEMO</span>` : "";
   const csv = isData && input.interaction ? csvLink(panel, input.interaction, words.t) : "";
-  const head = title || watermark || csv ? html`<div class="panel-head">${title}${watermark}${csv}</div>` : "";
   // Stacked panels have no grid row to fill: a chart's body gets the height it was drawn for.
   const isChart = panel.type === "bar" || panel.type === "line" || panel.type === "area" || panel.type === "pie";
+  const toggle = isChart && readable(input) && hasRows(panel, input) ? tableToggle(words.t) : "";
+  const head = title || watermark || csv || toggle ? html`<div class="panel-head">${title}${watermark}${toggle}${csv}</div>` : "";
   const body = g.stacked && isChart ? html` style="height:${chartSize(g, panel).height}px;flex:none"` : "";
   const click = isData && clickable(panel, input) ? html` data-click="${panel.on_click?.action}"` : "";
   return html`<section class="panel panel-${panel.type}" style="${style}" data-panel-id="${panel.id}"${click}>${head}<div class="body"${body}>${panelBody(panel, input, g, words)}</div></section>`;
@@ -163,6 +167,16 @@ function csvLink(panel: PanelDefinition, interaction: Interaction, t: Translator
   return html`<a class="csv" data-embed-link href="${url(href)}" download>${t("panel.csv")}</a>`;
 }
 
+/** Whether the page is read by a person (embed, share): its charts get their "Show as table" control. */
+function readable(input: RenderInput): boolean {
+  return input.interaction !== undefined || input.chartTables === true;
+}
+
+function hasRows(panel: PanelDefinition, input: RenderInput): boolean {
+  const result = input.results.get(panel.id);
+  return result?.status === "ok" && result.rows.length > 0;
+}
+
 /** Whether the page's marks of `panel` answer clicks (the live embed page, a panel with on_click). */
 function clickable(panel: PanelDefinition, input: RenderInput): boolean {
   return panel.on_click !== undefined && input.interaction?.clicks === true;
@@ -172,11 +186,57 @@ function message(text: string, kind: string): Html {
   return html`<div class="message message-${kind}">${text}</div>`;
 }
 
-/** A chart's SVG as ECharts drew it, and the note under it. */
-function chart(svg: string, result: { rows: Row[]; truncated: boolean }, words: Words): Html {
+/**
+ * A chart's SVG as ECharts drew it, named and described (chart-reading.ts), the note under it,
+ * and on a page a person reads its rows as a table for the "Show as table" control.
+ */
+function chart(svg: string, subject: ChartSubject, result: { rows: Row[]; truncated: boolean }, words: Words, input: RenderInput): Html {
+  const rows = subject.rows.map((row) =>
+    Object.fromEntries([subject.categoryColumn, ...subject.series.map((s) => s.column)].map((column) => [column, row[column] ?? null])),
+  );
+  const tabled = readable(input) ? chartTable(table(rows, false, { ...words, formats: subject.formats })) : "";
   // Safe: ECharts escapes the text it writes, and every value it writes into an attribute
-  // (the theme's font family and colors) is escaped by charts.ts before it is given to it.
-  return html`${raw(svg)}${cutNote(result, words)}`;
+  // (the theme's font family and colors) is escaped by charts.ts before it is given to it;
+  // namedChart escapes the name and description it adds.
+  return html`${raw(namedChart(svg, subject, words.t))}${tabled}${cutNote(result, words)}`;
+}
+
+/** What a chart panel shows, for its name, its description and its table: the rows it draws. */
+function chartSubject(
+  panel: PanelDefinition,
+  rows: Row[],
+  input: RenderInput,
+  words: Words,
+  formats: Record<string, ColumnFormat>,
+): ChartSubject {
+  const title = panel.title ? interpolateText(panel.title, input.context) : "";
+  const named = (column: string) => ({ name: words.names[column] ?? column, column });
+  if (panel.type === "pie") {
+    const drawn = pieSliceRows(rows, (row) => toNumber(row[panel.value_column]) ?? 0).filter((row) => row !== null);
+    const category = named(panel.label_column);
+    return {
+      kind: "pie",
+      title,
+      category: category.name,
+      categoryColumn: panel.label_column,
+      series: [named(panel.value_column)],
+      rows: drawn,
+      clock: words.clock,
+      formats,
+    };
+  }
+  if (panel.type !== "bar" && panel.type !== "line" && panel.type !== "area") throw new Error(`not a chart: ${panel.type}`);
+  const category = named(panel.x_column);
+  return {
+    kind: panel.type,
+    title,
+    category: category.name,
+    categoryColumn: panel.x_column,
+    series: panel.y_columns.map(named),
+    rows: chartPoints(rows),
+    clock: words.clock,
+    formats,
+  };
 }
 
 function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, words: Words): Html {
@@ -201,8 +261,10 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, word
     case "pie":
       return chart(
         pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel), { clock, formats, names }, look(input)),
+        chartSubject(panel, rows, input, words, formats),
         result,
         words,
+        input,
       );
     default:
       return chart(
@@ -216,8 +278,10 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, word
           look(input),
           clickable(panel, input),
         ),
+        chartSubject(panel, rows, input, words, formats),
         result,
         words,
+        input,
       );
   }
 }
@@ -294,5 +358,6 @@ function table(
     rows.length > shown || truncated
       ? html`<p class="note">${view.t("panel.table_first", { count: formatNumber(shown, view.clock.locale) }, shown)}</p>`
       : "";
-  return html`<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
+  // Focusable: a table taller than its panel scrolls there, and a keyboard must reach it (WCAG 2.1.1).
+  return html`<div class="table-wrap" tabindex="0"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
 }

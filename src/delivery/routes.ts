@@ -225,7 +225,9 @@ export function registerDeliveryRoutes(app: OpenAPIHono<AppEnv>): void {
     const cacheReport = new QueryCacheReport();
     const dataRoundTrips = new DataRoundTrips();
     try {
-      const page = await renderShare(c.get("db"), c.env, c.req.param("token"), pageWidth(c.req.valid("query").width), {
+      // A person reads a share link: its charts have their "Show as table" control (captures have none).
+      const shown = { ...pageWidth(c.req.valid("query").width), chartTables: true };
+      const page = await renderShare(c.get("db"), c.env, c.req.param("token"), shown, {
         cacheReport,
         dataRoundTrips,
         waitUntil: backgroundOf(c),

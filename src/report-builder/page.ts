@@ -126,27 +126,27 @@ legend+*{clear:left}
 select,input[type=text],input[type=number],input[type=date]{font:inherit;color:var(--cd-text);padding:5px 8px;border:1px solid var(--cd-border);border-radius:6px;background:var(--cd-surface);min-width:0;max-width:100%;min-height:32px}
 input[type=number],input[type=date],input.date{width:10em}
 input[aria-invalid=true]{border-color:#dc2626}
-button{font:inherit;font-size:13px;font-weight:600;padding:5px 12px;min-height:32px;border:1px solid #c7d2fe;border-radius:6px;background:#eef2ff;color:#3730a3;cursor:pointer;max-width:100%;overflow-wrap:anywhere}
-button:hover{background:#e0e7ff}
+button{font:inherit;font-size:13px;font-weight:600;padding:5px 12px;min-height:32px;border:1px solid color-mix(in srgb,var(--cd-accent) 40%,var(--cd-surface));border-radius:6px;background:var(--cd-surface);color:var(--cd-link);cursor:pointer;max-width:100%;overflow-wrap:anywhere}
+button:hover{background:color-mix(in srgb,var(--cd-accent) 8%,var(--cd-surface))}
 button.primary{background:var(--cd-accent);border-color:var(--cd-accent);color:var(--cd-on-accent)}
-button.primary:hover{background:#4338ca}
+button.primary:hover{background:color-mix(in srgb,var(--cd-accent) 85%,var(--cd-text))}
 button.quiet{background:var(--cd-surface);border-color:var(--cd-border);color:var(--cd-muted)}
 button.danger{background:#dc2626;border-color:#dc2626;color:#fff}
-:focus-visible,input:focus,input:focus-within{outline:3px solid #f59e0b;outline-offset:2px}
+:focus-visible,input:focus,input:focus-within{outline:3px solid var(--cd-focus);outline-offset:2px}
 .hint{color:var(--cd-muted);font-size:13px;margin:4px 0}
 .notice{margin:0 0 8px;padding:6px 8px;background:#f0fdf4;border:1px solid #bbf7d0;border-radius:6px;color:#166534;overflow-wrap:anywhere}
-.columns summary{cursor:pointer;color:#4338ca;font-size:13px;margin-top:6px}
+.columns summary{cursor:pointer;color:var(--cd-link);font-size:13px;margin-top:6px}
 .columns ul{list-style:none;margin:6px 0 0;padding:0}
 .columns li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:2px 8px;padding:3px 0;border-bottom:1px dashed var(--cd-border);overflow-wrap:anywhere}
 .type{color:var(--cd-muted);font-size:12px}
 .reports{list-style:none;margin:0 0 8px;padding:0}
 .reports li{padding:6px 0;border-bottom:1px solid var(--cd-border);display:flex;flex-direction:column;gap:4px}
 .report-name{display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px;font-weight:600;overflow-wrap:anywhere;min-width:0}
-.badge{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.04em;padding:0 6px;border-radius:4px;background:#e0e7ff;color:#3730a3}
+.badge{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.04em;padding:0 6px;border-radius:4px;background:color-mix(in srgb,var(--cd-accent) 12%,var(--cd-surface));color:var(--cd-text)}
 .badge.broken{background:#fee2e2;color:#991b1b}
-.reason{color:#991b1b;font-size:13px;overflow-wrap:anywhere}
+.reason{color:color-mix(in srgb,#dc2626 45%,var(--cd-text));font-size:13px;overflow-wrap:anywhere}
 .actions{display:flex;flex-wrap:wrap;gap:6px}
-.confirm{display:flex;flex-wrap:wrap;align-items:center;gap:6px;padding:6px 8px;background:#fef2f2;border:1px solid #fecaca;border-radius:6px;overflow-wrap:anywhere}
+.confirm{display:flex;flex-wrap:wrap;align-items:center;gap:6px;padding:6px 8px;background:color-mix(in srgb,#dc2626 8%,var(--cd-surface));border:1px solid color-mix(in srgb,#dc2626 35%,var(--cd-surface));border-radius:6px;overflow-wrap:anywhere}
 .save{margin-top:8px}
 .rb-bar{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:6px 12px}
 .rb-status{margin:0;font-weight:600;color:var(--cd-text)}
@@ -164,18 +164,19 @@ table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:ta
 th{position:sticky;top:0;background:var(--cd-surface);text-align:left;border-bottom:1px solid var(--cd-border);padding:0}
 th.num{text-align:right}
 th .sort{all:unset;box-sizing:border-box;display:block;width:100%;padding:6px 10px;font-weight:600;color:var(--cd-text);cursor:pointer;white-space:nowrap}
-th .sort:focus-visible{outline:3px solid #f59e0b;outline-offset:-3px}
+th .sort:focus-visible{outline:3px solid var(--cd-focus);outline-offset:-3px}
 td{padding:5px 10px;border-bottom:1px solid var(--cd-border);white-space:nowrap}
 td.num{text-align:right}
 .pick{cursor:pointer}
 .chart-holder .pick:hover{opacity:.8}
-.chart-holder .pick:focus-visible{outline:3px solid #f59e0b;outline-offset:1px;stroke:#f59e0b;stroke-width:3px}
+.chart-holder .pick:focus-visible{outline:3px solid var(--cd-focus);outline-offset:1px;stroke:var(--cd-focus);stroke-width:3px}
 .chart-holder .pick[aria-pressed=true]{stroke:var(--cd-text);stroke-width:2px}
 tr.pickable{cursor:pointer}
-tr.pickable:hover td{background:#f8fafc}
-td .pick{all:unset;cursor:pointer;color:var(--cd-accent);text-decoration:underline dotted;text-underline-offset:3px}
+tr.pickable:hover td{background:color-mix(in srgb,var(--cd-accent) 6%,var(--cd-surface))}
+td .pick{all:unset;cursor:pointer;color:var(--cd-link);text-decoration:underline dotted;text-underline-offset:3px}
 td .pick[aria-pressed=true]{font-weight:700;text-decoration-style:solid}
-td .pick:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+td .pick:focus-visible{outline:3px solid var(--cd-focus);outline-offset:2px}
 .empty{color:var(--cd-muted);margin:8px 0}
 [hidden]{display:none !important}
+@media (prefers-reduced-motion:reduce){*,::before,::after{animation:none !important;transition:none !important;scroll-behavior:auto !important}}
 `;

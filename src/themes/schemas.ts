@@ -63,6 +63,10 @@ export const ThemeBody = z
       .default({}),
     font_family: FontFamily.optional(),
     radius: z.number().int().min(0).max(24).optional().openapi({ description: "Panel corners in px (0–24)." }),
+    decals: z.boolean().optional().openapi({
+      description:
+        "Charts draw their series with patterns as well as colors, for viewers who cannot tell the colors apart (default false).",
+    }),
     fonts: z.array(Font).max(4).default([]),
     logo_base64: Base64.optional().openapi({ description: "A PNG, JPEG or WebP, at most 100 KB decoded." }),
   })
@@ -104,6 +108,7 @@ export const ThemeSchema = z
       }),
       font_family: z.string(),
       radius: z.number().int(),
+      decals: z.boolean(),
       fonts: z.array(
         z.object({
           family: z.string(),

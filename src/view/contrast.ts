@@ -34,3 +34,32 @@ export function firstContrastFailure(colors: { text: string; muted_text: string;
   }
   return null;
 }
+
+/** `a` mixed with `b` as CSS `color-mix(in srgb, a (1-weight), b weight)` mixes them: each channel's sRGB value, rounded. */
+export function mixColors(a: string, b: string, weight: number): string {
+  const channel = (hex: string, offset: number) => Number.parseInt(hex.slice(offset, offset + 2), 16);
+  const mixed = [1, 3, 5].map((offset) => Math.round(channel(a, offset) * (1 - weight) + channel(b, offset) * weight));
+  return `#${mixed.map((c) => c.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/**
+ * `color` as a page may draw it on every one of `grounds` with at least `minimum` contrast:
+ * itself when it reaches that already, else mixed toward `toward` (a theme's text color,
+ * which reads on them) in steps of 5 % until it does. A theme's muted text may be 3:1 against
+ * its surface (CONTRAST_RULES), but small text needs 4.5:1 (WCAG 1.4.3); an accent used as a
+ * focus ring needs 3:1 against what it surrounds (WCAG 1.4.11).
+ */
+export function readableColor(color: string, grounds: readonly string[], minimum: number, toward: string): string {
+  // Past `toward`, black or white (whichever reads on the first ground): a text color at the edge of its own rule.
+  const extreme = contrastRatio("#000000", grounds[0]) >= contrastRatio("#ffffff", grounds[0]) ? "#000000" : "#ffffff";
+  for (const [from, to] of [
+    [color, toward],
+    [toward, extreme],
+  ]) {
+    for (let step = 0; step <= 20; step++) {
+      const candidate = mixColors(from, to, step / 20);
+      if (grounds.every((ground) => contrastRatio(candidate, ground) >= minimum)) return candidate;
+    }
+  }
+  return extreme;
+}

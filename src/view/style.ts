@@ -1,7 +1,8 @@
-import { contrastRatio } from "./contrast";
+import { contrastRatio, mixColors, readableColor } from "./contrast";
 import { assetPath } from "./asset-url";
 import { type Html, html, url } from "./page-shell";
 import { BUILTIN_DOCUMENT, documentOf, type Presentation, type ThemeDocument } from "./presentation";
+import type { ThemeColors } from "./palette";
 
 // A theme as CSS and as chart colors: every surface draws from these, so the live page, the
 // PNG, the PDF and the e-mail's image wear the same colors. Pages name colors only through
@@ -37,7 +38,30 @@ export function themeCss(doc: ThemeDocument, base = "", display: FontDisplay = "
     )
     .join("");
   const c = doc.colors;
-  return `${faces}:root{--cd-bg:${c.background};--cd-surface:${c.surface};--cd-text:${c.text};--cd-muted:${c.muted_text};--cd-border:${c.border};--cd-accent:${c.accent};--cd-on-accent:${onAccent(c.accent)};--cd-radius:${doc.radius}px;--cd-font:${doc.font_family};color-scheme:${doc.mode}}`;
+  const ink = readableInks(c);
+  return `${faces}:root{--cd-bg:${c.background};--cd-surface:${c.surface};--cd-text:${c.text};--cd-muted:${ink.muted};--cd-border:${c.border};--cd-accent:${c.accent};--cd-on-accent:${onAccent(c.accent)};--cd-link:${ink.link};--cd-focus:${ink.focus};--cd-radius:${doc.radius}px;--cd-font:${doc.font_family};color-scheme:${doc.mode}}`;
+}
+
+/**
+ * The grounds our pages draw small text on: the page, a panel, a table's header row
+ * (PANEL_STYLE's `th`: 6 % text into the surface) and its striped rows (2 %).
+ */
+function textGrounds(c: ThemeColors): string[] {
+  return [c.background, c.surface, mixColors(c.surface, c.text, 0.06), mixColors(c.surface, c.text, 0.02)];
+}
+
+/**
+ * The theme's colors as our pages write with them (section 25.2): muted text and accent-colored
+ * text (links, the CSV link) at 4.5:1 on every ground, the focus ring in the accent at 3:1
+ * against the page and a panel (section 28.2). A color that reaches it already is kept as it is.
+ */
+export function readableInks(c: ThemeColors): { muted: string; link: string; focus: string } {
+  const grounds = textGrounds(c);
+  return {
+    muted: readableColor(c.muted_text, grounds, 4.5, c.text),
+    link: readableColor(c.accent, grounds, 4.5, c.text),
+    focus: readableColor(c.accent, [c.background, c.surface], 3, c.text),
+  };
 }
 
 /** The custom properties of the built-in light theme: every page's stylesheet starts with them. */
@@ -55,6 +79,8 @@ export interface ChartLook {
   grid: string;
   surface: string;
   font: string;
+  /** Series drawn with patterns as well as colors (a theme's `decals`). */
+  decals?: boolean;
 }
 
 export function chartLook(presentation: Presentation | ThemeDocument, builtin?: ChartLook): ChartLook {
@@ -62,10 +88,12 @@ export function chartLook(presentation: Presentation | ThemeDocument, builtin?: 
   const doc = "colors" in presentation ? presentation : documentOf(presentation);
   return {
     series: doc.colors.series,
-    text: doc.colors.muted_text,
+    // Axis labels are small text on the panel: the muted color as pages write it (4.5:1).
+    text: readableInks(doc.colors).muted,
     grid: doc.colors.border,
     surface: doc.colors.surface,
     font: doc.font_family,
+    ...(doc.decals ? { decals: true } : {}),
   };
 }
 

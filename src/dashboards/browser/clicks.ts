@@ -73,17 +73,42 @@ function activate(state: ClickState, id: string, panel: PanelClicks, row: Row): 
   }
 }
 
-function describe(panel: PanelClicks, row: Row): string {
-  const what = panel.column === null ? "" : `${panel.column} ${asParameter(row[panel.column] ?? "")}`;
-  const verb = panel.action === "filter" ? "Filter on" : panel.action === "open" ? "Open details for" : "Select";
-  return `${verb} ${what}`.trim();
+/** The action of a mark in the page's language (the server's words, with a `{what}` slot: section 28.2). */
+function wordingOf(state: ClickState, panel: PanelClicks): string {
+  return panel.action === "filter" ? state.words.filter : panel.action === "open" ? state.words.open : state.words.select;
+}
+
+/** Text only a screen reader reads (CLICK_STYLE's `.cd-sr`). */
+function unseen(text: string): HTMLElement {
+  const span = document.createElement("span");
+  span.className = "cd-sr";
+  span.textContent = text;
+  return span;
+}
+
+/**
+ * Names a mark in the page's language. A bar or a slice is named by its column and value. A
+ * mark with text of its own (a table row, a KPI) keeps that text as its name, the action's
+ * words around it for a screen reader only: what a viewer sees is what the name says (WCAG 2.5.3).
+ */
+function name(state: ClickState, panel: PanelClicks, row: Row, mark: Element): void {
+  const [before, after = ""] = wordingOf(state, panel).split("{what}");
+  if (mark.tagName === "path") {
+    const what = panel.column === null ? "" : `${panel.column} ${asParameter(row[panel.column] ?? "")}`;
+    mark.setAttribute("aria-label", `${before}${what}${after}`.trim());
+    return;
+  }
+  const first = mark.tagName === "TR" ? mark.firstElementChild : mark;
+  const last = mark.tagName === "TR" ? mark.lastElementChild : mark;
+  if (before.trim()) first?.prepend(unseen(before));
+  if (after.trim()) last?.append(unseen(after));
 }
 
 function makeClickable(state: ClickState, id: string, panel: PanelClicks, mark: Element, row: Row): void {
   mark.setAttribute("tabindex", "0");
   mark.setAttribute("role", "button");
   mark.setAttribute("data-pick", "");
-  mark.setAttribute("aria-label", describe(panel, row));
+  name(state, panel, row, mark);
   if (panel.action === "filter") mark.setAttribute("aria-pressed", String(isSelected(state, panel, row)));
   mark.addEventListener("click", () => activate(state, id, panel, row));
   mark.addEventListener("keydown", (event) => {
@@ -118,6 +143,8 @@ function start(): void {
       picking = picking || isSelected(state, panel, row);
     }
     if (picking) section.classList.add("picking");
+    // An image's parts are not announced, nor reached: a chart whose marks are buttons is a group of them, named as the image was.
+    if (marks.length > 0) for (const svg of section.querySelectorAll("svg.chart[role=img]")) svg.setAttribute("role", "group");
   }
   window.addEventListener("message", (event) => {
     const message = event.data;

@@ -1,0 +1,206 @@
+// Every page the service serves, checked by axe-core in a real browser (puppeteer-core on the
+// local Chromium) against the real `npm start`, with the WCAG 2.0/2.1/2.2 A and AA rules
+// (docs/accessibility.md): the embed page in three presentations (the built-in theme, an
+// accepted custom theme, ar-EG) with its Subscribe control open, the share page, the report
+// builder, the unsubscribe pages and the error pages; and a control page with known
+// violations, which the same check must report (so a check that saw nothing could not pass).
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../scripts/lib/chromium.mjs";
+import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { parseMime } from "../helpers/mime";
+import { axeViolations, describeViolations } from "./axe";
+
+declare const document: any;
+
+const shots = join(import.meta.dirname, "..", "..", "test-results");
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+let browser: Browser;
+
+async function api(path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${server.base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return res.json();
+}
+
+/** An accepted custom theme: dark, its own accent and series, muted text at the 3:1 the theme rules allow. */
+const CUSTOM_THEME = {
+  name: "Axe night",
+  theme: {
+    mode: "dark",
+    colors: {
+      background: "#101418",
+      surface: "#1a2027",
+      text: "#f1f5f9",
+      muted_text: "#8593a3",
+      border: "#2c3640",
+      accent: "#f97316",
+      series: ["#f97316", "#22d3ee", "#a3e635", "#e879f9"],
+    },
+    decals: true,
+  },
+};
+
+beforeAll(async () => {
+  server = await startLocalServer({ port: await freePort() });
+  browser = await launchBrowser();
+  mkdirSync(shots, { recursive: true });
+  const created = await api("/api/create_theme/", CUSTOM_THEME);
+  if (created.success !== 1) throw new Error(`create_theme: ${JSON.stringify(created)}`);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Opens `url` at `width` and answers axe's violations there. */
+async function check(url: string, width: number, ready?: (page: Page) => Promise<void>) {
+  const page = await browser.newPage();
+  try {
+    await page.setViewport({ width, height: 900 });
+    const response = await page.goto(url, { waitUntil: "load" });
+    await ready?.(page);
+    return { status: response?.status(), violations: await axeViolations(page), page };
+  } catch (error) {
+    await page.close();
+    throw error;
+  }
+}
+
+async function expectClean(url: string, width: number, ready?: (page: Page) => Promise<void>, shot?: string): Promise<number | undefined> {
+  const { status, violations, page } = await check(url, width, ready);
+  if (shot) await page.screenshot({ path: join(shots, shot) as `${string}.png`, fullPage: true });
+  await page.close();
+  expect(violations, describeViolations(violations)).toEqual([]);
+  return status;
+}
+
+const rendered = (page: Page) => page.waitForSelector("body[data-render-complete=true]").then(() => undefined);
+
+describe("axe-core finds no WCAG 2.x A/AA violation", () => {
+  const presentations: [string, Record<string, unknown>][] = [
+    ["the built-in theme", { provided_id: "acme", locale: "en-US" }],
+    ["an accepted custom theme", { provided_id: "acme", locale: "en-US", theme: CUSTOM_THEME.name }],
+    ["ar-EG", { provided_id: "acme", locale: "ar-EG" }],
+  ];
+  for (const dashboard of ["sales-overview", "monthly-report"]) {
+    it.each(presentations)(
+      `on the embed page of ${dashboard} in %s, its Subscribe control open, at 360 and 1280 px`,
+      async (_, choice) => {
+        const minted = await api("/api/generate_embed_token/", {
+          ...choice,
+          dashboard_embed_id: dashboard,
+          user_email: "viewer@acme.example",
+        });
+        expect(minted.success, JSON.stringify(minted)).toBe(1);
+        for (const width of [360, 1280]) {
+          const status = await expectClean(`${minted.embed_url}&width=${width}`, width, async (page) => {
+            await rendered(page);
+            await page.click("#subscribe summary");
+            await page.waitForFunction(() => (document.querySelector("#subscribe ul")?.children.length ?? 0) > 0);
+          });
+          expect(status).toBe(200);
+        }
+      },
+      90_000,
+    );
+  }
+
+  it("on the report builder (built-in and custom theme, ar-EG)", async () => {
+    const created = await api("/api/create_blueprint/", {
+      customer_id: "acme",
+      blueprint_name: "Axe sales",
+      tables: [
+        {
+          table_name: "orders",
+          schema_id: 1,
+          dataset_name: "Orders",
+          description: "One row per order.",
+          query: "SELECT day, product, amount FROM orders WHERE customer_id = {{customer.provided_id}}",
+          columns: [
+            { name: "day", type: "DATE", display_name: "Order day" },
+            { name: "product", type: "STRING", display_name: "Product" },
+            { name: "amount", type: "FLOAT", display_name: "Amount", can_be_grouped: false },
+          ],
+        },
+      ],
+    });
+    expect(created.success, JSON.stringify(created)).toBe(1);
+    for (const [, choice] of presentations) {
+      const minted = await api("/api/generate_embed_token/", { ...choice, blueprint_id: created.blueprint_id });
+      expect(minted.success, JSON.stringify(minted)).toBe(1);
+      const status = await expectClean(minted.embed_url, 1280, async (page) => {
+        await page.waitForSelector("select", { timeout: 20_000 });
+        await page.waitForNetworkIdle({ idleTime: 500 });
+      });
+      expect(status).toBe(200);
+    }
+  }, 90_000);
+
+  it("on the share page and the unsubscribe pages of a scheduled e-mail", async () => {
+    const email = `axe-${Date.now()}@example.com`;
+    const created = await api("/api/create_report_schedule/", {
+      dashboard_embed_id: "sales-overview",
+      provided_id: "acme",
+      cron: "0 6 1 1 *",
+      recipients: [email],
+      subject: "Axe numbers",
+    });
+    expect(created.success, JSON.stringify(created)).toBe(1);
+    const ran = await api("/api/run_report_schedule/", { id: created.schedule.id });
+    expect(ran.success, JSON.stringify(ran)).toBe(1);
+    let raw = "";
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline && !raw; ) {
+      const list = await (await fetch(`${server.base}/_dev/outbox`)).text();
+      const href = list
+        .split("<tr>")
+        .find((r) => r.includes(email))
+        ?.match(/href="(\/_dev\/outbox\/[^"]+)"/)?.[1];
+      if (href) raw = await (await fetch(`${server.base}${href}`)).text();
+      else await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(raw, "no e-mail in the outbox").not.toBe("");
+    const html = parseMime(raw).parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))?.body ?? "";
+    const share = /href="(http[^"]+\/share\/[0-9a-f]{64})"/.exec(html)?.[1] ?? "";
+    const unsubscribe = raw.match(/^List-Unsubscribe: <([^>]+)>$/m)?.[1] ?? "";
+    const local = (link: string) => link.replace(/^https?:\/\/[^/]+/, server.base);
+    for (const width of [360, 1280]) {
+      expect(await expectClean(`${local(share)}?width=${width}`, width, rendered)).toBe(200);
+      expect(await expectClean(local(unsubscribe), width)).toBe(200);
+    }
+    // The page after its button: "You are unsubscribed".
+    const { page } = await check(local(unsubscribe), 1280);
+    await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("button")]);
+    const violations = await axeViolations(page);
+    await page.close();
+    expect(violations, describeViolations(violations)).toEqual([]);
+  }, 180_000);
+
+  it("on the error pages (a refused token, an unknown share link, an unknown unsubscribe link)", async () => {
+    expect(await expectClean(`${server.base}/embed/sales-overview?token=not-a-token`, 1280)).toBe(401);
+    expect(await expectClean(`${server.base}/share/${"0".repeat(64)}`, 1280)).toBe(404);
+    expect(await expectClean(`${server.base}/unsubscribe/${"0".repeat(64)}`, 1280)).toBe(404);
+  }, 60_000);
+});
+
+describe("the check itself (control)", () => {
+  it("reports the known violations of a control page: an image without a name, text without contrast, an unnamed chart", async () => {
+    const page = await browser.newPage();
+    await page.setContent(
+      `<!doctype html><html lang="en"><head><title>Control</title></head><body><main>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<p style="color:#bbb;background:#fff">Grey on white</p>
+<svg role="img" width="40" height="40"><rect width="40" height="40" fill="#4f46e5"/></svg>
+</main></body></html>`,
+    );
+    const violations = await axeViolations(page);
+    await page.close();
+    expect(violations.map((v) => v.id).sort()).toEqual(["color-contrast", "image-alt", "svg-img-alt"]);
+  });
+});
