@@ -167,9 +167,13 @@ function csvLink(panel: PanelDefinition, interaction: Interaction, t: Translator
   return html`<a class="csv" data-embed-link href="${url(href)}" download>${t("panel.csv")}</a>`;
 }
 
-/** Whether the page is read by a person (embed, share): its charts get their "Show as table" control. */
+/**
+ * Whether the page is one the vendor's customers read (the live embed page, a share link): its
+ * charts get their "Show as table" control and its tables a tab stop. Captures and the vendor's
+ * previews get neither.
+ */
 function readable(input: RenderInput): boolean {
-  return input.interaction !== undefined || input.chartTables === true;
+  return input.interaction?.clicks === true || input.chartTables === true;
 }
 
 function hasRows(panel: PanelDefinition, input: RenderInput): boolean {
@@ -194,7 +198,7 @@ function chart(svg: string, subject: ChartSubject, result: { rows: Row[]; trunca
   const rows = subject.rows.map((row) =>
     Object.fromEntries([subject.categoryColumn, ...subject.series.map((s) => s.column)].map((column) => [column, row[column] ?? null])),
   );
-  const tabled = readable(input) ? chartTable(table(rows, false, { ...words, formats: subject.formats })) : "";
+  const tabled = readable(input) ? chartTable(table(rows, false, { ...words, formats: subject.formats }, TABLE_ROWS, true)) : "";
   // Safe: ECharts escapes the text it writes, and every value it writes into an attribute
   // (the theme's font family and colors) is escaped by charts.ts before it is given to it;
   // namedChart escapes the name and description it adds.
@@ -257,7 +261,7 @@ function panelBody(panel: PanelDefinition, input: RenderInput, g: Geometry, word
       return kpi(panel, rows[0], input.context, panelWidth(g, panel) - 2 * PANEL_PAD_X - 2, clock);
     case "table":
       // On paper a table prints every row it has; on screen it scrolls inside its panel.
-      return table(rows, result.truncated, { clock, t, formats, names }, input.capture?.paper ? rows.length : TABLE_ROWS);
+      return table(rows, result.truncated, { clock, t, formats, names }, input.capture?.paper ? rows.length : TABLE_ROWS, readable(input));
     case "pie":
       return chart(
         pieChart(rows, panel.label_column, panel.value_column, chartSize(g, panel), { clock, formats, names }, look(input)),
@@ -344,6 +348,8 @@ function table(
   truncated: boolean,
   view: { clock: ViewClock; t: Translator; formats: Record<string, ColumnFormat>; names: Record<string, string> },
   shown: number,
+  /** On a page a person reads: a table taller than its panel scrolls there, and a keyboard must reach it (WCAG 2.1.1). */
+  focusable = false,
 ): Html {
   const columns = Object.keys(rows[0]);
   const numeric = columns.map((column) => rows.some((row) => typeof row[column] === "number"));
@@ -358,6 +364,5 @@ function table(
     rows.length > shown || truncated
       ? html`<p class="note">${view.t("panel.table_first", { count: formatNumber(shown, view.clock.locale) }, shown)}</p>`
       : "";
-  // Focusable: a table taller than its panel scrolls there, and a keyboard must reach it (WCAG 2.1.1).
-  return html`<div class="table-wrap" tabindex="0"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
+  return html`<div class="table-wrap"${focusable ? html` tabindex="0"` : ""}><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
 }
