@@ -90,7 +90,8 @@ function categoryLabels(categories: string[], plotWidth: number, color: string):
   if (categories.length === 0 || categories.length > ALL_LABELS_UP_TO) return { color, hideOverlap: true };
   const slot = plotWidth / categories.length;
   const widest = Math.max(...categories.map((c) => c.length)) * 7 + 8;
-  const rotate = widest <= slot ? 0 : slot >= 20 ? 45 : 90;
+  // Turned 45°, neighbours stand slot·sin 45° apart: at least 12 px text plus a gap from a 26 px slot.
+  const rotate = widest <= slot ? 0 : slot >= 26 ? 45 : 90;
   return { color, interval: 0, hideOverlap: false, rotate };
 }
 
