@@ -21,6 +21,8 @@ export const Mapping = z
   )
   .openapi({
     description: "Schema id → data source (its numeric id, as a number or digit string, or its provided_id).",
+    // The keys' pattern, as the server checks it (OpenAPI 3.1: JSON Schema's propertyNames).
+    ...({ propertyNames: { type: "string", pattern: "^[0-9]{1,15}$" } } as object),
     example: { "1": "demo" },
   });
 
@@ -46,8 +48,12 @@ export const CreateCustomerBody = z
     parent_provided_id: ProvidedId.optional(),
     properties: Properties.nullable().optional(),
     theme: ThemeReference.nullable().optional().openapi({ description: "A theme of the access group; inherited by sub-customers." }),
-    locale: Locale.nullable().optional(),
-    timezone: TimeZone.nullable().optional(),
+    locale: Locale.nullable()
+      .optional()
+      .openapi({ type: ["string", "null"] }),
+    timezone: TimeZone.nullable()
+      .optional()
+      .openapi({ type: ["string", "null"] }),
   })
   .openapi("CreateCustomerRequest");
 
@@ -64,8 +70,12 @@ export const UpdateCustomerBody = z
     parent_provided_id: ProvidedId.nullable().optional().openapi({ description: "null removes the parent." }),
     properties: Properties.nullable().optional().openapi({ description: "Replaces the properties; null clears them." }),
     theme: ThemeReference.nullable().optional().openapi({ description: "A theme of the access group; null clears it (inherit)." }),
-    locale: Locale.nullable().optional().openapi({ description: "null clears it (inherit)." }),
-    timezone: TimeZone.nullable().optional().openapi({ description: "null clears it (inherit)." }),
+    locale: Locale.nullable()
+      .optional()
+      .openapi({ type: ["string", "null"], description: "null clears it (inherit)." }),
+    timezone: TimeZone.nullable()
+      .optional()
+      .openapi({ type: ["string", "null"], description: "null clears it (inherit)." }),
   })
   .openapi("UpdateCustomerRequest");
 

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ProvidedId } from "../customers/schemas";
 import { Email, EmbedId, plainText } from "../http/fields";
+import { exactlyOneOf } from "../http/openapi";
 import { JOB_KINDS, JOB_STATUSES } from "../db/job-vocabulary";
 import { checkDeliveryTarget, ReportId, type Targeted } from "./target";
 import { presentationFields } from "../view/presentation";
@@ -39,7 +40,7 @@ export const ScreenshotBody = z
     ...presentationFields,
   })
   .superRefine((body, ctx) => checkDeliveryTarget(body, ctx, { required: true, formatField: "export_type", format: body.export_type }))
-  .openapi("ScreenshotRequest");
+  .openapi("ScreenshotRequest", exactlyOneOf("dashboard_embed_id", "report_id"));
 
 export const ReportBody = z
   .object({
@@ -58,7 +59,7 @@ export const ReportBody = z
     ...presentationFields,
   })
   .superRefine((body, ctx) => checkDeliveryTarget(body, ctx, { required: true, formatField: "export_type" }))
-  .openapi("ReportRequest");
+  .openapi("ReportRequest", exactlyOneOf("dashboard_embed_id", "report_id"));
 
 /** The longest a download request waits for its job (it looks at the job meanwhile: see downloadPollPause). */
 export const MAX_DOWNLOAD_WAIT_SECONDS = 30;

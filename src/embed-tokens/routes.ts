@@ -2,7 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { LockedFilter } from "../data/filters";
 import type { AppEnv } from "../http/context";
 import { Email, EmbedId, plainText } from "../http/fields";
-import { apiOperation, successSchema } from "../http/openapi";
+import { apiOperation, exactlyOneOf, successSchema } from "../http/openapi";
 import { presentationFields } from "../view/presentation";
 import { type BuilderTokenRequest, mintBuilderToken } from "./builder-token";
 import { type EmbedTokenRequest, mintEmbedToken } from "./dashboard-token";
@@ -87,7 +87,7 @@ export const EmbedTokenBody = z
       ctx.addIssue({ code: "custom", path: ["blueprint_id"], message: "give either dashboard_embed_id or blueprint_id, not both" });
     }
   })
-  .openapi("EmbedTokenRequest");
+  .openapi("EmbedTokenRequest", exactlyOneOf("dashboard_embed_id", "blueprint_id"));
 
 const generateEmbedToken = apiOperation({
   method: "post",

@@ -20,6 +20,15 @@ export const ErrorSchema = z
   .openapi("Error");
 
 /**
+ * A body's exclusive pair, as the server checks it (neither or both: 400), stated in the
+ * document as JSON Schema does (`oneOf` of the two `required`s), so a generated client refuses
+ * what the server refuses. The metadata type of zod-openapi has no `oneOf` beside `properties`.
+ */
+export function exactlyOneOf(a: string, b: string): object {
+  return { oneOf: [{ required: [a] }, { required: [b] }] };
+}
+
+/**
  * The ways a request is authorised, each once as an OpenAPI security scheme
  * (components.securitySchemes; registerSecuritySchemes). A declaration names its `Access`
  * and its `security`, its authentication errors and, where OpenAPI has no scheme for it

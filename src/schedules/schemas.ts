@@ -53,7 +53,7 @@ export const RuleFields = z.object({
     .openapi({ description: "The theme its e-mails are drawn in (a theme of the access group); null or absent: each customer's own." }),
   locale: Locale.nullable()
     .optional()
-    .openapi({ description: "The language of its e-mails (BCP 47); null or absent: each customer's own." }),
+    .openapi({ type: ["string", "null"], description: "The language of its e-mails (BCP 47); null or absent: each customer's own." }),
 });
 
 /** A rule targets one customer or one tag: exactly one of the two on create (`required`), at most one on update. */
