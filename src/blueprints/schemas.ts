@@ -3,7 +3,7 @@ import { plainText } from "../http/fields";
 import { ProvidedId } from "../customers/schemas";
 import { MAX_CACHE_TTL_SECONDS } from "../data/query-cache";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
-import { canonicalLocaleKey } from "../view/translations";
+import { canonicalLocaleKey, localeKeyNames } from "../view/translations";
 
 export const COLUMN_TYPES = ["INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATETIME", "TIMESTAMP", "DATE"] as const;
 
@@ -51,10 +51,14 @@ const Table = z
       description:
         "Seconds a report-builder query's result on this table is served from the cache near the viewer (0–86400; 0 or absent: never cached).",
     }),
-    translations: z.record(z.string(), TableTranslation).optional().openapi({
-      description:
-        "By locale or language (`de-CH`, `de`): the dataset name, description and column display names the report builder shows. The builder takes the exact locale, then the language, then the table's own words.",
-    }),
+    translations: z
+      .record(z.string(), TableTranslation)
+      .optional()
+      .openapi({
+        ...localeKeyNames,
+        description:
+          "By locale or language (`de-CH`, `de`): the dataset name, description and column display names the report builder shows. The builder takes the exact locale, then the language, then the table's own words.",
+      }),
   })
   .superRefine((table, ctx) => {
     for (const [locale, texts] of Object.entries(table.translations ?? {})) {

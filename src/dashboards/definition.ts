@@ -4,7 +4,7 @@ import { placeholderProblem } from "../data/placeholders";
 import { COLUMN_STYLES } from "../view/format";
 import { bindParameterProblem } from "../lib/sql-bind-parameters";
 import { plainText } from "../http/fields";
-import { canonicalLocaleKey, translationKeyProblem } from "../view/translations";
+import { canonicalLocaleKey, LOCALE_KEY_PATTERN, translationKeyProblem } from "../view/translations";
 import { PdfPageFields } from "../view/paper";
 
 /**
@@ -320,6 +320,8 @@ export const DashboardDefinition = z
       .record(z.string().min(2).max(64), z.record(z.string().min(1).max(300), z.string().max(20_000)))
       .optional()
       .meta({
+        // The keys' shape, as the server checks it (canonicalLocaleKey), for editors and generated clients.
+        propertyNames: { type: "string", minLength: 2, maxLength: 64, pattern: LOCALE_KEY_PATTERN },
         description:
           "The definition's texts in other languages, by locale or language (`de-CH`, `de`): keys `title`, `panels.<id>.title`, `panels.<id>.text`, `variables.<name>.label`, `options.<variable>.<value>` (the label only), `columns.<name>`. A view takes its exact locale's text, else its language's, else the definition's own.",
       }),

@@ -29,12 +29,17 @@ const FontFamily = z
   .refine((value) => FONT_FAMILY.test(value), "1–200 letters, digits, spaces, commas, hyphens and quotes")
   .openapi({ example: '"Acme Sans", system-ui, sans-serif' });
 
-/** Base64 text (standard alphabet, padding optional); its decoded size is checked by the service. */
+/**
+ * Base64 text (standard alphabet, padding optional): whole groups of four, then a last group of
+ * two or three, padded or not — exactly what the service's atob decodes, so the pattern the
+ * document states refuses what the server refuses. Its decoded size is checked by the service.
+ */
 const Base64 = z
   .string()
   .min(4)
   .max(600_000)
-  .regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be base64");
+  .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/, "must be base64")
+  .openapi({ contentEncoding: "base64" } as object);
 
 const Font = z.object({
   family: z

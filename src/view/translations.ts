@@ -6,6 +6,19 @@ import { languageOf } from "./messages";
 // as Intl.getCanonicalLocales spells them, case aside. What a key inside may name is the
 // owner's to check against its own document (translationKeyProblem for a definition).
 
+/**
+ * A locale key's shape as the OpenAPI document and the dashboard JSON Schema state it (JSON Schema
+ * `propertyNames`): a Unicode BCP 47 locale id — language, script, region, variants, extensions,
+ * private use — letters in either case. canonicalLocaleKey is the server's check; it refuses the
+ * same keys and, beyond a pattern's reach, a repeated extension singleton or a malformed `-u-` key.
+ */
+export const LOCALE_KEY_PATTERN =
+  "^(?:[A-Za-z]{2,3}|[A-Za-z]{5,8})(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*" +
+  "(?:-[0-9A-WYZa-wyz](?:-[A-Za-z0-9]{2,8})+)*(?:-[Xx](?:-[A-Za-z0-9]{1,8})+)?$";
+
+/** The JSON Schema of a translations map's keys (spread into the map's metadata). */
+export const localeKeyNames = { propertyNames: { type: "string", pattern: LOCALE_KEY_PATTERN } } as object;
+
 /** A locale key canonicalised (`de-ch` → `de-CH`), or null when it is not a BCP 47 tag. */
 export function canonicalLocaleKey(key: string): string | null {
   try {

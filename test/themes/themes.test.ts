@@ -139,6 +139,14 @@ describe("create_theme, update_theme, delete_theme, GET /api/themes/", () => {
         { name: "t", theme: { logo_base64: base64(new Uint8Array([...PNG_1PX, ...new Uint8Array(100 * 1024)])) } },
         "theme.logo_base64",
       ],
+      // The base64 the OpenAPI document's pattern refuses (test/e2e/openapi-strict.test.ts), refused here too.
+      ["a logo of base64 with a lone last character", { name: "t", theme: { logo_base64: "iVBORw0KG" } }, "theme.logo_base64"],
+      ["a logo of URL-safe base64", { name: "t", theme: { logo_base64: "iVBO-w0K" } }, "theme.logo_base64"],
+      [
+        "a font with padding in the middle",
+        { name: "t", theme: { fonts: [{ family: "A", woff2_base64: "d09G=gAB" }] } },
+        "theme.fonts.0.woff2_base64",
+      ],
       ["a name of 65 characters", { name: "n".repeat(65), theme: {} }, "name"],
       ["a name with a slash", { name: "a/b", theme: {} }, "name"],
       ["an unknown color", { name: "t", theme: { colors: { link: "#000000" } } }, "theme.colors"],
