@@ -14,14 +14,18 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The document /openapi.json answers for `origin`, as parsed JSON. */
 export async function openApiDocument(origin = "http://localhost:8787") {
+  return inProcess(
+    `import { createApp, openApiDocument } from ${JSON.stringify(join(root, "src", "assemble-app.ts"))};\n` +
+      `export const document = openApiDocument(createApp(), ${JSON.stringify(origin)});\n`,
+  );
+}
+
+/** The `document` that `source` (a TypeScript module importing from src/) exports, built for Node and run here. */
+export async function inProcess(source) {
   const dir = mkdtempSync(join(tmpdir(), "openapi-document-"));
   try {
     const entry = join(dir, "entry.ts");
-    writeFileSync(
-      entry,
-      `import { createApp, openApiDocument } from ${JSON.stringify(join(root, "src", "assemble-app.ts"))};\n` +
-        `export const document = openApiDocument(createApp(), ${JSON.stringify(origin)});\n`,
-    );
+    writeFileSync(entry, source);
     const outfile = join(dir, "entry.mjs");
     await build({
       entryPoints: [entry],

@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import monthOrders from "../../examples/dashboards/month-orders.json";
+import monthly from "../../examples/dashboards/monthly-report.json";
+import sales from "../../examples/dashboards/sales.json";
+import committedSchema from "../../examples/schemas/dashboard.json";
 import { admin, call, dashboard, kpi, sources } from "../helpers/dashboards";
 
 // GET /admin/dashboard_versions/ (what `dashboards pull` reads) and GET /schemas/dashboard.json.
@@ -75,6 +79,16 @@ describe("GET /schemas/dashboard.json", () => {
         then: expect.objectContaining({ required: ["schema_id", "sql", "label_column", "value_column"] }),
       }),
     );
+  });
+
+  it("is what the example files' relative $schema names: examples/schemas/dashboard.json, the served schema but its $id", async () => {
+    // DESIGN 28.3: an editor checks the examples against this checkout's schema with no server
+    // running (not whatever answers on localhost:8787). Regenerate with `npm run dashboard-schema`.
+    for (const file of [sales, monthly, monthOrders]) expect(file.$schema).toBe("../schemas/dashboard.json");
+    const res = await call("GET", "/schemas/dashboard.json");
+    const { $id, ...served } = res.body;
+    expect($id).toBe("http://api.test/schemas/dashboard.json");
+    expect(committedSchema).toEqual(served);
   });
 
   it("appears in the OpenAPI document with the new admin operations", async () => {
