@@ -126,6 +126,25 @@ describe("a saved report e-mailed as PNG and CSV", () => {
     expect(await corner({})).toBe("#f4f6fb");
   }, 120_000);
 
+  it("frames the saved report's e-mail in the delivery's theme as a dashboard's (background, text, accent on its link); control: the built-in", async () => {
+    const name = "Report mail night";
+    expect((await createTheme(ws.write, { name, theme: DARK })).status).toBe(200);
+    const mailHtml = async (body: Record<string, unknown>) => {
+      const res = await reportMail({ report_id: report.id, ...body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect((await finished(res.body.job_id)).status).toBe("done");
+      const html = parseMime((await sentMails(res.body.job_id))[0]).parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))!;
+      return html.body.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+    };
+    const themed = await mailHtml({ theme: name, locale: "de-DE" });
+    expect(themed).toMatch(/<body style="[^"]*background:#0b1020;[^"]*color:#e8ecf8/);
+    expect(themed).toMatch(/class="report-link" style="[^"]*background:#7c9cff/);
+    expect(themed).toMatch(/<html lang="de-DE"/);
+    const plain = await mailHtml({});
+    expect(plain).toMatch(/<body style="[^"]*background:#f4f6fb;[^"]*color:#0f172a/);
+    expect(plain).toMatch(/class="report-link" style="[^"]*background:#4f46e5/);
+  }, 120_000);
+
   it("captures the report page as PNG at the asked width and as PDF, behind the download link", async () => {
     for (const width of [1280, 360]) {
       const res = await screenshot({ report_id: report.id, width });

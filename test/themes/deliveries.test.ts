@@ -4,7 +4,18 @@
 // Real Browser Rendering, D1, R2 and the local outbox.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createCustomer, deliverySetup, fetchDownload, isPng, sentMails, waitForJob } from "../helpers/delivery";
+import {
+  call,
+  createCustomer,
+  deliverByHand,
+  deliverySetup,
+  fetchDownload,
+  isPng,
+  jobRow,
+  sentMails,
+  unqueuedJob,
+  waitForJob,
+} from "../helpers/delivery";
 import { parseMime } from "../helpers/mime";
 import { decodePng } from "../helpers/png";
 import { base64, createTheme, DARK, PNG_1PX } from "../helpers/themes";
@@ -141,6 +152,37 @@ describe("screenshot and report take theme, locale and time zone", () => {
     const plain = await mailOf({});
     expect(plain).toMatch(/<body style="[^"]*background:#f4f6fb;[^"]*color:#0f172a/);
     expect(plain).toMatch(/class="report-link" style="[^"]*background:#4f46e5/);
+  });
+});
+
+describe("a retry that finds its file stored", () => {
+  it("frames the report e-mail in the job's theme though it draws nothing (control: a job naming no theme, the built-in)", async () => {
+    const FILES = (env as unknown as { FILES: R2Bucket }).FILES;
+    // A report job whose first attempt captured and stored its file, then failed to send.
+    const storedJob = async (presentation: Record<string, string> | undefined) => {
+      const jobId = await unqueuedJob(customer, ctx.embedId, "boss@alpha.example");
+      const request = { ...(await storedRequest(jobId)), linkUrl: "http://api.test/live", ...(presentation ? { presentation } : {}) };
+      const key = `jobs/${jobId}/manual.png`;
+      await FILES.put(key, PNG_1PX, { httpMetadata: { contentType: "image/png" } });
+      await DB.prepare(
+        "UPDATE jobs SET kind = 'report', status = 'queued', file_key = ?, content_type = 'image/png', request = ? WHERE id = ?",
+      )
+        .bind(key, JSON.stringify(request), jobId)
+        .run();
+      await deliverByHand(jobId, 2);
+      expect((await jobRow(jobId))?.status).toBe("done");
+      const mail = parseMime((await sentMails(jobId))[0]);
+      return mail.parts
+        .find((p) => p.headers["content-type"]?.startsWith("text/html"))!
+        .body.replace(/=\r?\n/g, "")
+        .replace(/=3D/g, "=");
+    };
+    const themed = await storedJob({ theme: "Night", locale: "de-DE" });
+    expect(themed).toMatch(/<body style="[^"]*background:#0b1020;[^"]*color:#e8ecf8/);
+    expect(themed).toMatch(/class="report-link" style="[^"]*background:#7c9cff/);
+    expect(themed).toMatch(/<html lang="de-DE"/);
+    const plain = await storedJob(undefined);
+    expect(plain).toMatch(/<body style="[^"]*background:#f4f6fb;[^"]*color:#0f172a/);
   });
 });
 

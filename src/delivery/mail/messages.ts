@@ -33,9 +33,9 @@ function endUserHtml(value: unknown): Html | "" {
 }
 
 /**
- * The view an e-mail speaks and wears: the page's (its theme, its locale) when the job drew
- * one, else the locale the delivery or its rule named, in the built-in colors (a retry that
- * finds its file stored, a saved report's e-mail).
+ * The view an e-mail speaks and wears: the page's (its theme, its locale) — the job resolves it
+ * when it drew none (run/mail-view.ts) — else the locale the delivery or its rule named, in
+ * the built-in colors.
  */
 function mailView(request: JobRequest, view: Presentation | undefined): Presentation {
   if (view) return view;

@@ -27,6 +27,7 @@ import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
 import { jobEnded, takenFromBoard, type JobEnding } from "./job-endings";
 import { reportJobFile, reportJobHtml } from "./saved-report";
+import { storedJobView } from "./mail-view";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
 import type { Presentation } from "../../view/presentation";
@@ -86,7 +87,7 @@ function backstopClaimable(): SQL {
  * throws when the attempt failed (see `recordFailure`, run/outcome.ts).
  *
  * D1 round trips: start, render, finish — plus, for an e-mail, the mail's lookups and the
- * claim; a first attempt has neither the start (its job was born claimed) nor the render's
+ * claim (and its view's, when the attempt drew no dashboard page); a first attempt has neither the start (its job was born claimed) nor the render's
  * loading trip. Every status change is one guarded transition (src/delivery/job-state.ts).
  */
 export async function runJob(
@@ -122,8 +123,8 @@ export async function runJob(
   // A retry after a failed send finds the file stored by the earlier attempt.
   let file: { bytes: Uint8Array<ArrayBuffer>; contentType: string; key: string };
   let metadata: Record<string, string> = {};
-  // The view the page was drawn in: the report e-mail wears its logo and accent (a retry that
-  // finds the file stored renders nothing, and its e-mail is in the built-in colors).
+  // The view the page was drawn in: the e-mail wears its colors (when nothing is drawn here, the
+  // same view is resolved for the e-mail alone: storedJobView).
   let view: Presentation | undefined;
   if (job.fileKey) {
     const object = await env.FILES.get(job.fileKey);
@@ -176,6 +177,9 @@ export async function runJob(
     return ended(done);
   }
 
+  // A saved report's capture, a file export or a stored file drew no dashboard page here: the
+  // e-mail still wears the theme and speaks the locale the capture was made in.
+  view ??= await storedJobView(db, job.customerId, request);
   const mail = await withUnsubscribe(
     env,
     request,
