@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { EmbedId, plainText } from "../http/fields";
 import { Cron, oneTarget, Recipients, RuleFields, RunSchema, Subject } from "../schedules/schemas";
+import { PdfPageFields } from "../view/paper";
 
 const AlertId = z.string().min(1).max(64).openapi({ description: "The alert's id.", example: "alr_4f9k2m1x8q7w3e5r6t0y" });
 const PanelId = plainText(1, 64).openapi({ description: "A data panel (not `text`) of the dashboard.", example: "revenue" });
@@ -40,6 +41,10 @@ const fields = {
   subject: Subject.nullable()
     .optional()
     .openapi({ description: "The e-mail's subject; default: the sentence that says why (`Revenue is 312, below 500`)." }),
+  pdf: PdfPageFields.nullable().optional().openapi({
+    description:
+      "The pages of its PDFs, as a schedule's `pdf`; null or absent: unset. Stored and answered; an alert sends the report e-mail, not a PDF.",
+  }),
 };
 
 export const CreateAlertBody = z.object(fields).superRefine(oneTarget(true)).openapi("CreateAlertRequest");
@@ -73,6 +78,7 @@ export const AlertSchema = z
     callback_url: z.string().nullable(),
     notify: Notify,
     subject: z.string().nullable(),
+    pdf: PdfPageFields.nullable().openapi({ description: "The pages of its PDFs; null when unset." }),
     variables: z.record(z.string(), z.unknown()).nullable(),
     paused: z.boolean(),
     next_run_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while paused." }),

@@ -36,6 +36,7 @@ function view(row: schedulesRepo.ScheduleRow): Alert {
     callback_url: row.callbackUrl,
     notify: row.notify ?? "on_change",
     subject: row.subject,
+    pdf: row.pdf ?? null,
     variables: row.variables,
     paused: row.paused,
     next_run_at: row.nextRunAt,
@@ -89,6 +90,7 @@ export async function createAlert(
       conditionValue: input.condition.value,
       notify: input.notify ?? "on_change",
       callbackUrl: input.callback_url ?? null,
+      pdf: input.pdf ?? null,
     }),
     schedulesRepo.scheduleById(scope.db, id),
   ]);
@@ -151,6 +153,7 @@ export async function updateAlert(
         recipients: input.recipients !== undefined ? input.recipients : current.recipients,
         format: "report",
         subject: input.subject !== undefined ? input.subject : current.subject,
+        pdf: input.pdf !== undefined ? input.pdf : current.pdf,
         variables: input.variables !== undefined ? input.variables : current.variables,
         linkBase,
         panelId: refs.panelId,

@@ -109,6 +109,7 @@ describe("alert operations", () => {
       callback_url: null,
       notify: "on_change",
       subject: null,
+      pdf: null,
       variables: null,
       paused: false,
       next_run_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/),
@@ -149,6 +150,32 @@ describe("alert operations", () => {
     }
   });
 
+  it("stores and answers pdf, keeps it on an update that does not name it, clears it with null, and refuses an unknown size", async () => {
+    const c = await customer("alpha", ["a@alpha.example"]);
+    const alert = await createAlert({
+      provided_id: c.provided_id,
+      condition: { op: "lt", value: 500 },
+      pdf: { page_size: "Letter", orientation: "landscape" },
+    });
+    expect(alert.pdf).toEqual({ page_size: "Letter", orientation: "landscape" });
+    expect((await getAlert(alert.id)).alert.pdf).toEqual({ page_size: "Letter", orientation: "landscape" });
+    const update = (body: Record<string, unknown>) =>
+      call("POST", "/api/update_alert/", { token: ws.write, body: { id: alert.id, ...body } });
+    const kept = await update({ subject: "Low revenue" });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    expect(kept.body.alert.pdf).toEqual({ page_size: "Letter", orientation: "landscape" });
+    const refused = await update({ pdf: { page_size: "B5" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: "validation_error", field: "pdf.page_size" });
+    expect((await getAlert(alert.id)).alert.pdf).toEqual({ page_size: "Letter", orientation: "landscape" });
+    const changed = await update({ pdf: { page_size: "A3" } });
+    expect(changed.body.alert.pdf).toEqual({ page_size: "A3" });
+    const cleared = await update({ pdf: null });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(cleared.body.alert.pdf).toBeNull();
+    expect((await getAlert(alert.id)).alert.pdf).toBeNull();
+  });
+
   it.each([
     ["no condition", { condition: undefined }, "condition"],
     ["an unknown op", { condition: { op: "between", value: 1 } }, "condition.op"],
@@ -157,6 +184,8 @@ describe("alert operations", () => {
     ["both targets", { group_tag: "x" }, "provided_id"],
     ["a bad cron", { cron: "0 9 * *" }, "cron"],
     ["an unknown notify", { notify: "sometimes" }, "notify"],
+    ["an unknown page size", { pdf: { page_size: "A5" } }, "pdf.page_size"],
+    ["an unknown orientation", { pdf: { page_size: "A4", orientation: "diagonal" } }, "pdf.orientation"],
     ["an http callback_url elsewhere than localhost", { callback_url: "http://example.com/hook" }, "callback_url"],
     ["a callback_url to cloud metadata", { callback_url: "https://169.254.169.254/latest/meta-data/" }, "callback_url"],
     ["a callback_url to IPv6 loopback", { callback_url: "https://[::1]/hook" }, "callback_url"],

@@ -61,6 +61,7 @@ describe("self-service subscriptions from the embed page", () => {
       timezone: "Europe/Berlin",
       recipients: [email.toLowerCase()],
       format: "report",
+      pdf: null,
       source: "embed",
       paused: false,
     });
