@@ -94,14 +94,17 @@ export function renderDocs(doc: OpenApiDoc): string {
   });
 }
 
+// White on each method's color, the badge's brown on its yellow: at least 4.5:1 (WCAG AA for
+// 12 px text). A deprecated operation is told by its dashed border and badge, not by opacity,
+// which would take its text below that contrast.
 const STYLE = `
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2937;background:#f8fafc}
 main{max-width:960px;margin:0 auto;padding:24px}
 h1{margin:0 0 4px}h2{margin-top:40px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
 .op{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin:12px 0}
-.op h3{margin:0 0 6px;font-size:16px}.deprecated{opacity:.75}
+.op h3{margin:0 0 6px;font-size:16px}.deprecated{background:#f8fafc;border-style:dashed}
 .method{display:inline-block;min-width:56px;text-align:center;border-radius:4px;color:#fff;font-size:12px;padding:2px 6px}
-.get{background:#2563eb}.post{background:#16a34a}.put{background:#d97706}.delete{background:#dc2626}
+.get{background:#1d4ed8}.post{background:#15803d}.put{background:#b45309}.delete{background:#b91c1c}
 .badge{background:#fef3c7;color:#92400e;border-radius:4px;font-size:12px;padding:2px 6px}
 table{border-collapse:collapse;width:100%;font-size:14px}td,th{border-top:1px solid #f1f5f9;padding:4px 8px;text-align:left;vertical-align:top}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}

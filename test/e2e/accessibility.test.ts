@@ -2,7 +2,8 @@
 // local Chromium) against the real `npm start`, with the WCAG 2.0/2.1/2.2 A and AA rules
 // (docs/accessibility.md): the embed page in three presentations (the built-in theme, an
 // accepted custom theme, ar-EG) with its Subscribe control open, the share page, the report
-// builder, the unsubscribe pages and the error pages; and a control page with known
+// builder, the unsubscribe pages and the error pages, the API reference (/docs) and the vendor's
+// console (sign-in, dashboards, editor); and a control page with known
 // violations, which the same check must report (so a check that saw nothing could not pass).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -187,6 +188,47 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
     expect(await expectClean(`${server.base}/share/${"0".repeat(64)}`, 1280)).toBe(404);
     expect(await expectClean(`${server.base}/unsubscribe/${"0".repeat(64)}`, 1280)).toBe(404);
   }, 60_000);
+});
+
+describe("axe-core finds no WCAG 2.x A/AA violation on the vendor's pages", () => {
+  it("on the API reference at /docs (our own page)", async () => {
+    expect(await expectClean(`${server.base}/docs`, 1280)).toBe(200);
+  }, 60_000);
+
+  it("on the console: the sign-in form (also with its refusal shown), the dashboards table and the editor, at 360 and 1280 px", async () => {
+    const page = await browser.newPage();
+    try {
+      const clean = async (what: string) => {
+        for (const width of [360, 1280]) {
+          await page.setViewport({ width, height: 900 });
+          const violations = await axeViolations(page);
+          expect(violations, `${what} at ${width} px:\n${describeViolations(violations)}`).toEqual([]);
+        }
+      };
+      const named = (role: string, name: string) =>
+        page.waitForSelector(`::-p-aria([role="${role}"][name="${name}"])`, { timeout: 15_000 });
+      await page.goto(`${server.base}/console/`, { waitUntil: "load" });
+      const token = await named("textbox", "Admin token");
+      await clean("the sign-in form");
+      await token!.type("not-the-admin-token");
+      await (await named("button", "Sign in"))!.click();
+      await page.waitForFunction(() => document.querySelector("[role=alert]")?.textContent.includes("not the admin token"));
+      await clean("the sign-in form with its refusal");
+      await token!.evaluate((e: any) => (e.value = ""));
+      await token!.type(server.vars.ADMIN_TOKEN);
+      await Promise.all([page.waitForNavigation(), (await named("button", "Sign in"))!.click()]);
+      await named("table", "Dashboards");
+      await page.waitForFunction(() => document.body.innerText.includes("sales-overview"));
+      await clean("the dashboards table");
+      await (await named("link", "Sales overview"))!.click();
+      await named("listbox", "Panels");
+      await named("option", "Revenue");
+      await page.waitForNetworkIdle({ idleTime: 500 });
+      await clean("the editor");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
 });
 
 describe("the check itself (control)", () => {
