@@ -312,7 +312,17 @@ describe("the console in a browser", () => {
     const groupSelect = await byRole("combobox", "Access group");
     await groupSelect.select(group);
     const started = Date.now();
-    await (await byRole("button", "Check all customers")).click();
+    // Right after the reload the console may still re-render the form, detaching the button it was
+    // found as: look it up again until a click lands (a few tries, then the error stands).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await (await byRole("button", "Check all customers")).click();
+        break;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    }
     await page.waitForFunction(() => /Checked 500 customers in/.test(document.body.innerText), { timeout: 90_000 });
     measured.check_all_500_ms = Date.now() - started;
     // DESIGN 24.2 asks for under a minute locally (41.6 s measured with the machine to itself); the bound here
