@@ -1,7 +1,7 @@
 import { html, renderPage } from "../view/page-shell";
 import { CONSOLE_STYLE } from "./style";
 
-// The console's one HTML page (DESIGN 24, docs/console.md), on the page shell. Signed out it
+// The console's one HTML page (docs/console.md), on the page shell. Signed out it
 // is the sign-in form; signed in, the landmarks the console's script (browser/console.ts)
 // fills from the /admin/ API. The admin token never reaches the page: the form posts it as
 // JSON from the script and only the HttpOnly cookie comes back.

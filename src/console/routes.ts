@@ -9,7 +9,7 @@ import { declaredRoute, publicOperation, successSchema } from "../http/openapi";
 import { consolePage } from "./page";
 import { signIn, signOut } from "./service";
 
-// The vendor's console (DESIGN 24, docs/console.md): its page, its script, and signing in
+// The vendor's console (docs/console.md): its page, its script, and signing in
 // and out. Everything else it does it does by calling the /admin/ API from the page.
 
 const tags = ["Console"];

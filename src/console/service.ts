@@ -6,7 +6,7 @@ import { ApiError } from "../http/errors";
 import { randomHex } from "../lib/crypto";
 import * as repo from "./repository";
 
-// Signing in to the console and out of it (DESIGN 24.1, docs/console.md). The console adds no
+// Signing in to the console and out of it (docs/console.md). The console adds no
 // rule of its own to the admin API: a session is only another way to present the admin token.
 
 /** Wrong admin tokens one client may give in a minute; the next try is refused before any comparison. */

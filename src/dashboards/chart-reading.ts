@@ -4,7 +4,7 @@ import type { MessageKey, Translator } from "../view/messages";
 import { attributeText, type Html, html } from "../view/page-shell";
 import { toNumber } from "./charts";
 
-// A chart as a screen reader and a keyboard get it (section 25.2): its SVG is `role="img"`
+// A chart as a screen reader and a keyboard get it (docs/accessibility.md): its SVG is `role="img"`
 // named by the panel's title and described in words (what it shows: the series, how many
 // points, the range of the values), and a "Show as table" control swaps it for an HTML table
 // of the same rows. The control is a checkbox in the panel's head; the swap is CSS (CHART_TABLE_STYLE):

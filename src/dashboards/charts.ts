@@ -70,14 +70,14 @@ export function compactNumber(value: number, locale = "en-US"): string {
 
 /**
  * A value axis' number: below a million as tables write numbers (the locale's grouping, from
- * four digits where the locale groups them: de-DE `9.000`, section 28.2), from a million on
+ * four digits where the locale groups them: de-DE `9.000`, docs/accessibility.md), from a million on
  * compact (`1,2 Mio.`), which stays short on a narrow axis.
  */
 export function axisNumber(value: number, locale = "en-US"): string {
   return Math.abs(value) < 1_000_000 ? formatNumber(value, locale) : compactNumber(value, locale);
 }
 
-/** With this many categories or fewer every one is labelled, at any width from 320 px (section 28.2). */
+/** With this many categories or fewer every one is labelled, at any width from 320 px (docs/accessibility.md). */
 export const ALL_LABELS_UP_TO = 12;
 
 /**

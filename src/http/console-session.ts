@@ -12,7 +12,7 @@ import type { AppContext } from "./context";
 // here, below every capability, through `adminAccess` (auth.ts).
 
 export const CONSOLE_COOKIE = "console_session";
-/** A session lasts 8 hours from signing in (DESIGN 24.1). */
+/** A session lasts 8 hours from signing in (docs/console.md). */
 export const CONSOLE_SESSION_SECONDS = 8 * 60 * 60;
 
 /**

@@ -24,6 +24,6 @@ export interface ClickState {
   variables: Record<string, unknown>;
   locked: string[];
   panels: Record<string, PanelClicks>;
-  /** The marks' accessible names in the view's language, each with a `{what}` slot (section 28.2). */
+  /** The marks' accessible names in the view's language, each with a `{what}` slot (docs/accessibility.md). */
   words: { filter: string; open: string; select: string };
 }

@@ -19,7 +19,7 @@ export interface ThemeDocument {
   colors: ThemeColors;
   font_family: string;
   radius: number;
-  /** Series drawn with patterns as well as colors (section 25.2); absent in documents stored before it: false. */
+  /** Series drawn with patterns as well as colors (docs/accessibility.md); absent in documents stored before it: false. */
   decals?: boolean;
   fonts: { family: string; weight: number; style: "normal" | "italic"; sha256: string }[];
   logo: { sha256: string; content_type: string } | null;

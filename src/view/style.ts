@@ -51,9 +51,9 @@ function textGrounds(c: ThemeColors): string[] {
 }
 
 /**
- * The theme's colors as our pages write with them (section 25.2): muted text and accent-colored
+ * The theme's colors as our pages write with them (docs/accessibility.md): muted text and accent-colored
  * text (links, the CSV link) at 4.5:1 on every ground, the focus ring in the accent at 3:1
- * against the page and a panel (section 28.2). A color that reaches it already is kept as it is.
+ * against the page and a panel (docs/accessibility.md). A color that reaches it already is kept as it is.
  */
 export function readableInks(c: ThemeColors): { muted: string; link: string; focus: string } {
   const grounds = textGrounds(c);

@@ -2,7 +2,7 @@ import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ADMIN_TOKEN, callWithEnv, unique } from "../helpers/api";
 
-// The console's sign-in (DESIGN 24.1, docs/console.md), through the Worker's real fetch
+// The console's sign-in (docs/console.md), through the Worker's real fetch
 // handler and its D1: the session cookie, its end, the same-origin rule on /admin/, the
 // wrong-try limit. Every refusal has a passing control beside it.
 

@@ -82,7 +82,7 @@ describe("GET /schemas/dashboard.json", () => {
   });
 
   it("is what the example files' relative $schema names: examples/schemas/dashboard.json, the served schema but its $id", async () => {
-    // DESIGN 28.3: an editor checks the examples against this checkout's schema with no server
+    // docs/dashboards-as-code.md: an editor checks the examples against this checkout's schema with no server
     // running (not whatever answers on localhost:8787). Regenerate with `npm run dashboard-schema`.
     for (const file of [sales, monthly, monthOrders]) expect(file.$schema).toBe("../schemas/dashboard.json");
     const res = await call("GET", "/schemas/dashboard.json");

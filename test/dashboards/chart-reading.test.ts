@@ -10,8 +10,8 @@ import { PALETTES } from "../../src/view/palette";
 import { BUILTIN_DOCUMENT, resolvePresentation, type ThemeRow } from "../../src/view/presentation";
 import { readableInks, themeCss } from "../../src/view/style";
 
-// Charts as a screen reader and a keyboard get them (section 25.2), their labels and axes
-// (section 28.2), and the colors pages write text and focus rings with: drawn directly.
+// Charts as a screen reader and a keyboard get them (docs/accessibility.md), their labels and axes
+// (docs/accessibility.md), and the colors pages write text and focus rings with: drawn directly.
 const definition = {
   variables: [],
   panels: [
@@ -72,7 +72,7 @@ const decalTheme = (decals: boolean): ThemeRow => ({
   document: { ...BUILTIN_DOCUMENT, decals },
 });
 
-describe("a chart's name, description and table (section 25.2)", () => {
+describe("a chart's name, description and table", () => {
   it("is role=img, named by its title (else its kind) and described in the view's language: series, category, points, range", () => {
     const [bar, pie] = svgs(page({ locale: "de-DE" }));
     expect(bar).toMatch(/^<svg [^>]*role="img"[^>]*aria-label="Revenue by product"/);
@@ -110,7 +110,7 @@ describe("decals (a theme's `decals: true`)", () => {
   });
 });
 
-describe("axes and labels (section 28.2)", () => {
+describe("axes and labels", () => {
   it("groups value axis numbers like tables from 4 digits (de-DE 9.000), compact from a million", () => {
     expect(axisNumber(9000, "de-DE")).toBe("9.000");
     expect(axisNumber(9000, "en-US")).toBe("9,000");
@@ -144,7 +144,7 @@ describe("axes and labels (section 28.2)", () => {
   });
 });
 
-describe("colors pages write with (sections 25.2, 28.2)", () => {
+describe("colors pages write with", () => {
   it("muted and accent-colored text reach 4.5:1 on every ground, the focus ring 3:1, in the built-in theme and an accepted 3:1 theme", () => {
     const dim = { ...PALETTES.dark, muted_text: "#6b7794" }; // 3.5:1 on the dark surface: accepted by the theme rules
     for (const colors of [PALETTES.light, PALETTES.dark, dim]) {

@@ -11,7 +11,7 @@ const require = createRequire(import.meta.url);
 /** The checker's browser build, evaluated in the page through the DevTools protocol (a page's CSP does not apply there). */
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
-/** The rule sets of section 25.2: WCAG 2.0, 2.1 and 2.2, levels A and AA. */
+/** The rule sets of docs/accessibility.md: WCAG 2.0, 2.1 and 2.2, levels A and AA. */
 export const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
 export interface Violation {

@@ -93,7 +93,7 @@ function categoryLabels(names: string[]) {
   });
 }
 
-describe("a 4-category bar chart at every width (section 28.2)", () => {
+describe("a 4-category bar chart at every width", () => {
   it.each([320, 360, 720])(
     "%i px: all four labels are in the SVG and on screen, none over another",
     async (width) => {

@@ -1,4 +1,4 @@
-// The vendor's console (DESIGN 24, docs/console.md) in a real Chromium (puppeteer-core) against
+// The vendor's console (docs/console.md) in a real Chromium (puppeteer-core) against
 // the real `npm start`: driven by roles and accessible names only (never class names), as a
 // vendor's analyst would use it. Numbers are compared with the customer's real embed page.
 import { spawnSync } from "node:child_process";
@@ -325,7 +325,7 @@ describe("the console in a browser", () => {
     }
     await page.waitForFunction(() => /Checked 500 customers in/.test(document.body.innerText), { timeout: 90_000 });
     measured.check_all_500_ms = Date.now() - started;
-    // DESIGN 24.2 asks for under a minute locally (41.6 s measured with the machine to itself); the bound here
+    // docs/console.md promises under a minute locally (41.6 s measured with the machine to itself); the bound here
     // leaves room for a machine shared with the rest of the suite, where the same run took 78 s.
     expect(measured.check_all_500_ms).toBeLessThan(150_000);
   }, 240_000);

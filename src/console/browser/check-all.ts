@@ -2,7 +2,7 @@ import { admin, AdminError } from "./api";
 import { button, el, field, fill, selectOf } from "./dom";
 import { canonical, type Customer, type EditorState, type Problem } from "./state";
 
-// "Check all customers" (DESIGN 24.2 item 6): every customer of the chosen access group
+// "Check all customers" (docs/console.md): every customer of the chosen access group
 // (GET /admin/customers/) checked with the definition as it is shown, by the same operation
 // `dashboards validate --customer` calls (POST /admin/dashboard_checks/: each data panel's
 // query prepared on that customer's data source without reading rows, the columns it names,

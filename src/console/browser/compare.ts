@@ -1,6 +1,6 @@
 import { canonical, type Definition, type Json } from "./state";
 
-// "Compare" (DESIGN 24.2 item 5): what `dashboards diff` reports — panels removed and changed
+// "Compare" (docs/console.md): what `dashboards diff` reports — panels removed and changed
 // (in the first version's order), then added (in the second's), other parts of the definition
 // by name — in words, with each changed panel's fields named and their values before and after.
 

@@ -3,7 +3,7 @@ import { showEditor } from "./editor";
 import { showDashboards } from "./list";
 import { startSignIn } from "./sign-in";
 
-// The console's script (DESIGN 24, docs/console.md), served as /console/console.js. Signed
+// The console's script (docs/console.md), served as /console/console.js. Signed
 // out, the page is the sign-in form; signed in, a small router over `location.hash`: the
 // dashboards table (#) and one dashboard's editor (#dashboard/<embed id>).
 

@@ -1,5 +1,5 @@
 // Small DOM helpers: the console is built from the admin API's answers with these, no UI
-// library (it would outweigh the code it replaces and the 150 KB budget of DESIGN 24.3).
+// library (it would outweigh the code it replaces and the console script's size budget).
 
 type Handler = (event: Event) => void;
 /** Attributes by name; `text` sets the text, `on<event>` adds a listener; null, undefined and false leave one out, true sets it empty. */

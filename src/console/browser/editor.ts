@@ -7,7 +7,7 @@ import { previewSection } from "./preview";
 import { clone, type Definition, type EditorState, emptyDefinition, type Problem, shownPath } from "./state";
 import { versionsSection } from "./versions";
 
-// One dashboard's editor (DESIGN 24.2 items 2-8). Every edit changes the working definition,
+// One dashboard's editor (docs/console.md). Every edit changes the working definition,
 // which is then checked by the API's own validation (POST /admin/dashboard_checks/: its problems
 // are shown beside their fields, by path) and drawn again in the preview as the chosen customer.
 

@@ -1,7 +1,7 @@
 import { el, fill } from "./dom";
 import type { Layout, Panel } from "./state";
 
-// The panels on the 12-column grid (DESIGN 24.2 item 3): each a focusable `role="group"` named
+// The panels on the 12-column grid (docs/console.md): each a focusable `role="group"` named
 // by its title; arrows move the focused one, Shift+arrows resize it; the mouse moves it by its
 // header and resizes it by its corner. A panel moved or grown onto another pushes that one
 // down, so panels never overlap. What changes is the definition's `layout`.

@@ -1,7 +1,7 @@
 import { admin, AdminError } from "./api";
 import { button, el, field, fill, input, when } from "./dom";
 
-// The dashboards table (DESIGN 24.2 item 1): name, embed id, newest version, its tags and when
+// The dashboards table (docs/console.md): name, embed id, newest version, its tags and when
 // it changed, filtered by "Search dashboards"; "New dashboard" creates one; a row opens the editor.
 
 export interface DashboardRow {

@@ -1,7 +1,7 @@
 import { button, el, field, fill, input, selectOf } from "./dom";
 import type { EditorState, Json, Panel } from "./state";
 
-// The editor's forms (DESIGN 24.2 item 2): the list "Panels" with Add/Delete/Move up/Move down,
+// The editor's forms (docs/console.md): the list "Panels" with Add/Delete/Move up/Move down,
 // the selected panel's fields (which depend on its type), its "On click", the "Variables" and
 // the translations. Every field carries the path the API names its problems by
 // (`panels.3.sql`), so a problem is shown beside its field.

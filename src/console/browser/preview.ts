@@ -3,7 +3,7 @@ import { el, field, fill, input, newId, selectOf } from "./dom";
 import type { Customer, EditorState } from "./state";
 import { unsaved } from "./state";
 
-// "Preview as a customer" (DESIGN 24.2 item 4): a combobox finds customers of every access
+// "Preview as a customer" (docs/console.md): a combobox finds customers of every access
 // group by provided_id or name (GET /admin/customers/); the preview is that customer's own
 // embed page for the edited definition (POST /admin/dashboard_previews/: their data source,
 // computed properties, theme, locale and time zone unless chosen here), reloaded in its frame

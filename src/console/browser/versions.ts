@@ -3,7 +3,7 @@ import { button, el, field, fill, input, selectOf, when } from "./dom";
 import { compareInWords } from "./compare";
 import { canonical, type Definition, type EditorState } from "./state";
 
-// Versions, publishing and code (DESIGN 24.2 items 5, 7, 8): the list "Versions", "Compare",
+// Versions, publishing and code (docs/console.md): the list "Versions", "Compare",
 // "Publish" (a tag on the shown version, confirmed when its last check found problems or none
 // ran) and "Revert", "Download file" (what `dashboards pull` writes) and "Embed code".
 

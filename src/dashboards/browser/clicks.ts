@@ -73,7 +73,7 @@ function activate(state: ClickState, id: string, panel: PanelClicks, row: Row): 
   }
 }
 
-/** The action of a mark in the page's language (the server's words, with a `{what}` slot: section 28.2). */
+/** The action of a mark in the page's language (the server's words, with a `{what}` slot: docs/accessibility.md). */
 function wordingOf(state: ClickState, panel: PanelClicks): string {
   return panel.action === "filter" ? state.words.filter : panel.action === "open" ? state.words.open : state.words.select;
 }
