@@ -88,6 +88,9 @@ export function mapCustomerData(base, customer, kind) {
  * The module at `entry` (a path under the root) bundled for Node and imported, to time the
  * Worker's code in process (where the clock measures CPU work; inside workerd timers do not
  * advance during compute). The browser's scripts are imported as text, as the Worker does.
+ * The runtime's own modules (`cloudflare:workers`, `cloudflare:email`) do not exist in Node: a
+ * module that only names their classes (a Durable Object declared on the way, an e-mail sender
+ * next to the code timed) gets stand-ins that load, and throw when the timed code would use them.
  */
 export async function importBundled(entry) {
   const { build } = await import("esbuild");
@@ -105,14 +108,30 @@ export async function importBundled(entry) {
       logLevel: "error",
       // Libraries (pg, the XLSX writer) require Node built-ins; Node provides them to the bundle.
       banner: { js: 'import { createRequire as bannerRequire } from "node:module"; const require = bannerRequire(import.meta.url);' },
-      external: ["cloudflare:*"],
-      plugins: [browserScriptsAsText],
+      plugins: [browserScriptsAsText, runtimeModulesStandIn],
     });
     return await import(pathToFileURL(bundle).href);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
+
+/** What `cloudflare:*` modules export that our code names, as classes whose construction says they are not in Node. */
+const runtimeModulesStandIn = {
+  name: "runtime-modules-stand-in",
+  setup(build) {
+    build.onResolve({ filter: /^cloudflare:/ }, (args) => ({ path: args.path, namespace: "runtime-stand-in" }));
+    build.onLoad({ filter: /.*/, namespace: "runtime-stand-in" }, (args) => {
+      const names = { "cloudflare:workers": ["DurableObject", "WorkerEntrypoint", "RpcTarget"], "cloudflare:email": ["EmailMessage"] }[
+        args.path
+      ];
+      if (!names) return { errors: [{ text: `${args.path} has no stand-in in Node: add the names the bundled code imports from it` }] };
+      const standIn = (name) =>
+        `export class ${name} { constructor() { throw new Error("${args.path}'s ${name} exists only inside the Workers runtime"); } }`;
+      return { contents: names.map(standIn).join("\n"), loader: "js" };
+    });
+  },
+};
 
 /**
  * Milliseconds `work` took, and what it answered: at once for synchronous work (no await
