@@ -30,7 +30,8 @@ th{position:sticky;top:0;background:color-mix(in srgb,var(--cd-surface) 94%,var(
 td{padding:6px 10px;border-bottom:1px solid color-mix(in srgb,var(--cd-border) 60%,var(--cd-surface));white-space:nowrap}
 .still th,.still td{white-space:normal;overflow-wrap:break-word}
 .num{text-align:end}
-[dir=rtl] .chart,[dir=rtl] td.num{direction:ltr}
+[dir=rtl] .chart{direction:ltr}
+[dir=rtl] td.num{direction:ltr;text-align:left}
 tbody tr:nth-child(even) td{background:color-mix(in srgb,var(--cd-surface) 98%,var(--cd-text))}
 .note{margin:6px 0 0;color:var(--cd-muted);font-size:12px}
 .message{margin:auto;max-width:90%;text-align:center;color:var(--cd-muted);font-size:13px;padding:12px;border:1px dashed var(--cd-border);border-radius:8px;background:var(--cd-surface);overflow-wrap:anywhere}

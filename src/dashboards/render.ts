@@ -28,6 +28,7 @@ import { interpolateText, type PlaceholderContext } from "../data/placeholders";
 import { localizeDefinition } from "./translations";
 import type { Paper } from "../view/paper";
 import { PAPER_STYLE, paperBands } from "./paper-layout";
+import { paperFooterCss } from "../view/paper-footer";
 import { CAPTURE_FILTERS_STYLE, captureFilters } from "./capture-filters";
 
 /** A table panel shows at most this many rows (its CSV has them all). */
@@ -54,8 +55,11 @@ export interface RenderInput {
   view: Presentation;
   /** Display names of result columns (table headers, chart series); default the names themselves. */
   columnNames?: Record<string, string>;
-  /** A capture (PNG, PDF, e-mail image): it states its filter values; on `paper`, laid out for its pages (paper-layout.ts). */
-  capture?: { paper?: Paper };
+  /**
+   * A capture (PNG, PDF, e-mail image): it states its filter values; on `paper`, laid out for its
+   * pages (paper-layout.ts), each footed by the title and the time of rendering, `renderedAt` (default now).
+   */
+  capture?: { paper?: Paper; renderedAt?: Date };
 }
 
 /** How a page is shown: its width, the interactive parts of the embed page, or a capture. */
@@ -96,10 +100,12 @@ ${readingOrder(input.definition.panels).map((panel, i) => html`${i > 0 ? "\n" : 
   // A page nobody interacts with (a capture, a share link) is "still": a table there cannot be
   // scrolled sideways, so its cells wrap and every column shows.
   const main = `dashboard${g.stacked ? " stacked" : ""}${input.interaction ? "" : " still"}${paper ? " paper" : ""}`;
+  // On paper, every page is footed by the title and the time of rendering (src/view/paper-footer.ts).
+  const onPaper = paper ? `${PAPER_STYLE}${paperFooterCss({ title, view, renderedAt: input.capture?.renderedAt ?? new Date() })}` : "";
   return renderPage({
     root: view,
     title,
-    style: `${PANEL_STYLE}${readable(input) ? CHART_TABLE_STYLE : ""}${clicks.length > 0 ? CLICK_STYLE : ""}${back ? BACK_STYLE : ""}${filters ? CAPTURE_FILTERS_STYLE : ""}${paper ? PAPER_STYLE : ""}${presentationCss(view, input.interaction ? "swap" : "block")}`,
+    style: `${PANEL_STYLE}${readable(input) ? CHART_TABLE_STYLE : ""}${clicks.length > 0 ? CLICK_STYLE : ""}${back ? BACK_STYLE : ""}${filters ? CAPTURE_FILTERS_STYLE : ""}${onPaper}${presentationCss(view, input.interaction ? "swap" : "block")}`,
     bodyAttributes: { "data-render-complete": "true" },
     body: html`<main class="${main}" style="padding-left:${g.padX}px;padding-right:${g.padX}px" data-width="${g.width}"${
       input.fitToWindow ? html` data-fit-window="${WIDEST_LAYOUT_FROM_PX}"` : ""

@@ -4,11 +4,12 @@ import type { Definition, PanelDefinition } from "../dashboards/definition";
 import { panelMarkup, renderDashboard } from "../dashboards/render";
 import { NO_CUSTOMER } from "../data/placeholders";
 import type { Chart, ReportResult, ResultColumn } from "./query";
+import type { Paper } from "../view/paper";
 
 /**
  * Query results drawn by the dashboards' own server-side renderer (the same panels, ECharts
  * SVG and tables): the report builder shows a result with `reportPanelHtml`, delivery of a
- * saved report renders `reportPage` (its chart and its table, one page).
+ * saved report renders `reportPage` (its chart and its table: one page, or on paper as many as its rows take).
  */
 
 export interface ReportPanelOptions {
@@ -122,6 +123,8 @@ export function reportPage(input: {
   fitToWindow?: boolean;
   /** Theme, locale and time zone of the view (the built-in presentation when absent). */
   view?: Presentation;
+  /** A PDF on paper: laid out for its pages as a dashboard is (all the table's rows, every page footed). */
+  paper?: Paper;
 }): string {
   const tableRows = Math.min(10, Math.max(3, Math.ceil(input.result.rows.length / 2) + 1));
   const panels =
@@ -142,5 +145,6 @@ export function reportPage(input: {
     // A share link opened on a phone asks again with its window's width, as a dashboard's does.
     fitToWindow: input.fitToWindow,
     view: input.view ?? BUILTIN_PRESENTATION,
+    ...(input.paper ? { capture: { paper: input.paper } } : {}),
   });
 }

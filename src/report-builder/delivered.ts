@@ -11,7 +11,8 @@ import { resultCsv } from "./export";
 import type { ReportResult } from "./query";
 import * as repo from "./repository";
 import { lockedFiltersFit, locksOnDataset, staleReportLockError } from "./locks";
-import { type PresentationChoice, resolvePresentation } from "../view/presentation";
+import { type Presentation, type PresentationChoice, resolvePresentation } from "../view/presentation";
+import type { Paper } from "../view/paper";
 import { themesOfCustomerGroup } from "../themes/repository";
 import { runReport } from "./run";
 import { type ViewerCacheKey, viewerReads } from "../dashboards/viewer-cache";
@@ -21,7 +22,7 @@ import { reportNotFound, reportView, type Report } from "./saved-reports";
 /**
  * A saved report as delivery sends it (screenshots, report e-mails, schedules): run for its
  * own customer (runSavedReport: that customer's mapping, data sources of its access group),
- * then drawn as a one-panel page for a capture, or written as a file. A report that is not
+ * then drawn as a page for a capture (on paper for a PDF with a page size), or written as a file. A report that is not
  * that customer's is 404 `report_not_found`; one that names a dataset or column its
  * blueprint no longer has answers the 422 of the builder — delivery fails the job with it.
  */
@@ -97,8 +98,20 @@ export async function savedReportHtml(
   env: Env,
   run: SavedReportRun & { width: number; fitToWindow?: boolean; dataRoundTrips?: RoundTripCounter },
 ): Promise<string> {
+  return (await savedReportPage(db, env, run)).html;
+}
+
+/**
+ * The page of the report as `savedReportHtml` draws it, on `paper` for a PDF with a page size
+ * (laid out for its pages as a dashboard is), and the view it was drawn in.
+ */
+export async function savedReportPage(
+  db: Database,
+  env: Env,
+  run: SavedReportRun & { width: number; fitToWindow?: boolean; dataRoundTrips?: RoundTripCounter; paper?: Paper },
+): Promise<{ html: string; view: Presentation }> {
   const { report, result, customerName, isDemo, presentation } = await runSavedReport(db, env, run);
-  return reportPage({
+  const html = reportPage({
     view: presentation,
     title: report.name,
     customerName,
@@ -107,7 +120,9 @@ export async function savedReportHtml(
     width: run.width,
     isDemo,
     fitToWindow: run.fitToWindow,
+    paper: run.paper,
   });
+  return { html, view: presentation };
 }
 
 /** The report's rows as a file: CSV as the builder exports it, or a workbook of one sheet named by the report. */

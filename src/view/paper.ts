@@ -12,7 +12,7 @@ export type Orientation = (typeof ORIENTATIONS)[number];
 
 /** Each size in points (1/72 in), portrait: width, height. */
 const POINTS: Record<PageSize, readonly [number, number]> = { A4: [595, 842], Letter: [612, 792], Legal: [612, 1008], A3: [842, 1191] };
-const MARGIN_MM = 12;
+export const MARGIN_MM = 12;
 const PX_PER_PT = 96 / 72;
 const PX_PER_MM = 96 / 25.4;
 
@@ -67,7 +67,23 @@ export function paperOf(...settings: (PdfPage | null | undefined)[]): Paper | un
   };
 }
 
-/** What DevTools' Page.printToPDF takes for the paper: sizes in inches. */
-export function printSizes(paper: Paper): { paperWidth: number; paperHeight: number; margin: number } {
-  return { paperWidth: paper.widthPt / 72, paperHeight: paper.heightPt / 72, margin: MARGIN_MM / 25.4 };
+/** What the capture needs to print on `paper`: the page in points, exactly, and what DevTools' Page.printToPDF takes (inches). */
+export interface PaperPrint {
+  /** The page in points, exactly (Chromium's own is rounded to 1/300 inch). */
+  widthPt: number;
+  heightPt: number;
+  paperWidth: number;
+  paperHeight: number;
+  margin: number;
+}
+
+/** The print of a PDF on `paper` (its footer is the page's own: paper-footer.ts). */
+export function paperPrint(paper: Paper): PaperPrint {
+  return {
+    widthPt: paper.widthPt,
+    heightPt: paper.heightPt,
+    paperWidth: paper.widthPt / 72,
+    paperHeight: paper.heightPt / 72,
+    margin: MARGIN_MM / 25.4,
+  };
 }

@@ -1,6 +1,6 @@
 // Reading captured PDFs back as a PDF reader does (pdfjs-dist, Mozilla's PDF engine): each
 // page's size in points, its text runs with where they stand, the document's language and
-// structure tree (tagged PDF), and a page drawn as a PNG (its canvas, @napi-rs/canvas) to be
+// structure tree (tagged PDF), the font of each text run, and a page drawn as a PNG (its canvas, @napi-rs/canvas) to be
 // looked at.
 import { getDocument, type PDFDocumentProxy } from "pdfjs-dist/legacy/build/pdf.mjs";
 
@@ -9,6 +9,8 @@ export interface PdfText {
   x: number;
   /** From the page's bottom, as PDF coordinates go. */
   y: number;
+  /** The embedded font the run is drawn in, as the PDF names it ("AAAAAA+OpenSans": a subset of Open Sans). */
+  font: string;
 }
 
 export interface PdfPageRead {
@@ -26,14 +28,20 @@ export interface PdfRead {
 
 export async function readPdf(bytes: Uint8Array): Promise<PdfRead> {
   // pdfjs takes the buffer over: it is given a copy.
-  const doc = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, verbosity: 0 }).promise;
+  // fontExtraProperties: each loaded font keeps its name, which the text runs point at.
+  const doc = await getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, verbosity: 0, fontExtraProperties: true }).promise;
   const pages: PdfPageRead[] = [];
   for (let n = 1; n <= doc.numPages; n++) {
     const page = await doc.getPage(n);
     const [x0, y0, x1, y1] = page.view;
+    // The operator list loads the page's fonts into commonObjs, where each run's fontName is found.
+    await page.getOperatorList();
     const content = await page.getTextContent();
+    const fontOf = (name: string) => (page.commonObjs.has(name) ? String((page.commonObjs.get(name) as { name?: string }).name) : "");
     const texts = content.items.flatMap((item) =>
-      "str" in item && item.str.trim() !== "" ? [{ text: item.str.trim(), x: item.transform[4], y: item.transform[5] }] : [],
+      "str" in item && item.str.trim() !== ""
+        ? [{ text: item.str.trim(), x: item.transform[4], y: item.transform[5], font: fontOf(item.fontName) }]
+        : [],
     );
     pages.push({
       size: [Math.round((x1 - x0) * 100) / 100, Math.round((y1 - y0) * 100) / 100],

@@ -26,14 +26,14 @@ import type { JobMessage, JobPage } from "./message";
 import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
 import { jobEnded, takenFromBoard, type JobEnding } from "./job-endings";
-import { reportJobFile, reportJobHtml } from "./saved-report";
+import { reportJobFile, reportJobPage } from "./saved-report";
 import { storedJobView } from "./mail-view";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
 import type { Presentation } from "../../view/presentation";
 import { inlineThemeAssets } from "../../themes/inline-assets";
-import { type PaperPrint, paperPageWidth, paperPrint } from "../../dashboards/paper-layout";
-import { paperOf } from "../../view/paper";
+import { paperPageWidth } from "../../dashboards/paper-layout";
+import { type PaperPrint, paperOf, paperPrint } from "../../view/paper";
 
 /**
  * A first attempt in the API call's background lives at most this long (Workers end
@@ -87,7 +87,7 @@ function backstopClaimable(): SQL {
  * throws when the attempt failed (see `recordFailure`, run/outcome.ts).
  *
  * D1 round trips: start, render, finish — plus, for an e-mail, the mail's lookups and the
- * claim (and its view's, when the attempt drew no dashboard page); a first attempt has neither the start (its job was born claimed) nor the render's
+ * claim (and its view's, when the attempt drew no page); a first attempt has neither the start (its job was born claimed) nor the render's
  * loading trip. Every status change is one guarded transition (src/delivery/job-state.ts).
  */
 export async function runJob(
@@ -177,8 +177,8 @@ export async function runJob(
     return ended(done);
   }
 
-  // A saved report's capture, a file export or a stored file drew no dashboard page here: the
-  // e-mail still wears the theme and speaks the locale the capture was made in.
+  // A file export or a stored file drew no page here: the e-mail still wears the theme and
+  // speaks the locale the capture was made in.
   view ??= await storedJobView(db, job.customerId, request);
   const mail = await withUnsubscribe(
     env,
@@ -209,7 +209,7 @@ export async function runJob(
   return undefined;
 }
 
-/** A job's page as captured, and the view it was drawn in (a dashboard's: theme, locale, time zone). */
+/** A job's page as captured, and the view it was drawn in (theme, locale, time zone). */
 interface RenderedPage {
   html: string;
   view?: Presentation;
@@ -231,16 +231,24 @@ async function renderJobPage(
   read?: DashboardRead,
 ): Promise<RenderedPage> {
   try {
-    if (target.kind === "saved_report")
+    if (target.kind === "saved_report") {
+      // A saved report has no definition: only the request names its pages.
+      const paper = request.exportType === "pdf" ? paperOf(request.pdf) : undefined;
+      const width = paper ? paperPageWidth(paper) : request.width;
+      const page = await reportJobPage(db, env, {
+        reportId: target.reportId,
+        customerId,
+        width,
+        paper,
+        cacheReport,
+        presentation: request.presentation,
+      });
       return {
-        html: await reportJobHtml(db, env, {
-          reportId: target.reportId,
-          customerId,
-          width: request.width,
-          cacheReport,
-          presentation: request.presentation,
-        }),
+        html: await inlineThemeAssets(env.FILES, page.html, page.view),
+        view: page.view,
+        paper: paper && { width, print: paperPrint(paper) },
       };
+    }
     const loaded = read
       ? await dashboardFromReads(read.render, read.rows)
       : await readDashboard(db, {
@@ -257,7 +265,7 @@ async function renderJobPage(
     return {
       html: await inlineThemeAssets(env.FILES, html, loaded.view),
       view: loaded.view,
-      paper: paper && { width, print: paperPrint(paper, loaded, new Date()) },
+      paper: paper && { width, print: paperPrint(paper) },
     };
   } catch (error) {
     const gone = goneFailure(error);

@@ -5,8 +5,8 @@ import { type Presentation, resolvePresentation } from "../../view/presentation"
 import type { JobRequest } from "../schemas";
 
 /**
- * The view a job's e-mail wears when this attempt drew no dashboard page: a saved report's
- * capture, a file export, a retry that finds its file stored. Resolved as the capture's own
+ * The view a job's e-mail wears when this attempt drew no page: a file export, a retry that
+ * finds its file stored. Resolved as the capture's own
  * view is (src/view/presentation.ts): the job's theme and locale where it names them, else
  * the customer's, else its access group's default theme — so the e-mail is not framed in the
  * built-in light colors around a capture in a dark theme. One D1 round trip.

@@ -4,7 +4,7 @@ import { JobFailure } from "../job-state";
 import type { Tab } from "./browser-session";
 import { beforeDeadline } from "./deadline";
 import { exactPageSize } from "./exact-pages";
-import type { PaperPrint } from "../../dashboards/paper-layout";
+import type { PaperPrint } from "../../view/paper";
 
 // One capture in a tab: the page loaded by the capture script (browser/capture.ts), checked
 // to be a complete dashboard, then its screenshot or PDF.
@@ -22,7 +22,7 @@ export interface CaptureOptions {
    * and the caller stops waiting for the station: the attempt records its failure itself.
    */
   deadline?: number;
-  /** A PDF on paper (a page size: docs/delivery.md "PDF pages"): its pages, margins and footer. Absent: one page from the width. */
+  /** A PDF on paper (a page size: docs/delivery.md "PDF pages"): its pages and margins (the page draws its footer). Absent: one page from the width. */
   paper?: PaperPrint;
 }
 
@@ -107,20 +107,14 @@ function widthPage(width: number) {
   };
 }
 
-/** Pages of the paper's size with its margins, each footed by the footer template (no header: page 1 starts with the dashboard's own). */
+/**
+ * Pages of the paper's size with its margins. The footer is the page's own (its @page margin
+ * boxes, src/view/paper-footer.ts): Chromium's header and footer templates stay off, else they
+ * would be printed over it.
+ */
 function onPaper(paper: PaperPrint) {
-  const { paperWidth, paperHeight, margin, footerTemplate } = paper;
-  return {
-    paperWidth,
-    paperHeight,
-    marginTop: margin,
-    marginBottom: margin,
-    marginLeft: margin,
-    marginRight: margin,
-    displayHeaderFooter: true,
-    headerTemplate: "<span></span>",
-    footerTemplate,
-  };
+  const { paperWidth, paperHeight, margin } = paper;
+  return { paperWidth, paperHeight, marginTop: margin, marginBottom: margin, marginLeft: margin, marginRight: margin };
 }
 
 /**

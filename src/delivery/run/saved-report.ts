@@ -1,10 +1,11 @@
 import { ApiError } from "../../http/errors";
 import type { QueryCacheReport } from "../../data/query-cache";
-import { savedReportFile, savedReportHtml } from "../../report-builder/delivered";
+import { savedReportFile, savedReportPage } from "../../report-builder/delivered";
 import type { Database } from "../../db/client";
 import type { Env } from "../../env";
 import { JobFailure } from "../job-state";
-import type { PresentationChoice } from "../../view/presentation";
+import type { Presentation, PresentationChoice } from "../../view/presentation";
+import type { Paper } from "../../view/paper";
 
 /**
  * A saved report's job (`report_id`) draws or writes the report instead of a dashboard
@@ -33,9 +34,13 @@ export interface ReportJobPage {
   presentation?: PresentationChoice;
 }
 
-/** The page a capture of the report shows (its chart, then its table), drawn for the capture's width. */
-export function reportJobHtml(db: Database, env: Env, page: ReportJobPage & { width: number }): Promise<string> {
-  return asReportJob(savedReportHtml(db, env, page));
+/** The page a capture of the report shows (its chart, then its table), drawn for the capture's width or on `paper`, and its view. */
+export function reportJobPage(
+  db: Database,
+  env: Env,
+  page: ReportJobPage & { width: number; paper?: Paper },
+): Promise<{ html: string; view: Presentation }> {
+  return asReportJob(savedReportPage(db, env, page));
 }
 
 /** The report's rows as the job's file: CSV, or a workbook of one sheet named by the report. */
