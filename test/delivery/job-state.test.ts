@@ -1,9 +1,11 @@
 import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabase, RoundTripCounter } from "../../src/db/client";
 import { deliveryEffects } from "../../src/delivery/run/effects";
 import { capture } from "../../src/delivery/run/capture-station";
 import { JOB_STATUSES, type JobStatus } from "../../src/db/job-vocabulary";
+import { jobs } from "../../src/db/schema";
 import { FAILURE_REASONS, JobFailure, TRANSITIONS, TransitionNotAllowed, transition } from "../../src/delivery/job-state";
 import { runJob } from "../../src/delivery/run/job";
 import { STUCK_AFTER_SECONDS, sweepStuckJobs } from "../../src/delivery/sweep";
@@ -86,6 +88,45 @@ describe("the hot path", () => {
     const done = await runJob(createDatabase(bindings.DB, counter), env as never, deliveryEffects(env as never), { jobId: id }, 1);
     expect(done).toMatchObject({ id, status: "done" });
     expect(counter.count).toBe(trips);
+  });
+
+  // An e-mail that draws no dashboard page reads the view it wears with the start (before: a round trip of its own).
+  const runCounted = async (id: string, attempt: number) => {
+    const [row] = await db().select().from(jobs).where(eq(jobs.id, id));
+    const page = {
+      customerId: row.customerId as number,
+      target: { kind: "dashboard" as const, embedId: ctx.embedId },
+      request: row.request,
+    };
+    const counter = new RoundTripCounter();
+    const done = await runJob(
+      createDatabase(bindings.DB, counter),
+      env as never,
+      deliveryEffects(env as never),
+      { jobId: id, page },
+      attempt,
+    );
+    expect(done).toMatchObject({ id, status: "done" });
+    return counter.count;
+  };
+
+  it("an e-mailed workbook takes 4 D1 round trips (start with the e-mail's view, the panels' reads, claim, finish; before: 5)", async () => {
+    const id = await unqueuedJob(ctx.customer.provided_id, ctx.embedId, "xlsx-trips@alpha.example", "queued", {
+      exportType: "xlsx",
+      fileName: "manual.xlsx",
+    });
+    expect(await runCounted(id, 1)).toBe(4);
+    expect(await sentMails(id)).toHaveLength(1);
+  });
+
+  // The page named in the message is read while the start runs, before the row says the file is stored.
+  it("a retry that finds its file stored takes 4 D1 round trips (start with the e-mail's view, the early render's read, claim, finish; before: 5)", async () => {
+    const id = await job("stored-trips@alpha.example");
+    const key = `jobs/${id}/manual.png`;
+    await bindings.FILES.put(key, new Uint8Array([137, 80, 78, 71]), { httpMetadata: { contentType: "image/png" } });
+    await bindings.DB.prepare("UPDATE jobs SET file_key = ?, content_type = 'image/png', attempts = 1 WHERE id = ?").bind(key, id).run();
+    expect(await runCounted(id, 2)).toBe(4);
+    expect(await sentMails(id)).toHaveLength(1);
   });
 });
 

@@ -77,8 +77,14 @@ export async function jobCount(): Promise<number> {
 
 export { admin, call, callWithEnv, createCustomer, dashboard, kpi, sha256, unique, workspace };
 
-/** A job row as the API creates it, but not enqueued: the test delivers it by hand. */
-export async function unqueuedJob(providedId: string, embedId: string, email: string | null, status = "queued"): Promise<string> {
+/** A job row as the API creates it (its request's fields replaced by `requestOverrides`), but not enqueued: the test delivers it by hand. */
+export async function unqueuedJob(
+  providedId: string,
+  embedId: string,
+  email: string | null,
+  status = "queued",
+  requestOverrides: Record<string, unknown> = {},
+): Promise<string> {
   const id = `job_${unique("manual").replace(/[^a-z0-9]/g, "")}`;
   const customer = await bindings.DB.prepare("SELECT id, access_group_id FROM customers WHERE provided_id = ?")
     .bind(providedId)
@@ -92,6 +98,7 @@ export async function unqueuedJob(providedId: string, embedId: string, email: st
     width: 640,
     linkUrl: null,
     versionTags: [],
+    ...requestOverrides,
   };
   await bindings.DB.prepare(
     "INSERT INTO jobs (id, kind, status, customer_id, access_group_id, dashboard_embed_id, request) VALUES (?, 'screenshot', ?, ?, ?, ?, ?)",

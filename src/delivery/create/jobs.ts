@@ -113,7 +113,7 @@ async function insertCheckedJob(scope: DeliveryScope, id: string, job: JobToChec
     id,
     page,
     customerTokenHash: chain[0].tokenHash,
-    firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources, themes] } } : undefined,
+    firstAttempt: born ? { job: row, dashboard: { render, rows: [chain, choice, sources, themes] }, viewRows: [chain, themes] } : undefined,
   };
 }
 
@@ -122,12 +122,12 @@ const newJobId = () => `job_${randomAlphanumeric(24)}`;
 /** A saved report's job (create/saved-report.ts) as an inserted job: its page names the report. */
 async function insertReportJob(scope: DeliveryScope, id: string, job: SavedReportJobToCheck): Promise<InsertedJob> {
   const born = scope.background !== undefined;
-  const { row, customerId, customerTokenHash } = await insertSavedReportJob(scope, id, job, born);
+  const { row, customerId, customerTokenHash, viewRows } = await insertSavedReportJob(scope, id, job, born);
   return {
     id,
     page: { customerId, target: { kind: "saved_report", reportId: job.reportId }, request: job.request },
     customerTokenHash,
-    firstAttempt: born ? { job: row } : undefined,
+    firstAttempt: born ? { job: row, viewRows } : undefined,
   };
 }
 

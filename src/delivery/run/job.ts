@@ -27,7 +27,7 @@ import { dashboardWorkbook } from "./spreadsheet";
 import { config } from "../../config";
 import { jobEnded, takenFromBoard, type JobEnding } from "./job-endings";
 import { reportJobFile, reportJobPage } from "./saved-report";
-import { storedJobView } from "./mail-view";
+import { jobViewReads, storedJobView, type ViewRows, viewOfReads } from "./mail-view";
 import { storedTarget } from "../target";
 import { allOf } from "../../db/conditions";
 import type { Presentation } from "../../view/presentation";
@@ -63,6 +63,8 @@ export interface FirstAttempt {
   job: JobRow;
   /** A dashboard's job: what its render reads (a saved report's job reads its report when it runs). */
   dashboard?: DashboardRead;
+  /** The e-mail's view, read with the job's creation, for an attempt that draws no page (mail-view.ts). */
+  viewRows?: ViewRows;
 }
 
 /** What the render of a job reads, read already: the request and the rows of `dashboardReads`. */
@@ -87,7 +89,8 @@ function backstopClaimable(): SQL {
  * throws when the attempt failed (see `recordFailure`, run/outcome.ts).
  *
  * D1 round trips: start, render, finish — plus, for an e-mail, the mail's lookups and the
- * claim (and its view's, when the attempt drew no page); a first attempt has neither the start (its job was born claimed) nor the render's
+ * claim (the view of an e-mail that draws no page is read with the start, or with the job's
+ * creation); a first attempt has neither the start (its job was born claimed) nor the render's
  * loading trip. Every status change is one guarded transition (src/delivery/job-state.ts).
  */
 export async function runJob(
@@ -109,13 +112,26 @@ export async function runJob(
     page && !backstop && !isFileExport(page.request) ? renderJobPage(db, env, page, earlyReport, firstAttempt?.dashboard) : undefined;
   earlyHtml?.catch(() => undefined);
   const early = earlyHtml && { html: earlyHtml, cacheReport: earlyReport };
-  const [job] = firstAttempt
-    ? [firstAttempt.job]
-    : await transition(db, jobId, ["queued", "rendering"], "rendering", {
-        set: { attempts: sql`max(${jobs.attempts}, ${attempt})` },
-        error: null,
-        where: backstop ? backstopClaimable() : undefined,
-      });
+  const claim = () =>
+    transition(db, jobId, ["queued", "rendering"], "rendering", {
+      set: { attempts: sql`max(${jobs.attempts}, ${attempt})` },
+      error: null,
+      where: backstop ? backstopClaimable() : undefined,
+    });
+  // An e-mail this attempt may send without drawing a page reads its view with the claim, not
+  // in a round trip of its own before the send (storedJobView).
+  let viewRows: ViewRows | undefined;
+  let job: JobRow | undefined;
+  if (firstAttempt) {
+    job = firstAttempt.job;
+    viewRows = firstAttempt.viewRows;
+  } else if (mayMailWithoutPage(page, attempt)) {
+    const [claimed, chain, themes] = await db.batch([claim(), ...jobViewReads(db, jobId)]);
+    job = claimed[0];
+    viewRows = [chain, themes];
+  } else {
+    [job] = await claim();
+  }
   if (!job) return undefined; // finished, being sent by another delivery, or gone
   if (job.customerId === null) throw new JobFailure("customer_deleted", true);
   const request = job.request;
@@ -178,8 +194,9 @@ export async function runJob(
   }
 
   // A file export or a stored file drew no page here: the e-mail still wears the theme and
-  // speaks the locale the capture was made in.
-  view ??= await storedJobView(db, job.customerId, request);
+  // speaks the locale the capture was made in (read with the start, or the job's creation; on
+  // its own only where the message did not foresee it).
+  view ??= viewRows ? viewOfReads(request, viewRows) : await storedJobView(db, job.customerId, request);
   const mail = await withUnsubscribe(
     env,
     request,
@@ -272,6 +289,16 @@ async function renderJobPage(
     if (gone !== undefined) throw new JobFailure(gone.reason, true, gone.message);
     throw error;
   }
+}
+
+/**
+ * Whether this attempt may e-mail without having drawn a page (whose view the e-mail would
+ * wear): a file export, a retry that may find its file stored — or a message that does not
+ * say what it renders.
+ */
+function mayMailWithoutPage(page: JobPage | undefined, attempt: number): boolean {
+  if (!page) return true;
+  return Boolean(page.request.email) && (attempt > 1 || isFileExport(page.request));
 }
 
 /** A job whose file is data, not a picture: nothing is captured. */
