@@ -2,14 +2,18 @@
 // `npm run bench:sources`: per engine of the vendor's databases, the demo dashboard's panel
 // time — its panels through the data plane (one connection, the READ ONLY transaction, limits,
 // namespace) — against the bare driver (mysql2, pg) running the same bound statements in the
-// same run, both inside the Worker on the same path to the database (a development route,
-// src/dev/source-floor.ts), taking turns which goes first. Also the embed page's round trips
+// same run, and for ClickHouse against @clickhouse/client-web sending the same queries with
+// their parameters, all inside the Worker on the same path to the database (a development
+// route, src/dev/source-floor.ts), taking turns which goes first. Also the embed page's round trips
 // and connections per render (goal: one connection per data source per render).
 // MySQL: acme-berlin in its own namespace (npm run demo:mysql; npm start starts a local
-// MariaDB/MySQL when one is installed); PostgreSQL: globex (npm run demo:postgres).
+// MariaDB/MySQL when one is installed); PostgreSQL: globex (npm run demo:postgres);
+// ClickHouse: acme (npm run demo:clickhouse) on the tests' ClickHouse server (the real engine
+// from chdb, scripts/lib/clickhouse-test-server.mjs), started here, or CLICKHOUSE_URL.
 // Usage: npm run bench:sources [-- --runs 30]
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { ensureLocalClickhouse } from "../scripts/lib/local-clickhouse.mjs";
 import { adminHeaders, interleave, mapCustomerData, median, numberArg, postJson, ratio, root, startServer } from "./lib/harness.mjs";
 
 const runs = numberArg("runs", 30);
@@ -19,6 +23,7 @@ const EMBED = "sales-overview";
 const engines = [
   { kind: "mysql", customer: "acme-berlin", name: "MySQL (MariaDB here)" },
   { kind: "postgres", customer: "globex", name: "PostgreSQL" },
+  { kind: "clickhouse", customer: "acme", name: "ClickHouse (chdb here)" },
 ];
 
 function demoMysql(...args) {
@@ -29,10 +34,35 @@ function demoMysql(...args) {
   if (result.status !== 0) throw new Error(`demo-mysql failed:\n${result.stdout}\n${result.stderr}`);
 }
 
-const server = await startServer({ port, vars: { RATE_LIMIT_PER_MINUTE: 1000000, LOG_LEVEL: "warn" } });
+function demoClickhouse(clickhouse, ...args) {
+  // The server started below, given to the demo as its own (an account that may create the demo database).
+  const url = new URL(clickhouse.url);
+  url.username = clickhouse.adminUser;
+  url.password = clickhouse.adminPassword;
+  const result = spawnSync(
+    process.execPath,
+    [join(root, "scripts", "demo-clickhouse.mjs"), "--base", base, "--customer", "acme", ...args],
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, CLICKHOUSE_URL: url.href },
+    },
+  );
+  if (result.status !== 0) throw new Error(`demo-clickhouse failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+if (process.env.CLICKHOUSE_URL) process.env.CLICKHOUSE_TEST_URL = process.env.CLICKHOUSE_URL;
+const clickhouse = await ensureLocalClickhouse();
+if (clickhouse.skipped) throw new Error(`No ClickHouse server: ${clickhouse.skipped}`);
+const server = await startServer({
+  port,
+  vars: { RATE_LIMIT_PER_MINUTE: 1000000, LOG_LEVEL: "warn" },
+  onOutput: process.env.BENCH_DEBUG ? (t) => process.stderr.write(t) : undefined,
+});
 try {
   demoMysql();
   mapCustomerData(base, "globex", "postgres");
+  demoClickhouse(clickhouse);
   for (const engine of engines) {
     const viewer = await postJson(server, "/api/get_customer/", { provided_id: engine.customer });
     engine.token = viewer.customer.token;
@@ -79,6 +109,8 @@ try {
   try {
     demoMysql("--d1");
     mapCustomerData(base, "globex", "d1");
+    demoClickhouse(clickhouse, "--d1");
   } catch {}
   await server.stop();
+  await clickhouse.stop();
 }
