@@ -9,83 +9,32 @@
 //     (docs/postgres.md), shows that it reads `orders` and cannot write, and prints the
 //     local connection string that uses it.
 // Idempotent. `--customer <provided_id>` maps another demo customer; `--d1` maps it back to D1.
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { adminClient } from "./lib/admin-client.mjs";
-import { readDevVars } from "./lib/dev-vars.mjs";
 import pg from "pg";
+import { runDemo } from "./lib/demo-runner.mjs";
 import { describeDatabase, loadDemoOrders, warehouseConnectionString } from "./lib/warehouse.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
-const customer = option("--customer", "globex");
-const base = option("--base", process.env.CUSTOMER_API_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`);
-const backToD1 = args.includes("--d1");
-const SCHEMA_ID = 1; // the demo schema "sales" of the seeded workspace
-
-const vars = readDevVars(join(root, ".dev.vars"));
-if (!vars.ADMIN_TOKEN || !vars.DEV_API_TOKEN) {
-  console.error("No .dev.vars with ADMIN_TOKEN and DEV_API_TOKEN: run `npm start` first.");
-  process.exit(1);
-}
-
-async function api(path, body) {
-  const response = await fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { "Service-Authorization": `Token ${vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return response.json();
-}
-
-const connectionString = warehouseConnectionString(root);
-if (!backToD1) {
-  try {
-    const count = await loadDemoOrders(connectionString);
-    console.log(`PostgreSQL ${describeDatabase(connectionString)}: table orders with ${count} demo rows.`);
-  } catch (error) {
-    console.error(`Cannot load the demo data into PostgreSQL at ${describeDatabase(connectionString)}: ${error.message}`);
-    console.error(
-      "`npm start` starts a PostgreSQL from the npm registry there when nothing answers (run this while it runs, with the same CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE); a PostgreSQL of your own needs the role and database of the connection string (docs/postgres.md).",
-    );
-    process.exit(1);
-  }
-}
-
-const request = adminClient(base, vars.ADMIN_TOKEN);
-let sourceId = "1"; // the D1 demo data source
-if (!backToD1) {
-  const created = await request("POST", "/admin/data_sources/", {
-    name: "Warehouse (PostgreSQL)",
-    binding: "WAREHOUSE",
-    kind: "postgres",
-    provided_id: "warehouse",
-  });
-  if (created.success !== 1 && created.error?.code !== "data_source_exists") {
-    console.error(`Could not register the data source: ${JSON.stringify(created.error)}`);
-    process.exit(1);
-  }
-  const { data_sources } = await request("GET", "/admin/data_sources/");
-  sourceId = String(data_sources.find((s) => s.provided_id === "warehouse").id);
-  console.log(`Data source ${sourceId} (provided_id "warehouse"): kind postgres on the WAREHOUSE Hyperdrive binding.`);
-}
-
-const updated = await api("/api/update_customer/", { provided_id: customer, mapping: { [SCHEMA_ID]: sourceId } });
-if (updated.success !== 1) {
-  console.error(`Could not map customer ${customer}: ${JSON.stringify(updated.error)}`);
-  process.exit(1);
-}
-const { customer: viewer } = await api("/api/get_customer/", { provided_id: customer });
-const url = `${base.replace("127.0.0.1", "localhost")}/embed/sales-overview?customer_token=${viewer.token}`;
-const page = await fetch(url);
-console.log(`Customer ${customer} now reads schema ${SCHEMA_ID} from ${backToD1 ? "D1 (DEMO_DATA)" : "PostgreSQL"}.`);
-console.log(`  Demo dashboard: ${url}`);
-console.log(
-  `  Render: HTTP ${page.status}, data round trips per source ${page.headers.get("X-Data-Round-Trips-By-Source")}, connections ${page.headers.get("X-Data-Connections")}`,
-);
-
-if (!backToD1) await selectOnlyRole(connectionString);
+let connectionString;
+await runDemo({
+  customers: (demo) => [demo.option("--customer", "globex")],
+  load: async (demo) => {
+    connectionString = warehouseConnectionString(demo.root);
+    try {
+      const count = await loadDemoOrders(connectionString);
+      console.log(`PostgreSQL ${describeDatabase(connectionString)}: table orders with ${count} demo rows.`);
+    } catch (error) {
+      await demo.fail(
+        `Cannot load the demo data into PostgreSQL at ${describeDatabase(connectionString)}: ${error.message}`,
+        "`npm start` starts a PostgreSQL from the npm registry there when nothing answers (run this while it runs, with the same CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_WAREHOUSE); a PostgreSQL of your own needs the role and database of the connection string (docs/postgres.md).",
+      );
+    }
+  },
+  source: () => ({
+    body: { name: "Warehouse (PostgreSQL)", binding: "WAREHOUSE", kind: "postgres", provided_id: "warehouse" },
+    describe: (source) => `Data source ${source.id} (provided_id "warehouse"): kind postgres on the WAREHOUSE Hyperdrive binding.`,
+  }),
+  label: () => "PostgreSQL",
+  after: () => selectOnlyRole(connectionString),
+});
 
 /**
  * The role panels should run as: LOGIN, SELECT on the demo table, nothing else. Local

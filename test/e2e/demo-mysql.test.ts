@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { demoPage } from "../helpers/demo-page";
 
 const root = join(import.meta.dirname, "..", "..");
 const adminUrl = process.env.MYSQL_TEST_ADMIN_URL;
@@ -31,24 +32,7 @@ function demoMysql(...args: string[]) {
   );
 }
 
-async function page(customer: string) {
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const viewer = await fetch(`${base}/api/get_customer/`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ provided_id: customer }),
-  }).then((r) => r.json() as Promise<any>);
-  const response = await fetch(`${base}/embed/sales-overview?customer_token=${viewer.customer.token}`);
-  const html = await response.text();
-  const kpi = (id: string) =>
-    html
-      .split(`data-panel-id="${id}">`)[1]
-      .split("</section>")[0]
-      .replace(/<[^>]+>/g, " ")
-      .replace(/\s+/g, " ")
-      .trim();
-  return { status: response.status, headers: response.headers, html, kpi };
-}
+const page = (customer: string) => demoPage(server, customer);
 
 describe.skipIf(!adminUrl)("npm run demo:mysql", () => {
   it("loads the demo orders into MySQL, one database per tenant, and maps acme-berlin and acme-paris to their namespaces", async () => {

@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startLocalServer, type LocalServer } from "../../scripts/lib/local-server.mjs";
+import { demoPage } from "../helpers/demo-page";
 
 const root = join(import.meta.dirname, "..", "..");
 const port = await freePort();
@@ -25,24 +26,7 @@ function demoPostgres(...args: string[]) {
   });
 }
 
-async function globexPage() {
-  const headers = { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" };
-  const viewer = await fetch(`${base}/api/get_customer/`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ provided_id: "globex" }),
-  }).then((r) => r.json() as Promise<any>);
-  const response = await fetch(`${base}/embed/sales-overview?customer_token=${viewer.customer.token}`);
-  const html = await response.text();
-  const kpi = (id: string) =>
-    html
-      .split(`data-panel-id="${id}">`)[1]
-      .split("</section>")[0]
-      .replace(/<[^>]+>/g, " ")
-      .replace(/\s+/g, " ")
-      .trim();
-  return { status: response.status, headers: response.headers, html, kpi };
-}
+const globexPage = () => demoPage(server, "globex");
 
 describe("npm run demo:postgres", () => {
   it("loads the demo orders into PostgreSQL, registers a postgres data source and maps globex to it", async () => {

@@ -3,6 +3,7 @@ import { readOnlyProblem } from "../../src/lib/sql-read-only";
 import { bindParameterProblem } from "../../src/lib/sql-bind-parameters";
 import { lexSql } from "../../src/lib/sql-lexer";
 import { bindPlaceholders } from "../../src/data/placeholders";
+import { admin, dashboard, kpi, unique } from "../helpers/dashboards";
 
 // ClickHouse's dialect in the read-only rule (docs/clickhouse.md): each refused text beside an
 // accepted control. A version is saved before anyone knows its database, so the default check
@@ -138,5 +139,40 @@ describe("lexSql: ClickHouse", () => {
     );
     expect(bound.params).toEqual(["acme"]);
     expect(bound.sql).toContain("'{{customer.name}}' AS b # {{customer.name}}");
+  });
+});
+
+describe("ClickHouse's refused texts at save", () => {
+  it("refuses each as panel SQL (422 query_not_read_only on its field, no version saved); the accepted texts are saved (the control)", async () => {
+    const schema = (await admin("POST", "/admin/schemas/", { name: unique("ch-save") })).body.schema.id as number;
+    const control = kpi("control", schema, "SELECT count() AS value FROM t");
+    const embedId = await dashboard({ panels: [control] });
+    for (const [name, sql] of refused) {
+      const saved = await admin("POST", "/admin/dashboard_versions/", {
+        embed_id: embedId,
+        definition: { panels: [control, kpi("bad", schema, sql, 3)] },
+      });
+      expect({ name, status: saved.status, code: saved.body.error?.code, field: saved.body.error?.field }).toEqual({
+        name,
+        status: 422,
+        code: "query_not_read_only",
+        field: "definition.panels.1.sql",
+      });
+    }
+    // A {name:Type} parameter written by hand is refused too (values come only from placeholders).
+    const parameter = await admin("POST", "/admin/dashboard_versions/", {
+      embed_id: embedId,
+      definition: { panels: [control, kpi("bad", schema, "SELECT * FROM t WHERE id = {id: Int64}", 3)] },
+    });
+    expect({ status: parameter.status, field: parameter.body.error?.field }).toEqual({ status: 400, field: "definition.panels.1.sql" });
+    const saved = await admin("POST", "/admin/dashboard_versions/", {
+      embed_id: embedId,
+      definition: {
+        panels: [control, ...accepted.map(([, sql], i) => kpi(`ok${i}`, schema, sql, (i % 4) * 3, 2 + Math.floor(i / 4) * 2))],
+      },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    // Nothing refused was stored: the control is the dashboard's second version.
+    expect(saved.body.version.version_number).toBe(2);
   });
 });
