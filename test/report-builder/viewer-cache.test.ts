@@ -1,6 +1,18 @@
 import { describe, expect, it, beforeAll } from "vitest";
 import { callWithEnv, type ApiResponse } from "../helpers/api";
-import { admin, bindings, call, createCustomer, unique, workspace } from "../helpers/dashboards";
+import { bindings, call } from "../helpers/dashboards";
+import {
+  builderToken,
+  customerWithOrder,
+  freeHit,
+  ordersBlueprint,
+  SECONDS,
+  swapMappingElsewhere,
+  tripsOf,
+  type ViewerCacheContext,
+  viewerCacheWorkspace,
+  withinWindow,
+} from "../helpers/viewer-cache";
 
 // A report-builder request keeps what it reads of its customer and blueprint at the location
 // for VIEWER_CACHE_SECONDS (src/report-builder/builder-request.ts, src/dashboards/viewer-cache.ts),
@@ -8,47 +20,18 @@ import { admin, bindings, call, createCustomer, unique, workspace } from "../hel
 // (another isolate or location) is a write straight to D1 that this isolate did not make; a
 // change through the API is this isolate's own and must be seen at once.
 
-const SECONDS = 1;
-let ctx: { write: string; schema: number; demo: number; other: number };
+let ctx: ViewerCacheContext;
 
 beforeAll(async () => {
-  await bindings.DEMO_DATA.prepare("CREATE TABLE IF NOT EXISTS builder_viewer_orders (customer_id TEXT, amount REAL)").run();
-  await bindings.OTHER_DATA.prepare("CREATE TABLE IF NOT EXISTS builder_viewer_orders (customer_id TEXT, amount REAL)").run();
-  const { write } = await workspace();
-  const schema = (await admin("POST", "/admin/schemas/", { name: unique("builder-viewer") })).body.schema.id as number;
-  const demo = (await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA" })).body.data_source.id as number;
-  const other = (await admin("POST", "/admin/data_sources/", { name: "Other", binding: "OTHER_DATA" })).body.data_source.id as number;
-  ctx = { write, schema, demo, other };
+  ctx = await viewerCacheWorkspace("builder_viewer_orders");
 });
 
 /** A customer with one order of `amount`, a blueprint over its orders (results cached 600 s) and a builder token. */
 async function builderCustomer(amount: number) {
-  const providedId = unique("builder-viewer");
-  await bindings.DEMO_DATA.prepare("INSERT INTO builder_viewer_orders VALUES (?, ?)").bind(providedId, amount).run();
-  const customer = await createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: ctx.demo } });
-  const table = {
-    table_name: "builder_viewer_orders",
-    dataset_name: "orders",
-    schema_id: ctx.schema,
-    query: "SELECT * FROM builder_viewer_orders WHERE customer_id = {{customer.provided_id}}",
-    columns: [{ name: "amount", type: "FLOAT" }],
-    cache_ttl_seconds: 600,
-  };
-  const created = await call("POST", "/api/create_blueprint/", {
-    token: ctx.write,
-    body: { customer_id: providedId, blueprint_name: "Orders", tables: [table] },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const blueprint = (await call("POST", "/api/get_blueprint/", { token: ctx.write, body: { blueprint_id: created.body.blueprint_id } }))
-    .body.blueprint;
-  const mint = async () => {
-    const minted = await call("POST", "/api/generate_embed_token/", {
-      token: ctx.write,
-      body: { provided_id: providedId, blueprint_id: blueprint.id },
-    });
-    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
-    return minted.body.token as string;
-  };
+  const customer = await customerWithOrder(ctx, "builder-viewer", amount);
+  const providedId = customer.provided_id as string;
+  const blueprint = await ordersBlueprint(ctx, providedId);
+  const mint = () => builderToken(ctx, providedId, blueprint.id);
   return { providedId, customerToken: customer.token as string, embedId: blueprint.embed_id as string, token: await mint(), mint };
 }
 
@@ -63,26 +46,15 @@ async function query(embedId: string, token: string, seconds = SECONDS) {
   );
   return {
     status: res.status,
-    d1: res.headers.get("X-D1-Round-Trips"),
-    doTrips: res.headers.get("X-DO-Round-Trips"),
-    cache: res.headers.get("X-Query-Cache"),
+    ...tripsOf(res),
     total: res.status === 200 ? (Object.values(res.body.rows[0] ?? {})[0] as number) : undefined,
     code: res.body?.error?.code as string | undefined,
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Queries until `done` holds or the window (+1 s) is over; every answer, the last one last. */
-async function within(embedId: string, token: string, done: (q: Awaited<ReturnType<typeof query>>) => boolean) {
-  const until = Date.now() + (SECONDS + 1) * 1000;
-  const seen = [await query(embedId, token)];
-  while (!done(seen[seen.length - 1]) && Date.now() < until) {
-    await sleep(100);
-    seen.push(await query(embedId, token));
-  }
-  return seen;
-}
+const within = (embedId: string, token: string, done: (q: Awaited<ReturnType<typeof query>>) => boolean) =>
+  withinWindow(() => query(embedId, token), done);
 
 describe("the report builder's reads kept at the location", () => {
   it("answers a warm query hit with no D1 and no Durable Object trip on at least 95 of 100 calls", async () => {
@@ -96,7 +68,7 @@ describe("the report builder's reads kept at the location", () => {
       const again = await query(b.embedId, b.token, 600);
       expect(again.status).toBe(200);
       expect(again.total).toBe(40);
-      if (again.cache === "hit" && again.d1 === "0" && again.doTrips === "0") free++;
+      if (freeHit(again)) free++;
     }
     expect(free).toBeGreaterThanOrEqual(95);
   });
@@ -164,15 +136,7 @@ describe("the report builder's reads kept at the location", () => {
     expect((await query(b.embedId, b.token)).total).toBe(11);
     expect((await query(neighbour.embedId, neighbour.token)).total).toBe(999);
     // The mapping as stored, its data source swapped (as update_customer in another isolate would).
-    const row = await bindings.DB.prepare("SELECT mapping FROM customers WHERE provided_id = ?")
-      .bind(b.providedId)
-      .first<{ mapping: string }>();
-    const mapping = JSON.parse(row?.mapping ?? "{}") as Record<string, unknown>;
-    expect(Object.values(mapping).map(String)).toEqual([String(ctx.demo)]);
-    const swapped = Object.fromEntries(
-      Object.entries(mapping).map(([schema, source]) => [schema, typeof source === "number" ? ctx.other : String(ctx.other)]),
-    );
-    await bindings.DB.prepare("UPDATE customers SET mapping = ? WHERE provided_id = ?").bind(JSON.stringify(swapped), b.providedId).run();
+    await swapMappingElsewhere(ctx, b.providedId);
     const seen = await within(b.embedId, b.token, (q) => q.total === 22);
     expect(seen[seen.length - 1].total).toBe(22);
     // Only this customer's numbers, of the old source or the new one.

@@ -1,10 +1,23 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { storeShareLink } from "../../../src/delivery/links/share";
+import { type ShareLink, storeShareLink } from "../../../src/delivery/links/share";
 import { randomHex } from "../../../src/lib/crypto";
 import type { Env } from "../../../src/env";
 import { callWithEnv } from "../../helpers/api";
-import { admin, bindings, call, createCustomer, dashboard, kpi, panelText, unique, workspace } from "../../helpers/dashboards";
+import { bindings, call, dashboard, kpi, panelText } from "../../helpers/dashboards";
+import {
+  builderToken,
+  customerRow,
+  customerWithOrder,
+  freeHit,
+  ordersBlueprint,
+  SECONDS,
+  swapMappingElsewhere,
+  tripsOf,
+  type ViewerCacheContext,
+  viewerCacheWorkspace,
+  withinWindow,
+} from "../../helpers/viewer-cache";
 
 // A report's share link keeps what its page reads of the customer at the location for
 // VIEWER_CACHE_SECONDS, as the embed page does (src/dashboards/viewer-cache.ts; the embed's
@@ -14,79 +27,43 @@ import { admin, bindings, call, createCustomer, dashboard, kpi, panelText, uniqu
 // change through the API is this isolate's own and must be seen at once. A link whose
 // customer is gone or whose customer token was refreshed answers its 404 page.
 
-const SECONDS = 1;
-let ctx: { write: string; schema: number; demo: number; other: number };
+let ctx: ViewerCacheContext;
 
 beforeAll(async () => {
-  await bindings.DEMO_DATA.prepare("CREATE TABLE IF NOT EXISTS share_viewer_orders (customer_id TEXT, amount REAL)").run();
-  await bindings.OTHER_DATA.prepare("CREATE TABLE IF NOT EXISTS share_viewer_orders (customer_id TEXT, amount REAL)").run();
-  const { write } = await workspace();
-  const schema = (await admin("POST", "/admin/schemas/", { name: unique("share-viewer") })).body.schema.id as number;
-  const demo = (await admin("POST", "/admin/data_sources/", { name: "Demo", binding: "DEMO_DATA" })).body.data_source.id as number;
-  const other = (await admin("POST", "/admin/data_sources/", { name: "Other", binding: "OTHER_DATA" })).body.data_source.id as number;
-  ctx = { write, schema, demo, other };
+  ctx = await viewerCacheWorkspace("share_viewer_orders");
 });
 
 const REVENUE = "SELECT SUM(amount) AS value FROM share_viewer_orders WHERE customer_id = {{customer.provided_id}}";
 const cachedDashboard = () => dashboard({ cache_ttl_seconds: 600, panels: [{ ...kpi("revenue", 0, REVENUE), schema_id: ctx.schema }] });
 
+/** A share link of `target` for the customer, stored as a report job stores it. */
+async function shareLink(providedId: string, target: ShareLink["target"]) {
+  const row = await customerRow(providedId);
+  const token = randomHex(32);
+  await storeShareLink(env as unknown as Env, token, { customerId: row.id, target, variables: {} }, row.tokenHash);
+  return `/share/${token}`;
+}
+
 /** A customer with one order of `amount` and a share link of a cached dashboard made for it. */
 async function sharedCustomer(amount: number) {
-  const providedId = unique("share-viewer");
-  await bindings.DEMO_DATA.prepare("INSERT INTO share_viewer_orders VALUES (?, ?)").bind(providedId, amount).run();
-  const customer = await createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: ctx.demo } });
-  const row = await bindings.DB.prepare("SELECT id, token_hash AS tokenHash FROM customers WHERE provided_id = ?")
-    .bind(providedId)
-    .first<{ id: number; tokenHash: string }>();
-  if (!row) throw new Error("customer not stored");
-  const embedId = await cachedDashboard();
-  const token = randomHex(32);
-  await storeShareLink(
-    env as unknown as Env,
-    token,
-    { customerId: row.id, target: { kind: "dashboard", embedId }, variables: {} },
-    row.tokenHash,
-  );
-  return { providedId, customerToken: customer.token as string, link: `/share/${token}` };
+  const customer = await customerWithOrder(ctx, "share-viewer", amount);
+  const providedId = customer.provided_id as string;
+  const link = await shareLink(providedId, { kind: "dashboard", embedId: await cachedDashboard() });
+  return { providedId, customerToken: customer.token as string, link };
 }
 
 /** A customer with one order of `amount`, a saved report of its total (results cached 600 s) and a share link of that report. */
 async function sharedReport(amount: number) {
-  const providedId = unique("share-report");
-  await bindings.DEMO_DATA.prepare("INSERT INTO share_viewer_orders VALUES (?, ?)").bind(providedId, amount).run();
-  const customer = await createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: ctx.demo } });
-  const table = {
-    table_name: "share_viewer_orders",
-    dataset_name: "orders",
-    schema_id: ctx.schema,
-    query: "SELECT * FROM share_viewer_orders WHERE customer_id = {{customer.provided_id}}",
-    columns: [{ name: "amount", type: "FLOAT" }],
-    cache_ttl_seconds: 600,
-  };
-  const created = await call("POST", "/api/create_blueprint/", {
-    token: ctx.write,
-    body: { customer_id: providedId, blueprint_name: "Orders", tables: [table] },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const blueprint = (await call("POST", "/api/get_blueprint/", { token: ctx.write, body: { blueprint_id: created.body.blueprint_id } }))
-    .body.blueprint;
-  const minted = await call("POST", "/api/generate_embed_token/", {
-    token: ctx.write,
-    body: { provided_id: providedId, blueprint_id: blueprint.id },
-  });
+  const customer = await customerWithOrder(ctx, "share-report", amount);
+  const providedId = customer.provided_id as string;
+  const blueprint = await ordersBlueprint(ctx, providedId);
   const saved = await call("POST", `/report-builder/${blueprint.embed_id}/reports`, {
     body: { name: "Total", query: { dataset: "orders", values: [{ aggregate: "sum", column: "amount" }] }, chart: { type: "table" } },
-    headers: { Authorization: `Bearer ${minted.body.token}` },
+    headers: { Authorization: `Bearer ${await builderToken(ctx, providedId, blueprint.id)}` },
   });
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-  const row = await bindings.DB.prepare("SELECT id, token_hash AS tokenHash FROM customers WHERE provided_id = ?")
-    .bind(providedId)
-    .first<{ id: number; tokenHash: string }>();
-  if (!row) throw new Error("customer not stored");
-  const token = randomHex(32);
-  const target = { kind: "saved_report" as const, reportId: saved.body.report.id as string };
-  await storeShareLink(env as unknown as Env, token, { customerId: row.id, target, variables: {} }, row.tokenHash);
-  return { providedId, customerToken: customer.token as string, link: `/share/${token}` };
+  const link = await shareLink(providedId, { kind: "saved_report", reportId: saved.body.report.id as string });
+  return { providedId, customerToken: customer.token as string, link };
 }
 
 async function view(link: string, seconds = SECONDS) {
@@ -94,28 +71,56 @@ async function view(link: string, seconds = SECONDS) {
   const body = res.body as string;
   return {
     status: res.status,
-    d1: res.headers.get("X-D1-Round-Trips"),
-    doTrips: res.headers.get("X-DO-Round-Trips"),
-    cache: res.headers.get("X-Query-Cache"),
+    ...tripsOf(res),
     revenue: res.status === 200 && body.includes('data-panel-id="revenue"') ? panelText(body, "revenue") : undefined,
     body,
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Views until `done` holds or the window (+1 s) is over; every view, the last one last. */
-async function within(link: string, done: (v: Awaited<ReturnType<typeof view>>) => boolean) {
-  const until = Date.now() + (SECONDS + 1) * 1000;
-  const seen = [await view(link)];
-  while (!done(seen[seen.length - 1]) && Date.now() < until) {
-    await sleep(100);
-    seen.push(await view(link));
-  }
-  return seen;
-}
+const within = (link: string, done: (v: Awaited<ReturnType<typeof view>>) => boolean) => withinWindow(() => view(link), done);
 
 const GONE = "This share link is unknown or has expired.";
+
+type Shared = Awaited<ReturnType<typeof sharedCustomer>>;
+type View = Awaited<ReturnType<typeof view>>;
+
+/** 100 warm views, each `check`ed: at least 95 of them answered with no D1 and no Durable Object trip. */
+async function expectWarmHitsFree(link: string, check: (again: View) => void) {
+  let free = 0;
+  for (let i = 0; i < 100; i++) {
+    const again = await view(link, 600);
+    expect(again.status).toBe(200);
+    check(again);
+    if (freeHit(again)) free++;
+  }
+  expect(free).toBeGreaterThanOrEqual(95);
+}
+
+/** The link, seen once, answers its 404 page right after its customer token is refreshed through the API; that view. */
+async function expectEndedAtOnceOnRefreshHere(shared: Shared) {
+  expect((await view(shared.link)).status).toBe(200);
+  const refreshed = await call("POST", "/api/refresh_customer_token/", {
+    token: ctx.write,
+    body: { current_token: shared.customerToken },
+  });
+  expect(refreshed.status).toBe(200);
+  const after = await view(shared.link);
+  expect(after.status).toBe(404);
+  expect(after.body).toContain(GONE);
+  return after;
+}
+
+/** The link, seen once, answers its 404 page within the window of a refresh elsewhere (a token hash of `digit`s straight in D1). */
+async function expectEndedWithinWindowOfRefreshElsewhere(shared: Shared, digit: string) {
+  expect((await view(shared.link)).status).toBe(200);
+  await bindings.DB.prepare("UPDATE customers SET token_hash = ? WHERE provided_id = ?").bind(digit.repeat(64), shared.providedId).run();
+  const started = Date.now();
+  const seen = await within(shared.link, (v) => v.status === 404);
+  expect(seen[seen.length - 1].status).toBe(404);
+  expect(seen[seen.length - 1].body).toContain(GONE);
+  expect(Date.now() - started).toBeLessThanOrEqual((SECONDS + 1) * 1000 + 500);
+}
 
 describe("a share page's reads kept at the location", () => {
   it("answers a warm hit with no D1 and no Durable Object trip on at least 95 of 100 calls", async () => {
@@ -124,14 +129,7 @@ describe("a share page's reads kept at the location", () => {
     expect(first.status).toBe(200);
     expect(first.cache).toBe("miss");
     expect(first.d1).not.toBe("0");
-    let free = 0;
-    for (let i = 0; i < 100; i++) {
-      const again = await view(shared.link, 600);
-      expect(again.status).toBe(200);
-      expect(again.revenue).toBe("revenue 100");
-      if (again.cache === "hit" && again.d1 === "0" && again.doTrips === "0") free++;
-    }
-    expect(free).toBeGreaterThanOrEqual(95);
+    await expectWarmHitsFree(shared.link, (again) => expect(again.revenue).toBe("revenue 100"));
   });
 
   it("reads D1 on every view with VIEWER_CACHE_SECONDS 0 (a miss is still correct)", async () => {
@@ -145,27 +143,11 @@ describe("a share page's reads kept at the location", () => {
   });
 
   it("ends at once in the isolate that refreshed the customer token", async () => {
-    const shared = await sharedCustomer(5);
-    expect((await view(shared.link)).status).toBe(200);
-    const refreshed = await call("POST", "/api/refresh_customer_token/", {
-      token: ctx.write,
-      body: { current_token: shared.customerToken },
-    });
-    expect(refreshed.status).toBe(200);
-    const after = await view(shared.link);
-    expect(after.status).toBe(404);
-    expect(after.body).toContain(GONE);
+    await expectEndedAtOnceOnRefreshHere(await sharedCustomer(5));
   });
 
   it("ends within VIEWER_CACHE_SECONDS + 1 s of a refresh elsewhere", async () => {
-    const shared = await sharedCustomer(6);
-    expect((await view(shared.link)).status).toBe(200);
-    await bindings.DB.prepare("UPDATE customers SET token_hash = ? WHERE provided_id = ?").bind("3".repeat(64), shared.providedId).run();
-    const started = Date.now();
-    const seen = await within(shared.link, (v) => v.status === 404);
-    expect(seen[seen.length - 1].status).toBe(404);
-    expect(seen[seen.length - 1].body).toContain(GONE);
-    expect(Date.now() - started).toBeLessThanOrEqual((SECONDS + 1) * 1000 + 500);
+    await expectEndedWithinWindowOfRefreshElsewhere(await sharedCustomer(6), "3");
   });
 
   it("ends for a deleted customer within the window (at once where it was deleted)", async () => {
@@ -192,17 +174,7 @@ describe("a share page's reads kept at the location", () => {
     expect((await view(shared.link)).revenue).toBe("revenue 11");
     expect((await view(neighbour.link)).revenue).toBe("revenue 999");
     // The mapping as stored, its data source swapped (as update_customer in another isolate would).
-    const row = await bindings.DB.prepare("SELECT mapping FROM customers WHERE provided_id = ?")
-      .bind(shared.providedId)
-      .first<{ mapping: string }>();
-    const mapping = JSON.parse(row?.mapping ?? "{}") as Record<string, unknown>;
-    expect(Object.values(mapping).map(String)).toEqual([String(ctx.demo)]);
-    const swapped = Object.fromEntries(
-      Object.entries(mapping).map(([schema, source]) => [schema, typeof source === "number" ? ctx.other : String(ctx.other)]),
-    );
-    await bindings.DB.prepare("UPDATE customers SET mapping = ? WHERE provided_id = ?")
-      .bind(JSON.stringify(swapped), shared.providedId)
-      .run();
+    await swapMappingElsewhere(ctx, shared.providedId);
     const seen = await within(shared.link, (v) => v.revenue === "revenue 22");
     expect(seen[seen.length - 1].revenue).toBe("revenue 22");
     // Only this customer's numbers, of the old source or the new one.
@@ -216,35 +188,13 @@ describe("a share page's reads kept at the location", () => {
     expect(first.status).toBe(200);
     expect(first.body).toContain("321");
     expect(first.d1).not.toBe("0");
-    let free = 0;
-    for (let i = 0; i < 100; i++) {
-      const again = await view(shared.link, 600);
-      expect(again.status).toBe(200);
-      expect(again.body).toContain("321");
-      if (again.cache === "hit" && again.d1 === "0" && again.doTrips === "0") free++;
-    }
-    expect(free).toBeGreaterThanOrEqual(95);
+    await expectWarmHitsFree(shared.link, (again) => expect(again.body).toContain("321"));
 
-    expect((await view(shared.link)).status).toBe(200);
-    await bindings.DB.prepare("UPDATE customers SET token_hash = ? WHERE provided_id = ?").bind("4".repeat(64), shared.providedId).run();
-    const started = Date.now();
-    const seen = await within(shared.link, (v) => v.status === 404);
-    expect(seen[seen.length - 1].status).toBe(404);
-    expect(seen[seen.length - 1].body).toContain(GONE);
-    expect(Date.now() - started).toBeLessThanOrEqual((SECONDS + 1) * 1000 + 500);
+    await expectEndedWithinWindowOfRefreshElsewhere(shared, "4");
   });
 
   it("ends a saved report's share page at once in the isolate that refreshed the customer token", async () => {
-    const shared = await sharedReport(4567);
-    expect((await view(shared.link)).status).toBe(200);
-    const refreshed = await call("POST", "/api/refresh_customer_token/", {
-      token: ctx.write,
-      body: { current_token: shared.customerToken },
-    });
-    expect(refreshed.status).toBe(200);
-    const after = await view(shared.link);
-    expect(after.status).toBe(404);
-    expect(after.body).toContain(GONE);
+    const after = await expectEndedAtOnceOnRefreshHere(await sharedReport(4567));
     expect(after.body).not.toContain("4567");
   });
 });
