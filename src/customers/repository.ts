@@ -83,6 +83,35 @@ export function customerChain(db: Database, where: SQL) {
   );
 }
 
+/** A chain row of customerChains: which of the matched customers (`root`) it belongs to. */
+const RootedViewRow = CustomerViewRow.extend({ root: z.number() });
+export type RootedViewRow = z.infer<typeof RootedViewRow>;
+
+/**
+ * The chains of several customers in one query: the customers matched by `where`, ordered by
+ * provided_id (`limit`/`offset` page through them), each with its ancestors; rows ordered by
+ * the customer's provided_id, then nearest first. Group them by `root` (the customer's id).
+ */
+export function customerChains(db: Database, where: SQL, page?: { limit: number; offset: number }) {
+  const paged = page ? sql`LIMIT ${page.limit} OFFSET ${page.offset}` : sql``;
+  return parsedRows(
+    db,
+    sql`
+    WITH RECURSIVE roots(id, provided_id) AS (
+      SELECT id, provided_id FROM customers WHERE ${where} ORDER BY provided_id ${paged}
+    ),
+    chain(root, root_key, id, depth) AS (
+      SELECT id, provided_id, id, 0 FROM roots
+      UNION ALL
+      SELECT chain.root, chain.root_key, p.parent_id, chain.depth + 1 FROM customers p JOIN chain ON p.id = chain.id WHERE p.parent_id IS NOT NULL
+    )
+    SELECT chain.root AS root, chain.depth AS depth, ${viewColumns("chain.depth = 0")}
+      FROM chain JOIN customers c ON c.id = chain.id ${viewJoins}
+     ORDER BY chain.root_key, chain.depth`,
+    RootedViewRow,
+  );
+}
+
 // Which customer a chain starts from (and whose children childrenSummary counts).
 export const visibleByProvidedId = (providedId: string, accessGroupId: number) =>
   allOf(eq(customers.providedId, providedId), eq(customers.accessGroupId, accessGroupId));

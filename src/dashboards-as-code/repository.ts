@@ -1,4 +1,7 @@
-import { byId, byProvidedId, customerChain } from "../customers/repository";
+import { count, eq, inArray } from "drizzle-orm";
+import { byId, byProvidedId, customerChain, customerChains } from "../customers/repository";
+import { accessGroups, customers } from "../db/schema";
+import { jsonList } from "../db/json-list";
 import * as adminRepo from "../admin/repository";
 import * as dashboards from "../dashboards/repository";
 import { z } from "zod";
@@ -38,3 +41,24 @@ export const dataSources = dashboards.dataSources;
 /** The themes of the access group of the customer with this provided_id, or this id. */
 export const themesOfProvidedId = (db: Database, providedId: string) => themesOfCustomerGroup(db, byProvidedId(providedId));
 export const themesOfCustomerId = (db: Database, id: number) => themesOfCustomerGroup(db, byId(id));
+
+/** The chains of the customers with these provided_ids (any access group), by provided_id. */
+export const chainsByProvidedIds = (db: Database, providedIds: string[]) =>
+  customerChains(db, inArray(customers.providedId, jsonList(providedIds)));
+
+/** The chains of a page of an access group's customers (by provided_id, as GET /admin/customers/ pages them). */
+export const chainsOfGroupPage = (db: Database, group: string, page: { limit: number; offset: number }) =>
+  customerChains(
+    db,
+    eq(customers.accessGroupId, db.select({ id: accessGroups.id }).from(accessGroups).where(eq(accessGroups.name, group))),
+    page,
+  );
+
+/** The access group of that name with its number of customers; none when there is no such group. */
+export const groupCustomerCount = (db: Database, group: string) =>
+  db
+    .select({ total: count(customers.id) })
+    .from(accessGroups)
+    .leftJoin(customers, eq(customers.accessGroupId, accessGroups.id))
+    .where(eq(accessGroups.name, group))
+    .groupBy(accessGroups.id);

@@ -11,6 +11,7 @@ import { EmbedId, plainText } from "../http/fields";
 import { adminOperation, declaredRoute, ErrorSchema, successSchema } from "../http/openapi";
 import { errorPage, pageSecurityHeaders } from "../http/pages";
 import { DASHBOARD_SCHEMA_PATH, dashboardJsonSchema } from "./file-schema";
+import { checkFileForCustomers, MAX_CUSTOMERS_PER_CHECK } from "./customer-checks";
 import { checkFile, createPreview, loadPreview } from "./service";
 import { config } from "../config";
 import { Locale, ThemeReference, TimeZone } from "../view/presentation";
@@ -40,6 +41,8 @@ const FileProblem = z
   })
   .openapi("DashboardFileProblem");
 
+const PreparedPanels = z.array(z.object({ id: z.string(), columns: z.array(z.string()) }));
+
 const check = adminOperation({
   method: "post",
   path: "/admin/dashboard_checks/",
@@ -52,7 +55,10 @@ const check = adminOperation({
     "Every problem is reported (not just the first) with `success: 1` — a file with problems is an answer, not a failed call: schema errors, " +
     "schemas that do not exist, and with `provided_id` each data panel's query prepared on the data source that customer's computed mapping " +
     "assigns (wrapped in `LIMIT 0`: no row is fetched; PostgreSQL in the read-only transaction with its timeout) and the columns each chart names " +
-    "looked up in the query's result columns. Nothing is saved. An unknown customer is 404 `customer_not_found`.",
+    "looked up in the query's result columns. Nothing is saved. An unknown customer is 404 `customer_not_found`. " +
+    `Many customers in one call (what the console's "Check all customers" asks, a page at a time): \`provided_ids\` (up to ${MAX_CUSTOMERS_PER_CHECK}), ` +
+    "or `access_group` with `offset` and `limit`; one D1 round trip for all of them, then each customer's panels prepared on its data source. " +
+    "An unknown one of `provided_ids` is 404 `customer_not_found` (field `provided_ids.N`), an unknown access group 404 `access_group_not_found`.",
   body: z
     .looseObject({
       provided_id: plainText(1, 256)
@@ -67,18 +73,71 @@ const check = adminOperation({
         description:
           "With `provided_id`: also report every text with no translation for that customer's computed locale, when the definition has translations (what the console's \"Check all customers\" asks).",
       }),
+      provided_ids: z
+        .array(plainText(1, 256))
+        .min(1)
+        .max(MAX_CUSTOMERS_PER_CHECK)
+        .optional()
+        .openapi({
+          description: `Check for each of these customers (any access group, 1–${MAX_CUSTOMERS_PER_CHECK}): answered in \`customers\`.`,
+        }),
+      access_group: plainText(1, 256).optional().openapi({
+        description: "Check for a page of this access group's customers (by `provided_id`, `offset`, `limit`): answered in `customers`.",
+      }),
+      offset: z.number().int().min(0).optional().openapi({ description: "With `access_group`: customers to skip (default 0)." }),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_CUSTOMERS_PER_CHECK)
+        .optional()
+        .openapi({ description: `With \`access_group\`: customers to check (1–${MAX_CUSTOMERS_PER_CHECK}, default 50).` }),
       embed_id: z.unknown().optional(),
       name: z.unknown().optional(),
       definition: z.unknown().optional(),
+    })
+    .superRefine((body, ctx) => {
+      const named = (["provided_id", "provided_ids", "access_group"] as const).filter((key) => body[key] !== undefined);
+      if (named.length > 1)
+        ctx.addIssue({ code: "custom", path: [named[1]], message: "give at most one of provided_id, provided_ids and access_group" });
+      for (const key of ["offset", "limit"] as const)
+        if (body[key] !== undefined && body.access_group === undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [key],
+            message: `${key} pages through an access_group's customers: only with access_group`,
+          });
     })
     .openapi("DashboardCheckRequest"),
   response: successSchema({
     valid: z.boolean(),
     problems: z.array(FileProblem),
-    panels: z
-      .array(z.object({ id: z.string(), columns: z.array(z.string()) }))
+    panels: PreparedPanels.optional().openapi({
+      description: "With `provided_id`: each data panel whose query was prepared, with its result columns.",
+    }),
+    customers: z
+      .array(
+        z.object({
+          provided_id: z.string(),
+          name: z.string(),
+          valid: z.boolean(),
+          problems: z.array(FileProblem),
+          panels: PreparedPanels.optional(),
+        }),
+      )
       .optional()
-      .openapi({ description: "With `provided_id`: each data panel whose query was prepared, with its result columns." }),
+      .openapi({
+        description:
+          "With `provided_ids` or `access_group`: per customer (by `provided_id`) exactly what the call with its `provided_id` answers. " +
+          "`valid` and `problems` above are then the file's own, whatever the customer.",
+      }),
+    total: z.number().int().optional().openapi({ description: "With `access_group`: its customers in all." }),
+    next_offset: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .openapi({ description: "With `access_group`: the `offset` of the next page, null after the last." }),
   }),
 });
 
@@ -170,8 +229,13 @@ export function registerDashboardsAsCodeRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(check, async (c) => {
-    const { provided_id, locales, customer_locale, ...file } = c.req.valid("json");
-    return c.json({ success: 1 as const, ...(await checkFile(c.get("db"), c.env, file, provided_id, locales, customer_locale)) }, 200);
+    const { provided_id, provided_ids, access_group, offset, limit, locales, customer_locale, ...file } = c.req.valid("json");
+    const db = c.get("db");
+    if (provided_ids === undefined && access_group === undefined)
+      return c.json({ success: 1 as const, ...(await checkFile(db, c.env, file, provided_id, locales, customer_locale)) }, 200);
+    const selection =
+      access_group === undefined ? { provided_ids: provided_ids ?? [] } : { access_group, offset: offset ?? 0, limit: limit ?? 50 };
+    return c.json({ success: 1 as const, ...(await checkFileForCustomers(db, c.env, file, selection, locales, customer_locale)) }, 200);
   });
 
   app.openapi(preview, async (c) =>

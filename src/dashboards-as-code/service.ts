@@ -1,5 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import { customerNotFound } from "../customers/not-found";
+import type { CustomerViewRow } from "../customers/repository";
 import type { Database } from "../db/client";
 import { describePanels, type PanelColumns } from "../data/query-runner";
 import type { Definition, PanelDefinition } from "../dashboards/definition";
@@ -70,9 +71,7 @@ export async function checkFile(
   customerLocale = false,
 ): Promise<FileCheck> {
   const parsed = DashboardFile.safeParse(file);
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issueProblem(file, issue));
   const definition = parsed.success ? parsed.data.definition : undefined;
-
   const [chain, schemas, sources, opened] = await db.batch([
     repo.chainByProvidedId(db, providedId ?? ""),
     repo.existingSchemas(db, definition ? schemaIdsOf(definition) : []),
@@ -80,8 +79,29 @@ export async function checkFile(
     repo.existingDashboards(db, definition ? openedDashboardsOf(definition) : []),
   ]);
   if (providedId !== undefined && chain.length === 0) throw customerNotFound(providedId);
-  if (!parsed.success || !definition) return { valid: false, problems };
+  const own = fileProblems(file, schemas, opened, asked);
+  if (providedId === undefined || !own.ready) return { valid: own.problems.length === 0, problems: own.problems };
+  return checkForCustomer(env, file, own.ready, chain, sources, asked, customerLocale);
+}
 
+/** A file's own problems (its schema, the rules of a saved version, the locales asked about); `ready` when it has none. */
+export interface OwnProblems {
+  problems: FileProblem[];
+  /** The valid file's definition and name, to check for customers. */
+  ready?: { definition: Definition; name: string };
+}
+
+/** What is wrong with the file whatever the customer: `schemas` and `opened` are what exists of those it names. */
+export function fileProblems(
+  file: unknown,
+  schemas: Parameters<typeof definitionRuleErrors>[1],
+  opened: Parameters<typeof definitionRuleErrors>[2],
+  asked: string[],
+): OwnProblems {
+  const parsed = DashboardFile.safeParse(file);
+  if (!parsed.success) return { problems: parsed.error.issues.map((issue) => issueProblem(file, issue)) };
+  const { definition, name } = parsed.data;
+  const problems: FileProblem[] = [];
   for (const error of definitionRuleErrors(definition, schemas, opened)) {
     problems.push(
       problem(
@@ -96,9 +116,26 @@ export async function checkFile(
     for (const key of missingTranslations(definition, locale))
       problems.push(problem(file, ["definition", "translations", locale, key], `no ${locale} translation`));
   }
-  if (providedId === undefined || problems.length > 0) return { valid: problems.length === 0, problems };
+  return problems.length > 0 ? { problems } : { problems, ready: { definition, name } };
+}
 
-  const loaded = definitionForCustomer(definition, parsed.data.name, chain, sources, {}, []);
+/**
+ * A valid file checked for one customer (`chain`: the customer, then its ancestors): each data panel's query
+ * prepared on its data source, the columns it names, and with `customerLocale` the customer's own locale.
+ */
+export async function checkForCustomer(
+  env: object,
+  file: unknown,
+  ready: { definition: Definition; name: string },
+  chain: CustomerViewRow[],
+  sources: Parameters<typeof definitionForCustomer>[3],
+  asked: string[],
+  customerLocale: boolean,
+): Promise<FileCheck> {
+  const { definition } = ready;
+  const providedId = chain[0].providedId;
+  const problems: FileProblem[] = [];
+  const loaded = definitionForCustomer(definition, ready.name, chain, sources, {}, []);
   // Only the sources the customer's access group may use: a mapping to any other is no data source, as on the page.
   const described = await describePanels(env, definition, loaded.mapping, loaded.sources, loaded.context);
   const panels: { id: string; columns: string[] }[] = [];

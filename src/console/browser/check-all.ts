@@ -1,15 +1,17 @@
 import { admin, AdminError } from "./api";
 import { button, el, field, fill, selectOf } from "./dom";
-import { canonical, type Customer, type EditorState, type Problem } from "./state";
+import { canonical, type EditorState, type Problem } from "./state";
 
-// "Check all customers" (docs/console.md): every customer of the chosen access group
-// (GET /admin/customers/) checked with the definition as it is shown, by the same operation
-// `dashboards validate --customer` calls (POST /admin/dashboard_checks/: each data panel's
-// query prepared on that customer's data source without reading rows, the columns it names,
-// and the customer's locale against the translations). Runs in the background, a few at a time,
-// with a progress bar; the result is the table "Problems".
+// "Check all customers" (docs/console.md): every customer of the chosen access group checked
+// with the definition as it is shown, by the operation `dashboards validate --customer` calls
+// (POST /admin/dashboard_checks/: each data panel's query prepared on that customer's data source
+// without reading rows, the columns it names, and the customer's locale against the translations),
+// a page of customers per call (`access_group`, `offset`, `limit`) so that the progress bar moves.
+// Runs in the background; the result is the table "Problems".
 
-const AT_ONCE = 6;
+/** Customers per call, and calls at a time (the service prepares a few customers of each call at once). */
+const PAGE = 25;
+const AT_ONCE = 3;
 
 interface Found {
   customer: string;
@@ -17,16 +19,20 @@ interface Found {
   message: string;
 }
 
-async function customersOf(group: string): Promise<Customer[]> {
-  const all: Customer[] = [];
-  let offset: number | null = 0;
-  while (offset !== null) {
-    const query = new URLSearchParams({ access_group: group, limit: "1000", offset: String(offset) });
-    const page: { customers: Customer[]; next_offset: number | null } = await admin("GET", `/admin/customers/?${query}`);
-    all.push(...page.customers);
-    offset = page.next_offset;
-  }
-  return all;
+interface CheckedPage {
+  customers: { provided_id: string; problems: Problem[] }[];
+  total: number;
+  next_offset: number | null;
+}
+
+function foundIn(page: CheckedPage): Found[] {
+  return page.customers.flatMap((customer) =>
+    customer.problems.map((problem) => ({
+      customer: customer.provided_id,
+      panel: problem.panel_id ?? (problem.field.replace(/^definition\./, "") || "the dashboard"),
+      message: problem.message,
+    })),
+  );
 }
 
 export function checkAllSection(state: EditorState, onDone: () => void): HTMLElement {
@@ -63,56 +69,64 @@ export function checkAllSection(state: EditorState, onDone: () => void): HTMLEle
   const run = async () => {
     const definition = JSON.parse(JSON.stringify(state.definition));
     const key = canonical(definition);
+    const accessGroup = group.value;
     start.disabled = true;
     fill(rows);
-    summary.textContent = "Listing the customers…";
+    summary.textContent = "Checking the first customers…";
     const started = performance.now();
-    const found: Found[] = [];
+    const checkPage = (offset: number): Promise<CheckedPage> =>
+      admin("POST", "/admin/dashboard_checks/", {
+        embed_id: state.embedId,
+        name: state.name,
+        definition,
+        access_group: accessGroup,
+        offset,
+        limit: PAGE,
+        customer_locale: true,
+      });
     try {
-      const customers = await customersOf(group.value);
+      const first = await checkPage(0);
+      const total = first.total;
+      // Each page's problems in its place: the table lists them by customer, whichever page answered first.
+      const pages: Found[][] = [foundIn(first)];
+      let done = first.customers.length;
       progress.hidden = false;
-      progress.setAttribute("aria-valuemax", String(customers.length));
-      let done = 0;
-      let next = 0;
+      progress.setAttribute("aria-valuemax", String(total));
       const mark = () => {
         progress.setAttribute("aria-valuenow", String(done));
-        progress.setAttribute("aria-valuetext", `${done} of ${customers.length} customers`);
-        bar.style.width = customers.length ? `${(100 * done) / customers.length}%` : "100%";
-        summary.textContent = `Checked ${done} of ${customers.length} customers`;
+        progress.setAttribute("aria-valuetext", `${done} of ${total} customers`);
+        bar.style.width = total ? `${(100 * done) / total}%` : "100%";
+        summary.textContent = `Checked ${done} of ${total} customers`;
       };
       mark();
+      const offsets: number[] = [];
+      for (let offset = PAGE; offset < total; offset += PAGE) offsets.push(offset);
+      let next = 0;
       const worker = async () => {
-        while (next < customers.length) {
-          const customer = customers[next++];
+        while (next < offsets.length) {
+          const index = next++;
+          const offset = offsets[index];
           try {
-            const answer: { problems: Problem[] } = await admin("POST", "/admin/dashboard_checks/", {
-              embed_id: state.embedId,
-              name: state.name,
-              definition,
-              provided_id: customer.provided_id,
-              customer_locale: true,
-            });
-            for (const problem of answer.problems) {
-              found.push({
-                customer: customer.provided_id,
-                panel: problem.panel_id ?? (problem.field.replace(/^definition\./, "") || "the dashboard"),
-                message: problem.message,
-              });
-            }
+            const page = await checkPage(offset);
+            pages[index + 1] = foundIn(page);
+            done += page.customers.length;
           } catch (error) {
-            found.push({ customer: customer.provided_id, panel: "", message: error instanceof AdminError ? error.message : String(error) });
+            const last = Math.min(offset + PAGE, total);
+            const message = error instanceof AdminError ? error.message : String(error);
+            pages[index + 1] = [{ customer: `customers ${offset + 1}–${last}`, panel: "", message }];
+            done += last - offset;
           }
-          done++;
           mark();
         }
       };
       await Promise.all(Array.from({ length: AT_ONCE }, worker));
+      const found = pages.flat();
       fill(
         rows,
         ...found.map((f) => el("tr", {}, [el("td", { text: f.customer }), el("td", { text: f.panel }), el("td", { text: f.message })])),
       );
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      summary.textContent = `Checked ${customers.length} customers in ${seconds} s: ${found.length === 0 ? "no problems" : `${found.length} problems`}.`;
+      summary.textContent = `Checked ${total} customers in ${seconds} s: ${found.length === 0 ? "no problems" : `${found.length} problems`}.`;
       summary.dataset.seconds = seconds;
       state.checks.set(key, found.length);
       onDone();
