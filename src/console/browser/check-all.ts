@@ -64,6 +64,8 @@ export function checkAllSection(state: EditorState, onDone: () => void): HTMLEle
   ]);
   void admin<{ access_groups: { name: string }[] }>("GET", "/admin/access_groups/").then(({ access_groups }) => {
     fill(group, ...access_groups.map((g) => el("option", { value: g.name, text: g.name })));
+    // Nothing to check before there is a group to choose.
+    start.disabled = access_groups.length === 0;
   });
 
   const run = async () => {
@@ -136,7 +138,7 @@ export function checkAllSection(state: EditorState, onDone: () => void): HTMLEle
       start.disabled = false;
     }
   };
-  const start = button("Check all customers", () => void run());
+  const start = button("Check all customers", () => void run(), { disabled: true });
   return el("section", { class: "card", "aria-label": "Check every customer" }, [
     el("h2", { text: "Check every customer" }),
     el("div", { class: "toolbar" }, [field("Access group", group), start]),

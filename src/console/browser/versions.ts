@@ -71,7 +71,8 @@ export function versionsSection(state: EditorState, hooks: { saved(): void; cust
   const from = selectOf([], "");
   const to = selectOf([], "");
   const comparison = el("ul", { "aria-label": "Comparison" });
-  const code = el("pre", { "aria-label": "Embed code", hidden: true });
+  // A named region (focusable: its lines may scroll) that screen readers can find again.
+  const code = el("pre", { role: "region", "aria-label": "Embed code", tabindex: 0, hidden: true });
 
   const tagName = () => newTag.value.trim() || tag.value;
 
