@@ -20,11 +20,12 @@ textarea{width:100%;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:
 label{display:block;font-weight:600;margin:8px 0 2px}
 .error{color:var(--danger);margin:4px 0;min-height:0}.error:empty{display:none}
 .note{color:var(--muted)}
-.sign-in{max-width:380px;margin:12vh auto;background:var(--paper);padding:24px;border:1px solid var(--line);border-radius:12px}
+.sign-in{max-width:380px;width:calc(100% - 24px);margin:12vh auto;background:var(--paper);padding:24px;border:1px solid var(--line);border-radius:12px}
 .sign-in h1{font-size:20px;margin:0 0 12px}.sign-in input{width:100%}.sign-in button{margin-top:12px}
 table{border-collapse:collapse;width:100%;background:var(--paper)}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
 th{font-weight:600;background:#e5e7eb}
+.scroll{overflow-x:auto;margin:0 0 12px}.scroll th,.scroll td{overflow-wrap:normal}.scroll td{min-width:6em}
 tbody tr.open{cursor:pointer}tbody tr.open:hover{background:#eef2ff}
 .toolbar{display:flex;flex-wrap:wrap;gap:8px;align-items:end;margin:0 0 12px}
 .toolbar label{margin:0 0 2px}

@@ -254,12 +254,12 @@ describe("the console in a browser", () => {
       }
     }
     // Waits for the end, whatever it says, so that a failure shows what it said.
-    await page.waitForFunction(() => /Checked \d+ customers in|The check stopped/.test(document.body.innerText), { timeout: 90_000 });
+    await page.waitForFunction(() => /Checked \d+ customers in|The check stopped/.test(document.body.innerText), { timeout: 60_000 });
     measured.check_all_500_ms = Date.now() - started;
     expect(await (await byRole("region", "Check every customer")).evaluate((e: any) => e.innerText)).toMatch(/Checked 500 customers in/);
-    // docs/console.md promises under a minute locally (41.6 s measured with the machine to itself); the bound here
-    // leaves room for a machine shared with the rest of the suite, where the same run took 78 s.
-    expect(measured.check_all_500_ms).toBeLessThan(150_000);
+    // docs/console.md promises under a minute locally: 25 customers a call took 15 s with another browser test
+    // beside it (one customer a call took 42 s on a machine to itself, 78 s beside the suite).
+    expect(measured.check_all_500_ms).toBeLessThan(60_000);
   }, 240_000);
 
   it("refuses a call with the console's cookie from a page of another origin (403 cross_site_request); the console's own call passes", async () => {

@@ -70,6 +70,15 @@ async function saveDraft(): Promise<number> {
   return Number((await page.evaluate(() => document.body.innerText)).match(/Saved draft version (\d+)/)[1]);
 }
 
+/** The box of the panel named `name` in the layout, scrolled into view first (the mouse reaches only what is shown). */
+async function panelBox(name: string) {
+  const panel = await byRole("group", name);
+  await panel.evaluate((e: any) => e.scrollIntoView({ block: "center" }));
+  const box = await panel.boundingBox();
+  if (!box) throw new Error(`${name} is not shown`);
+  return box;
+}
+
 /** Drags from a point by (dx, dy) pixels with the mouse, in steps. */
 async function drag(from: { x: number; y: number }, dx: number, dy: number): Promise<void> {
   await page.mouse.move(from.x, from.y);
@@ -203,15 +212,15 @@ describe("editing in the console, every screen checked by axe", () => {
     const column = (grid.width - 8) / 12;
     const row = 40;
     // Control: pressing on the header without moving changes nothing.
-    const still = (await (await byRole("group", "Revenue (JSON)")).boundingBox())!;
+    const still = await panelBox("Revenue (JSON)");
     await drag({ x: still.x + still.width / 2, y: still.y + 6 }, 0, 0);
     expect(await page.evaluate(() => document.body.innerText)).not.toMatch(/Revenue \(JSON\): column/);
     // Move: the header, two columns right and one row down (it lands on Orders, which is pushed down).
-    const revenue = (await (await byRole("group", "Revenue (JSON)")).boundingBox())!;
+    const revenue = await panelBox("Revenue (JSON)");
     await drag({ x: revenue.x + revenue.width / 2, y: revenue.y + 6 }, 2 * column, row);
     await page.waitForFunction(() => document.body.innerText.includes("Revenue (JSON): column 3, row 3"));
     // Resize: the corner of "Average order", one column narrower and two rows higher.
-    const average = (await (await byRole("group", "Average order")).boundingBox())!;
+    const average = await panelBox("Average order");
     await drag({ x: average.x + average.width - 4, y: average.y + average.height - 4 }, -column, 2 * row);
     await page.waitForFunction(() => document.body.innerText.includes("Average order: column 9, row 2, 3 wide, 4 high"));
     await clean("the editor after dragging");
@@ -231,7 +240,13 @@ describe("editing in the console, every screen checked by axe", () => {
     await (await byRole("option", "Products")).click();
     await (await byRole("button", "Delete panel")).click();
     await (await byRole("button", "Add panel")).click();
+    // The deleted panel's translations went with it (a translation of a panel that is gone cannot be saved).
+    const json = (await stored()).definition;
+    expect(Object.keys(json.translations.de)).toContain("panels.top_products.title");
     versions.compared = await saveDraft();
+    const saved = await stored(versions.compared);
+    expect(saved.definition.panels.map((p: any) => p.id)).not.toContain("top_products");
+    expect(Object.keys(saved.definition.translations.de).filter((k) => k.startsWith("panels.top_products."))).toEqual([]);
     await (await byRole("combobox", "From version")).select(String(versions.first));
     await (await byRole("combobox", "To version")).select(String(versions.compared));
     await (await byRole("button", "Compare")).click();

@@ -89,7 +89,15 @@ export async function showDashboards(main: HTMLElement, open: (embedId: string) 
       el("button", { type: "submit", class: "primary", text: "New dashboard" }),
     ],
   );
-  fill(main, el("h2", { text: "Dashboards" }), el("div", { class: "toolbar" }, [field("Search dashboards", search)]), count, table, create);
+  // On a narrow screen the table scrolls sideways inside its box rather than breaking words.
+  fill(
+    main,
+    el("h2", { text: "Dashboards" }),
+    el("div", { class: "toolbar" }, [field("Search dashboards", search)]),
+    count,
+    el("div", { class: "scroll" }, [table]),
+    create,
+  );
   main.dataset.listMs = String(Math.round(performance.now() - started));
   void button;
 }

@@ -38,6 +38,20 @@ function bound(
   return field(label, control, path);
 }
 
+/**
+ * Deleting a panel or a variable deletes its translations too (keys starting with one of
+ * `prefixes`): a translation of something that is gone is refused when saving.
+ */
+function dropTranslations(state: EditorState, prefixes: string[]): void {
+  const translations = state.definition.translations;
+  if (!translations) return;
+  for (const [locale, texts] of Object.entries(translations)) {
+    for (const key of Object.keys(texts)) if (prefixes.some((prefix) => key.startsWith(prefix))) delete texts[key];
+    if (Object.keys(texts).length === 0) delete translations[locale];
+  }
+  if (Object.keys(translations).length === 0) delete state.definition.translations;
+}
+
 const list = (v: string) =>
   v
     .split(",")
@@ -84,7 +98,8 @@ export function panelsList(state: EditorState, hooks: FormHooks): HTMLElement {
   };
   const remove = () => {
     if (panels.length === 0) return;
-    panels.splice(state.selected, 1);
+    const [gone] = panels.splice(state.selected, 1);
+    dropTranslations(state, [`panels.${gone.id}.`]);
     state.selected = Math.max(0, Math.min(state.selected, panels.length - 1));
     hooks.changed(true);
   };
@@ -244,7 +259,8 @@ export function variablesForm(state: EditorState, hooks: FormHooks): HTMLElement
         field("Options", options, path("control.options")),
       ]),
       button(`Remove variable ${index + 1}`, () => {
-        variables.splice(index, 1);
+        const [gone] = variables.splice(index, 1);
+        dropTranslations(state, [`variables.${String(gone.name)}.`, `options.${String(gone.name)}.`]);
         hooks.changed(true);
       }),
     ]);
