@@ -19,7 +19,8 @@ import { devApi } from "./service-api";
 declare const document: any;
 
 const root = join(import.meta.dirname, "..", "..");
-const screenshots = join(root, "test-results", "console");
+// Beside the other console test's screenshots, in a folder of their own (some screens share a name).
+const screenshots = join(root, "test-results", "console", "editing");
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 let browser: Browser;
 let page: Page;
@@ -288,7 +289,7 @@ describe("editing in the console, every screen checked by axe", () => {
     const dialog = await byRole("dialog", `Publish version ${versions.compared} as production?`);
     expect(await dialog.evaluate((e: any) => e.textContent)).toMatch(/The last check of version \d+ found \d+ problems?\./);
     await clean("the publish confirmation");
-    await shoot("publish-confirm", [1280, 1440]);
+    await shoot("publish-confirm", [1280, 1440], false);
     await (await byRole("button", "Publish anyway")).click();
     await page.waitForFunction((v: number) => document.body.innerText.includes(`Version ${v} is now production.`), {}, versions.compared);
     expect((await embedKpi("globex", "revenue")).text).toContain("Revenue (JSON)");

@@ -59,13 +59,13 @@ export function consolePage(current: () => Page, context: () => { browser: Brows
     return { value, text };
   }
 
-  /** The screen at each width (360 px only where asked: the sign-in form and the table). */
-  async function shoot(name: string, widths = [360, 1280, 1440]): Promise<void> {
+  /** The screen at each width (360 px only where asked: the sign-in form and the table); `fullPage: false` for what covers the window (a modal dialog). */
+  async function shoot(name: string, widths = [360, 1280, 1440], fullPage = true): Promise<void> {
     const page = current();
     for (const width of widths) {
       await page.setViewport({ width, height: 900 });
       await sleep(150);
-      await page.screenshot({ path: join(context().screenshots, `${name}-${width}.png`), fullPage: true });
+      await page.screenshot({ path: join(context().screenshots, `${name}-${width}.png`), fullPage });
     }
     await page.setViewport({ width: 1280, height: 900 });
   }
