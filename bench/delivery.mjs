@@ -4,8 +4,9 @@
 // job ends), median of 20 taking turns with the floor, PNG
 // and PDF of the demo dashboard (the PDF twice: today's one page from the width, and on A4
 // pages — `pdf: { page_size: "A4" }`: bands, all table rows, a footer; docs/delivery.md "PDF
-// pages") — against the floor: the same HTML captured by a bare
-// script driving Chromium directly (puppeteer-core, warm browser and page).
+// pages"), and both PDFs of a saved report of the demo's orders (every order, a line chart)
+// — against the floor: the same page's HTML (the embed page, the report's share page)
+// captured by a bare script driving Chromium directly (puppeteer-core, warm browser and page).
 // Stage by stage (medians): API call; queue dispatch (API answer → the job's attempt starts);
 // job updates (recording the attempt's end); render (dashboard HTML with its panel queries); browser
 // connect (the call to the capture station, connecting only when it has no warm tab);
@@ -38,9 +39,14 @@ const load = () =>
 const loadAtStart = load();
 const port = 19957;
 const base = `http://127.0.0.1:${port}`;
-/** What is delivered: a PNG, today's PDF (one page from the width), a PDF on A4 pages. */
-const TYPES = ["image", "pdf", "pdf_a4"];
-const LABELS = { image: "PNG", pdf: "PDF", pdf_a4: "PDF A4" };
+/**
+ * What is delivered: a PNG, today's PDF (one page from the width), a PDF on A4 pages — of the
+ * dashboard, then the same two PDFs of a saved report (`report_id`: its chart and all its rows).
+ */
+const TYPES = ["image", "pdf", "pdf_a4", "report_pdf", "report_pdf_a4"];
+const LABELS = { image: "PNG", pdf: "PDF", pdf_a4: "PDF A4", report_pdf: "Rep PDF", report_pdf_a4: "Rep A4" };
+const isReport = (type) => type.startsWith("report_");
+const onA4 = (type) => type.endsWith("pdf_a4");
 /** Bare Chromium's A4: the same paper, margins and a footer with page numbers. */
 const A4_FLOOR = {
   printBackground: true,
@@ -64,20 +70,34 @@ try {
     body: JSON.stringify({ provided_id: "acme-berlin" }),
   }).then((r) => r.json());
 
+  const api = (path, body, extra = {}) =>
+    fetch(`${base}${path}`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) }).then((r) => r.json());
+  // A saved report of acme-berlin on the demo's blueprint (npm start creates "Sales data"), saved as its user saves one.
+  const { blueprints } = await api("/api/get_customer_blueprints/", { customer_id: "acme-berlin" });
+  const salesData = blueprints.find((b) => b.name === "Sales data");
+  const minted = await api("/api/generate_embed_token/", { provided_id: "acme-berlin", blueprint_id: salesData.id });
+  const saved = await fetch(`${base}/report-builder/${salesData.embed_id}/reports`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${minted.token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      name: "Every order",
+      query: { dataset: "orders", columns: ["id", "day", "product", "amount"], sort: [{ column: "id" }] },
+      chart: { type: "line", x: "day", y: ["amount"] },
+    }),
+  }).then((r) => r.json());
+  if (!saved.report) throw new Error(`the bench's saved report: ${JSON.stringify(saved)}`);
+  const reportId = saved.report.id;
+
   async function endToEnd(exportType) {
     const started = performance.now();
     const startedAt = Date.now();
-    const res = await fetch(`${base}/api/dashboard/screenshot`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({
-        provided_id: "acme-berlin",
-        dashboard_embed_id: "sales-overview",
-        export_type: exportType === "image" ? "image" : "pdf",
-        width: 1280,
-        ...(exportType === "pdf_a4" ? { pdf: { page_size: "A4" } } : {}),
-      }),
-    }).then((r) => r.json());
+    const res = await api("/api/dashboard/screenshot", {
+      provided_id: "acme-berlin",
+      ...(isReport(exportType) ? { report_id: reportId } : { dashboard_embed_id: "sales-overview" }),
+      export_type: exportType === "image" ? "image" : "pdf",
+      width: 1280,
+      ...(onA4(exportType) ? { pdf: { page_size: "A4" } } : {}),
+    });
     const answeredAt = Date.now();
     if (res.success !== 1) throw new Error(JSON.stringify(res));
     for (;;) {
@@ -111,6 +131,8 @@ try {
 
   // The floor: the same dashboard's HTML, Chromium driven directly in a warm tab.
   const html = await fetch(`${base}/embed/sales-overview?customer_token=${customer.customer.token}`).then((r) => r.text());
+  const share = await api("/_dev/share-link", { provided_id: "acme-berlin", report_id: reportId }, devAuth);
+  const reportHtml = await fetch(`${base}${share.path}`).then((r) => r.text());
   const browser = await puppeteer.launch({
     executablePath: chromium,
     args: [
@@ -126,11 +148,12 @@ try {
   // "first drawing": the service forgets the charts it drew before each of these runs, so
   // the page is drawn from scratch; "repeat": the same page again (its charts are kept).
   const forgetCharts = () => fetch(`${base}/_dev/charts/forget`, { method: "POST", headers: devAuth }).then((r) => r.json());
-  const ours = { image: [], pdf: [], pdf_a4: [] };
-  const repeat = { image: [], pdf: [], pdf_a4: [] };
-  const stages = { image: [], pdf: [], pdf_a4: [] };
-  const repeatStages = { image: [], pdf: [], pdf_a4: [] };
-  const floor = { image: [], pdf: [], pdf_a4: [] };
+  const perType = () => Object.fromEntries(TYPES.map((type) => [type, []]));
+  const ours = perType();
+  const repeat = perType();
+  const stages = perType();
+  const repeatStages = perType();
+  const floor = perType();
   // One HTTP round trip to this server (GET /health), taken between the runs: the API call
   // and the download each make one, which bare Chromium, driven in its own process, never does.
   const roundTrip = [];
@@ -142,10 +165,11 @@ try {
     const bare = async (type) =>
       (
         await timed(async () => {
-          await page.setContent(html, { waitUntil: "load" });
+          await page.setContent(isReport(type) ? reportHtml : html, { waitUntil: "load" });
           await page.waitForSelector('body[data-render-complete="true"]');
-          if (type === "pdf") await page.pdf({ printBackground: true, width: "1280px", height: `${Math.round(1280 * Math.SQRT2)}px` });
-          else if (type === "pdf_a4") await page.pdf(A4_FLOOR);
+          if (onA4(type)) await page.pdf(A4_FLOOR);
+          else if (type !== "image")
+            await page.pdf({ printBackground: true, width: "1280px", height: `${Math.round(1280 * Math.SQRT2)}px` });
           else await page.screenshot({ fullPage: true, type: "png" });
         })
       ).ms;
@@ -189,7 +213,7 @@ try {
 
   // The ratio moves with the floor (bare Chromium's own time, 34–54 ms for a PDF on the same
   // machine on different days); what ours adds in ms is printed beside it.
-  console.log(`\nDelivery latency, warm browser, sales-overview at 1280 px, median of ${runs}:`);
+  console.log(`\nDelivery latency, warm browser, sales-overview and a saved report ("Rep") at 1280 px, median of ${runs}:`);
   for (const type of TYPES) {
     const b = median(floor[type]);
     for (const [label, series] of [
@@ -198,7 +222,7 @@ try {
     ]) {
       const a = median(series[type]);
       console.log(
-        `  ${LABELS[type].padEnd(6)}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${ratio(a, b)}   ours − bare ${(a - b).toFixed(0).padStart(4)} ms`,
+        `  ${LABELS[type].padEnd(7)}  ${label.padEnd(13)}  API call → downloadable ${a.toFixed(0).padStart(5)} ms   bare Chromium ${b.toFixed(0).padStart(5)} ms   ratio ${ratio(a, b)}   ours − bare ${(a - b).toFixed(0).padStart(4)} ms`,
       );
     }
   }
@@ -210,7 +234,7 @@ try {
   for (const type of TYPES) {
     const b = median(floor[type]);
     const added = (series) => (median(series[type]) - b - 2 * hop).toFixed(0).padStart(4);
-    console.log(`  ${LABELS[type].padEnd(6)}  first drawing ${added(ours)} ms   repeat ${added(repeat)} ms`);
+    console.log(`  ${LABELS[type].padEnd(7)}  first drawing ${added(ours)} ms   repeat ${added(repeat)} ms`);
   }
   console.log(`\nStage by stage, median ms of ${runs} (the medians need not add up to the median total;`);
   console.log(`queue_dispatch = job start − API answer: negative when the job starts before the answer reaches the caller):`);
@@ -221,6 +245,8 @@ try {
     ["PDF repeat", repeatStages.pdf],
     ["A4 first", stages.pdf_a4],
     ["A4 repeat", repeatStages.pdf_a4],
+    ["Rep PDF 1st", stages.report_pdf],
+    ["Rep A4 1st", stages.report_pdf_a4],
   ];
   console.log(`  ${"".padEnd(16)}${columns.map(([t]) => t.padStart(12)).join("")}`);
   for (const name of stageNames) {

@@ -164,3 +164,34 @@ describe("running a saved report's schedule", () => {
     expect(rows.map((r) => r.sum_amount)).toEqual(["100", "250"]); // alpha's, not beta's 7 and 3
   }, 90_000);
 });
+
+describe("a saved report's PDF schedule", () => {
+  /** The MediaBox of every page of the PDF the run's e-mail attaches, in points. */
+  async function pagesOfRun(id: string): Promise<string[]> {
+    const run = await call("POST", "/api/run_report_schedule/", { token: ws.write, body: { id } });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    const [jobId] = run.body.run.job_ids;
+    expect((await waitForJob(ws.read, jobId, (s) => s === "done" || s === "failed", 60_000)).status).toBe("done");
+    const mail = parseMime((await sentMails(jobId))[0]);
+    const pdf = mail.parts.find((p) => p.headers["content-type"]?.startsWith("application/pdf"));
+    expect(pdf).toBeTruthy();
+    const bytes = atob(pdf!.body.replace(/\s+/g, ""));
+    return [...bytes.matchAll(/\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/g)].map((m) => `${m[1]}×${m[2]}`);
+  }
+
+  it("prints on the schedule's pages (A4 landscape: every page 842×595 pt); its control without pdf prints today's page from the width", async () => {
+    const onPaper = await create({
+      provided_id: "alpha",
+      report_id: alphaReport.id,
+      format: "pdf",
+      pdf: { page_size: "A4", orientation: "landscape" },
+    });
+    expect(onPaper.body.schedule.pdf).toEqual({ page_size: "A4", orientation: "landscape" });
+    const pages = await pagesOfRun(onPaper.body.schedule.id);
+    expect(pages.length).toBeGreaterThan(0);
+    expect(new Set(pages)).toEqual(new Set(["842×595"]));
+    const today = await pagesOfRun((await create({ provided_id: "alpha", report_id: alphaReport.id, format: "pdf" })).body.schedule.id);
+    expect(today).toHaveLength(1);
+    expect(today[0]).not.toBe("842×595");
+  }, 120_000);
+});
