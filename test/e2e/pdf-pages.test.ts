@@ -170,6 +170,7 @@ describe("PDF pages", () => {
       });
       read = await readPdf(bytes);
       await drawPages(read, "pdf-a4");
+      writeFileSync(join(results, "pdf-a4.pdf"), bytes);
     }, 90_000);
 
     it("every KPI's title and value stand on one page", () => {
@@ -218,6 +219,16 @@ describe("PDF pages", () => {
       const pages = pagesWith(read, "Tall chart");
       expect(pages).toHaveLength(1);
       for (const label of ["North", "South", "East"]) expect(pagesWith(read, label), label).toEqual(pages);
+    });
+
+    it("the table's band ends below its last row: no row is drawn under the band after it (the tall chart)", () => {
+      const [page] = pagesWith(read, "Tall chart");
+      const chartTop = Math.max(...read.pages[page - 1].texts.filter((t) => t.text === "Tall chart").map((t) => t.y));
+      const rowsThere = read.pages[page - 1].texts.filter((t) => /^row-\d{3}$/.test(t.text));
+      for (const row of rowsThere) expect(row.y, `${row.text} on page ${page}`).toBeGreaterThan(chartTop);
+      // The last row stands on the page before the chart or above the chart's title, and is drawn: its page has the table's header.
+      const [last] = pagesWith(read, `row-${ROWS}`);
+      expect(pagesWith(read, "row_id")).toContain(last);
     });
 
     it("page 1 is headed by the title, the customer and the filter line in the view's formatting", () => {

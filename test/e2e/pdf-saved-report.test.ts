@@ -35,7 +35,17 @@ const dashboard = {
       title: "Rows",
       schema_id: 1,
       sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60) SELECT printf('d-%03d', i) AS code, i * 11 AS amount FROM n",
-      layout: { x: 0, y: 2, w: 12, h: 6 },
+      layout: { x: 0, y: 2, w: 8, h: 6 },
+    },
+    {
+      id: "side",
+      type: "bar",
+      title: "Side chart",
+      schema_id: 1,
+      sql: "SELECT 'Left' AS c, 3 AS v UNION ALL SELECT 'Right', 5",
+      x_column: "c",
+      y_columns: ["v"],
+      layout: { x: 8, y: 2, w: 4, h: 4 },
     },
   ],
 };
@@ -197,6 +207,15 @@ describe("a right-to-left footer (Letter, ar-EG)", () => {
     read = await pdfOf({ dashboard_embed_id: "paper-figures", pdf: { page_size: "Letter" }, locale: "ar-EG", timezone: "Africa/Cairo" });
     await drawPages(read, "pdf-letter-ar");
   }, 90_000);
+
+  it("a chart beside a table stays whole on the table's first page, on the left of a right-to-left page", () => {
+    const [first] = pagesWith(read, "d-001");
+    expect(pagesWith(read, "Side chart")).toEqual([first]);
+    for (const label of ["Left", "Right"]) expect(pagesWith(read, label), label).toEqual([first]);
+    const page = read.pages[first - 1];
+    const at = (text: string) => page.texts.find((t) => t.text === text)!.x;
+    expect(at("Left")).toBeLessThan(at("d-001"));
+  });
 
   it("is mirrored: the title stands right, the page number left, in Arabic words and digits", () => {
     expect(new Set(sizes(read).map(String))).toEqual(new Set(["612,792"]));
