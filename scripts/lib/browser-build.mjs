@@ -31,9 +31,11 @@ export const browserScripts = [
 
 /**
  * Bundles each script with esbuild into `.build/browser/<name>.js`: an IIFE (nothing leaks
- * into the page's globals), not minified (what a browser runs stays readable in its
- * developer tools, no source map needed, and about as large as the hand-written scripts it
- * replaced; gzip takes most of what minifying would), ASCII only (the bytes a CSP hash is
+ * into the page's globals); a script served as a file is not minified (what a browser runs
+ * stays readable in its developer tools, no source map needed; gzip takes most of what
+ * minifying would, and the versioned embed script's hash stays the same), an inline one is
+ * (it is part of every page's own bytes: the embed page stays within 5 % of its size before
+ * charts became readable, docs/accessibility.md; developer tools pretty-print it), ASCII only (the bytes a CSP hash is
  * taken of survive any charset the page is read in). A file is rewritten only when its bytes
  * change, so `wrangler dev`, which watches what the Worker imports, reloads only for a real
  * change.
@@ -58,7 +60,7 @@ export async function buildBrowserScripts() {
         // The built function expression: the IIFE's exports, kept in a local, give their default.
         ...(expression ? { globalName: "exported", banner: { js: "(()=>{" }, footer: { js: "return exported.default})()" } } : {}),
         target: "es2020",
-        minify: false,
+        minify: inline === true,
         charset: "ascii",
         legalComments: "none",
         tsconfig: join(root, "tsconfig.browser.json"),

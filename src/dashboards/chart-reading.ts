@@ -63,9 +63,17 @@ export function tableToggle(t: Translator): Html {
   return html`<label class="as-table"><input type="checkbox">${t("chart.show_table")}</label>`;
 }
 
-/** The chart's rows as a table, shown in its place while the control is checked. */
-export function chartTable(table: Html): Html {
-  return html`<div class="chart-table">${table}</div>`;
+/**
+ * The chart's rows as a table, shown in its place while the control is checked: `headers` are
+ * the category's and the series' names, `rows` their cells as the panel formats them, `note`
+ * what is left out. It scrolls inside its panel, so it is a tab stop. Written with the end
+ * tags the HTML parser implies left out and the series' cells aligned by CSS (the category
+ * comes first): a page carries one of these for each chart, and unseen until asked for.
+ */
+export function chartTable(headers: string[], rows: string[][], note: Html | ""): Html {
+  const head = headers.map((header) => html`<th>${header}`);
+  const body = rows.map((row) => html`<tr>${row.map((value) => html`<td>${value}`)}`);
+  return html`<div class="chart-table"><div class="table-wrap" tabindex="0"><table><thead><tr>${head}<tbody>${body}</table></div>${note}</div>`;
 }
 
 /**
@@ -78,6 +86,8 @@ export const CHART_TABLE_STYLE = `
 .as-table:has(:focus-visible){outline:3px solid var(--cd-focus);outline-offset:2px}
 .as-table input:focus-visible{outline:none}
 .chart-table{display:none;flex:1;min-height:0;min-width:0;flex-direction:column}
+.chart-table td+td,.chart-table th+th{text-align:end}
+[dir=rtl] .chart-table td+td{direction:ltr}
 .panel:has(.as-table :checked) svg.chart{display:none}
 .panel:has(.as-table :checked) .chart-table{display:flex}
 @media print{.as-table{display:none}.panel .chart-table{display:none !important}.panel svg.chart{display:block !important}}

@@ -7,6 +7,7 @@ import { type ColumnFormat, formatNumber, formatValue, numberFormat, type ViewCl
 import type { CartesianPanel } from "./definition";
 import type { ChartLook } from "../view/style";
 import { attributeText } from "../view/page-shell";
+import { sharedTextStyle } from "./chart-svg-text";
 
 echarts.use([BarChart, LineChart, PieChart, AriaComponent, GridComponent, LegendComponent, SVGRenderer]);
 
@@ -187,12 +188,13 @@ function render(option: echarts.EChartsCoreOption, width: number, height: number
       ...(look.decals ? { aria: { enabled: true, label: { enabled: false }, decal: { show: true } } } : {}),
       ...option,
     });
-    return chart
+    const svg = chart
       .renderToSVGString()
       .replace(
         /^<svg width="\d+(\.\d+)?" height="\d+(\.\d+)?"/,
         '<svg class="chart" width="100%" height="100%" preserveAspectRatio="xMidYMid meet" role="img"',
       );
+    return sharedTextStyle(svg, look.font);
   } finally {
     chart.dispose();
   }

@@ -201,14 +201,20 @@ function message(text: string, kind: string): Html {
  * and on a page a person reads its rows as a table for the "Show as table" control.
  */
 function chart(svg: string, subject: ChartSubject, result: { rows: Row[]; truncated: boolean }, words: Words, input: RenderInput): Html {
-  const rows = subject.rows.map((row) =>
-    Object.fromEntries([subject.categoryColumn, ...subject.series.map((s) => s.column)].map((column) => [column, row[column] ?? null])),
-  );
-  const tabled = readable(input) ? chartTable(table(rows, false, { ...words, formats: subject.formats }, TABLE_ROWS, true)) : "";
+  const tabled = readable(input) ? chartRowsTable(subject, words) : "";
   // Safe: ECharts escapes the text it writes, and every value it writes into an attribute
   // (the theme's font family and colors) is escaped by charts.ts before it is given to it;
   // namedChart escapes the name and description it adds.
   return html`${raw(namedChart(svg, subject, words.t))}${tabled}${cutNote(result, words)}`;
+}
+
+/** The "Show as table" table of a chart: the rows it draws, formatted as the panel formats them (at most TABLE_ROWS). */
+function chartRowsTable(subject: ChartSubject, words: Words): Html {
+  const columns = [subject.categoryColumn, ...subject.series.map((s) => s.column)];
+  const shown = subject.rows.slice(0, TABLE_ROWS);
+  const cells = shown.map((row) => columns.map((column) => cell(row[column] ?? null, words.clock, subject.formats[column])));
+  const more = subject.rows.length > TABLE_ROWS ? tableNote(TABLE_ROWS, words) : "";
+  return chartTable([subject.category, ...subject.series.map((s) => s.name)], cells, more);
 }
 
 /** What a chart panel shows, for its name, its description and its table: the rows it draws. */
@@ -366,9 +372,11 @@ function table(
     .map(
       (row) => html`<tr>${columns.map((column, i) => html`<td${num(i)}>${cell(row[column], view.clock, view.formats[column])}</td>`)}</tr>`,
     );
-  const more =
-    rows.length > shown || truncated
-      ? html`<p class="note">${view.t("panel.table_first", { count: formatNumber(shown, view.clock.locale) }, shown)}</p>`
-      : "";
+  const more = rows.length > shown || truncated ? tableNote(shown, view) : "";
   return html`<div class="table-wrap"${focusable ? html` tabindex="0"` : ""}><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
+}
+
+/** Under a table that shows only its first `shown` rows. */
+function tableNote(shown: number, view: { clock: ViewClock; t: Translator }): Html {
+  return html`<p class="note">${view.t("panel.table_first", { count: formatNumber(shown, view.clock.locale) }, shown)}</p>`;
 }

@@ -7,8 +7,8 @@ import { demoWithFontThemes, HOSTILE, PLAIN, QUOTED } from "../helpers/font-them
 // docs/theming.md (fonts in charts), read by a real HTML parser (parse5, the WHATWG parsing algorithm a
 // browser runs, SVG foreign content included): a theme's font_family with quotes — the demo
 // theme's kind, and a hostile one — gives no element of any chart an attribute that the same
-// dashboard in a plain theme (the control) does not have, and the family reaches the text's
-// style as given.
+// dashboard in a plain theme (the control) does not have, and the family reaches the style of
+// the chart's <svg>, which its texts inherit, as given.
 
 type Element = DefaultTreeAdapterMap["element"];
 type Node = DefaultTreeAdapterMap["node"];
@@ -61,19 +61,21 @@ describe("a theme's font family in the charts, read by an HTML parser", () => {
     control = known((await pageIn("Plain")).charts);
   });
 
-  it("control: the plain theme's <text> elements are SVG text with ECharts' own attributes and the family in their style", async () => {
+  it("control: the plain theme's <text> elements are SVG text with ECharts' own attributes, the family in their chart's style", async () => {
     const { charts } = await pageIn("Plain");
     const texts = charts.filter((e) => e.tagName === "text");
     expect(texts.length).toBeGreaterThan(10);
     expect(texts.every((t) => t.namespaceURI === "http://www.w3.org/2000/svg")).toBe(true);
     expect([...(control.get("http://www.w3.org/2000/svg text") ?? [])]).toEqual(expect.arrayContaining(["style", "x", "y", "fill"]));
-    expect(attributeOf(texts[0], "style")).toContain(`font-family:${PLAIN};`);
+    const svgs = charts.filter((e) => e.tagName === "svg");
+    for (const svg of svgs) expect(attributeOf(svg, "style")).toContain(`font-family:${PLAIN};`);
+    for (const text of texts) expect(attributeOf(text, "style") ?? "").not.toContain("font-family");
   });
 
   it.each([
     ["quoted", "Quoted", QUOTED],
     ["hostile", "Hostile", HOSTILE],
-  ])("a %s family adds no element and no attribute to any chart, and reaches each text's style as given", async (_kind, theme, family) => {
+  ])("a %s family adds no element and no attribute to any chart, and reaches each chart's style as given", async (_kind, theme, family) => {
     const { all, charts } = await pageIn(theme);
     const seen = known(charts);
     for (const [element, names] of seen) {
@@ -83,6 +85,7 @@ describe("a theme's font family in the charts, read by an HTML parser", () => {
     expect(all.some((e) => attributeNames(e).some((n) => n === "autofocus" || n.startsWith("on")))).toBe(false);
     const texts = charts.filter((e) => e.tagName === "text");
     expect(texts.length).toBeGreaterThan(10);
-    for (const text of texts) expect(attributeOf(text, "style")).toContain(`font-family:${family};`);
+    for (const svg of charts.filter((e) => e.tagName === "svg")) expect(attributeOf(svg, "style")).toContain(`font-family:${family};`);
+    for (const text of texts) expect(attributeOf(text, "style") ?? "").not.toContain("font-family");
   });
 });

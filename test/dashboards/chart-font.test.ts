@@ -53,6 +53,12 @@ function expectOnlyKnown(tags: StartTag[], known: Map<string, Set<string>>): voi
 }
 
 const texts = (charts: string[]) => charts.flatMap(startTags).filter((t) => t.name === "text");
+/** Each chart's `<svg>`: the labels' shared font is written once there (src/dashboards/chart-svg-text.ts). */
+const roots = (charts: string[]) => charts.map((chart) => startTags(chart)[0]);
+/** No label names a family of its own: each inherits its chart's. */
+const noOwnFamily = (charts: string[]) => {
+  for (const text of texts(charts)) expect(attribute(text, "style") ?? "").not.toContain("font-family");
+};
 
 describe("a theme's font family in the charts", () => {
   let control: Map<string, Set<string>>;
@@ -61,25 +67,18 @@ describe("a theme's font family in the charts", () => {
     control = attributesByElement(await chartsIn("Plain"));
   });
 
-  it("control: a plain font gives <text> only the attributes ECharts writes, the font in its style", async () => {
-    expect([...(control.get("text") ?? [])].sort()).toEqual([
-      "dominant-baseline",
-      "fill",
-      "style",
-      "text-anchor",
-      "transform",
-      "x",
-      "xml:space",
-      "y",
-    ]);
-    const style = attribute(texts(await chartsIn("Plain"))[0], "style");
-    expect(style).toBe(`font-size:12px;font-family:${PLAIN};`);
+  it("control: a plain font gives <text> only the attributes ECharts writes, the font in its chart's style", async () => {
+    expect([...(control.get("text") ?? [])].sort()).toEqual(["fill", "style", "text-anchor", "transform", "x", "xml:space", "y"]);
+    const charts = await chartsIn("Plain");
+    for (const root of roots(charts)) expect(attribute(root, "style")).toBe(`font-size:12px;font-family:${PLAIN};`);
+    noOwnFamily(charts);
   });
 
   it('a family with quotes ("Acme Sans") adds no attribute and still names its font', async () => {
     const charts = await chartsIn("Quoted");
     expectOnlyKnown(charts.flatMap(startTags), control);
-    for (const text of texts(charts)) expect(attribute(text, "style")).toMatch(/font-family:"Acme Sans", 'Other', sans-serif;/);
+    for (const root of roots(charts)) expect(attribute(root, "style")).toMatch(/font-family:"Acme Sans", 'Other', sans-serif;/);
+    noOwnFamily(charts);
   });
 
   it(`a hostile family (${HOSTILE}) adds no attribute and no element`, async () => {
@@ -87,7 +86,8 @@ describe("a theme's font family in the charts", () => {
     const tags = charts.flatMap(startTags);
     expectOnlyKnown(tags, control);
     expect(tags.some((t) => attributeNames(t).some((name) => ["autofocus", "onfocus"].includes(name)))).toBe(false);
-    for (const text of texts(charts)) expect(attribute(text, "style")).toContain(`font-family:${HOSTILE};`);
+    for (const root of roots(charts)) expect(attribute(root, "style")).toContain(`font-family:${HOSTILE};`);
+    noOwnFamily(charts);
   });
 });
 

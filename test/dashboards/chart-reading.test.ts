@@ -89,7 +89,7 @@ describe("a chart's name, description and table", () => {
       expect(controls[0]).toContain(CATALOGUES.fr["chart.show_table"]);
       const table = html.slice(html.indexOf('<div class="chart-table">'));
       // The same rows, formatted as the panel formats them (fr-FR, 2 decimals).
-      expect(table).toMatch(/<td>Seats<\/td><td class="num">12\u202f345,50<\/td>/);
+      expect(table).toMatch(/<td>Seats<td>12\u202f345,50</);
       expect(table.match(/<tr>/g)?.length).toBeGreaterThanOrEqual(5);
       expect(html).toContain(".panel:has(.as-table :checked) svg.chart{display:none}");
       expect(html).toContain("@media print{.as-table{display:none}");

@@ -1,8 +1,9 @@
 // Every page the service serves, checked by axe-core in a real browser (puppeteer-core on the
 // local Chromium) against the real `npm start`, with the WCAG 2.0/2.1/2.2 A and AA rules
-// (docs/accessibility.md): the embed page in three presentations (the built-in theme, an
-// accepted custom theme, ar-EG) with its Subscribe control open, the share page, the report
-// builder, the unsubscribe pages and the error pages, the API reference (/docs) and the vendor's
+// (docs/accessibility.md): the embed page, the share page, the report builder and the
+// unsubscribe pages in four presentations (the built-in theme, its dark palette, an accepted
+// custom theme, ar-EG) at 360 and 1280 px, the embed page with its Subscribe control open; the
+// error pages at both widths; the API reference (/docs) and the vendor's
 // console (sign-in, dashboards, editor); and a control page with known
 // violations, which the same check must report (so a check that saw nothing could not pass).
 import { mkdirSync } from "node:fs";
@@ -47,12 +48,25 @@ const CUSTOM_THEME = {
   },
 };
 
+/** The built-in dark palette: a theme that names only its mode (every color from the dark palette). */
+const DARK_PALETTE_THEME = { name: "Axe dark palette", theme: { mode: "dark" } };
+
+/** The presentations every customer-facing page is checked in: the built-in themes, an accepted custom theme, ar-EG. */
+const PRESENTATIONS: [string, { theme?: string; locale: string }][] = [
+  ["the built-in theme", { locale: "en-US" }],
+  ["the built-in dark palette", { locale: "en-US", theme: DARK_PALETTE_THEME.name }],
+  ["an accepted custom theme", { locale: "en-US", theme: CUSTOM_THEME.name }],
+  ["ar-EG", { locale: "ar-EG" }],
+];
+
 beforeAll(async () => {
   server = await startLocalServer({ port: await freePort() });
   browser = await launchBrowser();
   mkdirSync(shots, { recursive: true });
-  const created = await api("/api/create_theme/", CUSTOM_THEME);
-  if (created.success !== 1) throw new Error(`create_theme: ${JSON.stringify(created)}`);
+  for (const theme of [CUSTOM_THEME, DARK_PALETTE_THEME]) {
+    const created = await api("/api/create_theme/", theme);
+    if (created.success !== 1) throw new Error(`create_theme: ${JSON.stringify(created)}`);
+  }
 }, 180_000);
 
 afterAll(async () => {
@@ -78,18 +92,20 @@ async function expectClean(url: string, width: number, ready?: (page: Page) => P
   const { status, violations, page } = await check(url, width, ready);
   if (shot) await page.screenshot({ path: join(shots, shot) as `${string}.png`, fullPage: true });
   await page.close();
-  expect(violations, describeViolations(violations)).toEqual([]);
+  expect(violations, `${url} at ${width} px:\n${describeViolations(violations)}`).toEqual([]);
   return status;
 }
+
+/** A file name for a screenshot of `what` in `presentation` at `width`. */
+const shotName = (what: string, presentation: string, width: number) => `axe-${what}-${presentation.replace(/\W+/g, "-")}-${width}.png`;
 
 const rendered = (page: Page) => page.waitForSelector("body[data-render-complete=true]").then(() => undefined);
 
 describe("axe-core finds no WCAG 2.x A/AA violation", () => {
-  const presentations: [string, Record<string, unknown>][] = [
-    ["the built-in theme", { provided_id: "acme", locale: "en-US" }],
-    ["an accepted custom theme", { provided_id: "acme", locale: "en-US", theme: CUSTOM_THEME.name }],
-    ["ar-EG", { provided_id: "acme", locale: "ar-EG" }],
-  ];
+  const presentations = PRESENTATIONS.map(([name, choice]): [string, Record<string, unknown>] => [
+    name,
+    { provided_id: "acme", ...choice },
+  ]);
   for (const dashboard of ["sales-overview", "monthly-report"]) {
     it.each(presentations)(
       `on the embed page of ${dashboard} in %s, its Subscribe control open, at 360 and 1280 px`,
@@ -113,7 +129,7 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
     );
   }
 
-  it("on the report builder (built-in and custom theme, ar-EG)", async () => {
+  it("on the report builder in every presentation, at 360 and 1280 px", async () => {
     const created = await api("/api/create_blueprint/", {
       customer_id: "acme",
       blueprint_name: "Axe sales",
@@ -136,57 +152,95 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
     for (const [, choice] of presentations) {
       const minted = await api("/api/generate_embed_token/", { ...choice, blueprint_id: created.blueprint_id });
       expect(minted.success, JSON.stringify(minted)).toBe(1);
-      const status = await expectClean(minted.embed_url, 1280, async (page) => {
-        await page.waitForSelector("select", { timeout: 20_000 });
-        await page.waitForNetworkIdle({ idleTime: 500 });
-      });
-      expect(status).toBe(200);
+      for (const width of [360, 1280]) {
+        const status = await expectClean(minted.embed_url, width, async (page) => {
+          await page.waitForSelector("select", { timeout: 20_000 });
+          await page.waitForNetworkIdle({ idleTime: 500 });
+        });
+        expect(status).toBe(200);
+      }
     }
-  }, 90_000);
-
-  it("on the share page and the unsubscribe pages of a scheduled e-mail", async () => {
-    const email = `axe-${Date.now()}@example.com`;
-    const created = await api("/api/create_report_schedule/", {
-      dashboard_embed_id: "sales-overview",
-      provided_id: "acme",
-      cron: "0 6 1 1 *",
-      recipients: [email],
-      subject: "Axe numbers",
-    });
-    expect(created.success, JSON.stringify(created)).toBe(1);
-    const ran = await api("/api/run_report_schedule/", { id: created.schedule.id });
-    expect(ran.success, JSON.stringify(ran)).toBe(1);
-    let raw = "";
-    for (const deadline = Date.now() + 90_000; Date.now() < deadline && !raw; ) {
-      const list = await (await fetch(`${server.base}/_dev/outbox`)).text();
-      const href = list
-        .split("<tr>")
-        .find((r) => r.includes(email))
-        ?.match(/href="(\/_dev\/outbox\/[^"]+)"/)?.[1];
-      if (href) raw = await (await fetch(`${server.base}${href}`)).text();
-      else await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    expect(raw, "no e-mail in the outbox").not.toBe("");
-    const html = parseMime(raw).parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))?.body ?? "";
-    const share = /href="(http[^"]+\/share\/[0-9a-f]{64})"/.exec(html)?.[1] ?? "";
-    const unsubscribe = raw.match(/^List-Unsubscribe: <([^>]+)>$/m)?.[1] ?? "";
-    const local = (link: string) => link.replace(/^https?:\/\/[^/]+/, server.base);
-    for (const width of [360, 1280]) {
-      expect(await expectClean(`${local(share)}?width=${width}`, width, rendered)).toBe(200);
-      expect(await expectClean(local(unsubscribe), width)).toBe(200);
-    }
-    // The page after its button: "You are unsubscribed".
-    const { page } = await check(local(unsubscribe), 1280);
-    await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("button")]);
-    const violations = await axeViolations(page);
-    await page.close();
-    expect(violations, describeViolations(violations)).toEqual([]);
   }, 180_000);
 
-  it("on the error pages (a refused token, an unknown share link, an unknown unsubscribe link)", async () => {
-    expect(await expectClean(`${server.base}/embed/sales-overview?token=not-a-token`, 1280)).toBe(401);
-    expect(await expectClean(`${server.base}/share/${"0".repeat(64)}`, 1280)).toBe(404);
-    expect(await expectClean(`${server.base}/unsubscribe/${"0".repeat(64)}`, 1280)).toBe(404);
+  it.each(PRESENTATIONS)(
+    "on the share page and the unsubscribe pages (asking, done) of a scheduled e-mail in %s, at 360 and 1280 px",
+    async (name, choice) => {
+      const email = `axe-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+      // The share page shows its customer's view and the unsubscribe page the rule's, else the
+      // customer's: a demo customer with rows of its own, put in the presentation before any page
+      // of it is read (acme is the built-in theme in en-US as seeded).
+      const customer = ["acme", "acme-berlin", "acme-paris", "globex"][PRESENTATIONS.findIndex(([n]) => n === name)];
+      if (customer !== "acme") {
+        const updated = await api("/api/update_customer/", { provided_id: customer, theme: choice.theme ?? null, locale: choice.locale });
+        expect(updated.success, JSON.stringify(updated)).toBe(1);
+      }
+      const created = await api("/api/create_report_schedule/", {
+        dashboard_embed_id: "sales-overview",
+        provided_id: customer,
+        cron: "0 6 1 1 *",
+        recipients: [email],
+        subject: "Axe numbers",
+      });
+      expect(created.success, JSON.stringify(created)).toBe(1);
+      const ran = await api("/api/run_report_schedule/", { id: created.schedule.id });
+      expect(ran.success, JSON.stringify(ran)).toBe(1);
+      let raw = "";
+      for (const deadline = Date.now() + 90_000; Date.now() < deadline && !raw; ) {
+        const list = await (await fetch(`${server.base}/_dev/outbox`)).text();
+        const href = list
+          .split("<tr>")
+          .find((r) => r.includes(email))
+          ?.match(/href="(\/_dev\/outbox\/[^"]+)"/)?.[1];
+        if (href) raw = await (await fetch(`${server.base}${href}`)).text();
+        else await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(raw, "no e-mail in the outbox").not.toBe("");
+      const html = parseMime(raw).parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))?.body ?? "";
+      const share = /href="(http[^"]+\/share\/[0-9a-f]{64})"/.exec(html)?.[1] ?? "";
+      const unsubscribe = raw.match(/^List-Unsubscribe: <([^>]+)>$/m)?.[1] ?? "";
+      expect(share, "no share link in the e-mail").not.toBe("");
+      expect(unsubscribe, "no unsubscribe link in the e-mail").not.toBe("");
+      const local = (link: string) => link.replace(/^https?:\/\/[^/]+/, server.base);
+      const drawnIn = async (page: Page) => {
+        // The page is drawn in the schedule's presentation, not the built-in one.
+        const attributes = await page.evaluate(() => [document.documentElement.lang, document.documentElement.dataset.theme]);
+        expect(attributes[0]).toBe(choice.locale);
+        if (choice.theme) expect(attributes[1]).not.toBe("builtin");
+      };
+      for (const width of [360, 1280]) {
+        const shareStatus = await expectClean(
+          `${local(share)}?width=${width}`,
+          width,
+          async (page) => {
+            await rendered(page);
+            await drawnIn(page);
+          },
+          shotName("share", name, width),
+        );
+        expect(shareStatus).toBe(200);
+        expect(await expectClean(local(unsubscribe), width, drawnIn, shotName("unsubscribe", name, width))).toBe(200);
+      }
+      // The page after its button: "You are unsubscribed" (the link shows it from then on).
+      for (const width of [360, 1280]) {
+        const { page } = await check(local(unsubscribe), width);
+        if (width === 360) await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("button")]);
+        expect(await page.$("button")).toBeNull();
+        await drawnIn(page);
+        const violations = await axeViolations(page);
+        await page.screenshot({ path: join(shots, shotName("unsubscribed", name, width)) as `${string}.png`, fullPage: true });
+        await page.close();
+        expect(violations, `the unsubscribed page at ${width} px:\n${describeViolations(violations)}`).toEqual([]);
+      }
+    },
+    180_000,
+  );
+
+  it("on the error pages (a refused token, an unknown share link, an unknown unsubscribe link) at 360 and 1280 px", async () => {
+    for (const width of [360, 1280]) {
+      expect(await expectClean(`${server.base}/embed/sales-overview?token=not-a-token`, width)).toBe(401);
+      expect(await expectClean(`${server.base}/share/${"0".repeat(64)}`, width)).toBe(404);
+      expect(await expectClean(`${server.base}/unsubscribe/${"0".repeat(64)}`, width)).toBe(404);
+    }
   }, 60_000);
 });
 
