@@ -87,7 +87,7 @@ export const CHART_TABLE_STYLE = `
 .as-table input:focus-visible{outline:none}
 .chart-table{display:none;flex:1;min-height:0;min-width:0;flex-direction:column}
 .chart-table td+td,.chart-table th+th{text-align:end}
-[dir=rtl] .chart-table td+td{direction:ltr}
+[dir=rtl] .chart-table td+td{direction:ltr;text-align:left}
 .panel:has(.as-table :checked) svg.chart{display:none}
 .panel:has(.as-table :checked) .chart-table{display:flex}
 @media print{.as-table{display:none}.panel .chart-table{display:none !important}.panel svg.chart{display:block !important}}
