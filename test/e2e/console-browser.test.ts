@@ -193,7 +193,8 @@ describe("the console in a browser", () => {
     await (await byRole("button", "Publish")).click();
     const dialog = await byRole("dialog", `Publish version ${measured.saved_version} as production?`);
     expect(await dialog.evaluate((e: any) => e.textContent)).toContain("No check of all customers was run");
-    await shoot("publish-confirm");
+    // As the window shows it: a full-page picture would draw the modal's backdrop over one window's height only.
+    await shoot("publish-confirm", [360, 1280, 1440], false);
     await (await byRole("button", "Publish anyway")).click();
     await page.waitForFunction(() => document.body.innerText.includes("is now production"));
     const after = await embedKpi("globex", "revenue");
@@ -241,6 +242,16 @@ describe("the console in a browser", () => {
     await page.waitForFunction((name: string) => [...document.querySelectorAll("option")].some((o: any) => o.value === name), {}, group);
     await (await byRole("combobox", "Access group")).select(group);
     await page.waitForFunction((name: string) => [...document.querySelectorAll("select")].some((s: any) => s.value === name), {}, group);
+    // Every value the progress bar takes (hidden until the check starts, so found by its role attribute).
+    await page.evaluate(() => {
+      const bar = document.querySelector("[role=progressbar]");
+      const seen: number[] = [];
+      (globalThis as any).progressSeen = seen;
+      new (globalThis as any).MutationObserver(() => seen.push(Number(bar.getAttribute("aria-valuenow")))).observe(bar, {
+        attributes: true,
+        attributeFilter: ["aria-valuenow"],
+      });
+    });
     const started = Date.now();
     // Right after the reload the console may still re-render the form, detaching the button it was
     // found as: look it up again until a click lands (a few tries, then the error stands).
@@ -260,6 +271,11 @@ describe("the console in a browser", () => {
     // docs/console.md promises under a minute locally: 25 customers a call took 15 s with another browser test
     // beside it (one customer a call took 42 s on a machine to itself, 78 s beside the suite).
     expect(measured.check_all_500_ms).toBeLessThan(60_000);
+    // The bar moved a page of customers at a time, never back, up to all 500.
+    const seen: number[] = await page.evaluate(() => (globalThis as any).progressSeen);
+    expect(seen.filter((n) => n > 0 && n < 500).length).toBeGreaterThanOrEqual(5);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(seen.at(-1)).toBe(500);
   }, 240_000);
 
   it("refuses a call with the console's cookie from a page of another origin (403 cross_site_request); the console's own call passes", async () => {
