@@ -24,7 +24,7 @@ html,body{margin:0;background:var(--cd-bg);color:var(--cd-text);font:14px/1.45 v
 .chart{display:block;flex:1;min-height:0;width:100%;height:100%}
 .kpi-value{margin-top:auto;margin-bottom:auto;font-size:34px;line-height:1.3;font-weight:700;letter-spacing:-.02em;color:var(--cd-text);font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .panel-text .body{color:var(--cd-text);font-size:15px;overflow-wrap:anywhere}.panel-text p{margin:0 0 8px}
-h1,h2,.dashboard-header p,.panel-text p{unicode-bidi:plaintext}
+h1,h2,.dashboard-header p,.panel-text p{unicode-bidi:plaintext}[dir=rtl] h1,[dir=rtl] h2{text-align:right}
 .table-wrap{flex:1;min-height:0;min-width:0;overflow:auto}
 table{width:100%;border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 th{position:sticky;top:0;background:color-mix(in srgb,var(--cd-surface) 94%,var(--cd-text));color:var(--cd-muted);font-weight:600;text-align:start;padding:6px 10px;border-bottom:1px solid var(--cd-border);white-space:nowrap}

@@ -48,6 +48,22 @@ const CUSTOM_THEME = {
   },
 };
 
+/** The report builder's tables: one customer's orders. */
+const BLUEPRINT_TABLES = [
+  {
+    table_name: "orders",
+    schema_id: 1,
+    dataset_name: "Orders",
+    description: "One row per order.",
+    query: "SELECT day, product, amount FROM orders WHERE customer_id = {{customer.provided_id}}",
+    columns: [
+      { name: "day", type: "DATE", display_name: "Order day" },
+      { name: "product", type: "STRING", display_name: "Product" },
+      { name: "amount", type: "FLOAT", display_name: "Amount", can_be_grouped: false },
+    ],
+  },
+];
+
 /** The built-in dark palette: a theme that names only its mode (every color from the dark palette). */
 const DARK_PALETTE_THEME = { name: "Axe dark palette", theme: { mode: "dark" } };
 
@@ -108,6 +124,36 @@ async function screenshot(page: Page, file: string): Promise<void> {
 /** A file name for a screenshot of `what` in `presentation` at `width`. */
 const shotName = (what: string, presentation: string, width: number) => `axe-${what}-${presentation.replace(/\W+/g, "-")}-${width}.png`;
 
+/**
+ * The share and unsubscribe links of the e-mail a report schedule (`target`: what it sends, to
+ * whom) sends when run now, read from the local outbox.
+ */
+async function scheduledMail(target: Record<string, unknown>): Promise<{ share: string; unsubscribe: string }> {
+  const email = `axe-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const created = await api("/api/create_report_schedule/", { ...target, cron: "0 6 1 1 *", recipients: [email], subject: "Axe numbers" });
+  expect(created.success, JSON.stringify(created)).toBe(1);
+  const ran = await api("/api/run_report_schedule/", { id: created.schedule.id });
+  expect(ran.success, JSON.stringify(ran)).toBe(1);
+  let raw = "";
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline && !raw; ) {
+    const list = await (await fetch(`${server.base}/_dev/outbox`)).text();
+    const href = list
+      .split("<tr>")
+      .find((r) => r.includes(email))
+      ?.match(/href="(\/_dev\/outbox\/[^"]+)"/)?.[1];
+    if (href) raw = await (await fetch(`${server.base}${href}`)).text();
+    else await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  expect(raw, "no e-mail in the outbox").not.toBe("");
+  const html = parseMime(raw).parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))?.body ?? "";
+  const share = /href="(http[^"]+\/share\/[0-9a-f]{64})"/.exec(html)?.[1] ?? "";
+  const unsubscribe = raw.match(/^List-Unsubscribe: <([^>]+)>$/m)?.[1] ?? "";
+  expect(share, "no share link in the e-mail").not.toBe("");
+  expect(unsubscribe, "no unsubscribe link in the e-mail").not.toBe("");
+  const local = (link: string) => link.replace(/^https?:\/\/[^/]+/, server.base);
+  return { share: local(share), unsubscribe: local(unsubscribe) };
+}
+
 const rendered = (page: Page) => page.waitForSelector("body[data-render-complete=true]").then(() => undefined);
 
 describe("axe-core finds no WCAG 2.x A/AA violation", () => {
@@ -139,24 +185,7 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
   }
 
   it("on the report builder in every presentation, at 360 and 1280 px", async () => {
-    const created = await api("/api/create_blueprint/", {
-      customer_id: "acme",
-      blueprint_name: "Axe sales",
-      tables: [
-        {
-          table_name: "orders",
-          schema_id: 1,
-          dataset_name: "Orders",
-          description: "One row per order.",
-          query: "SELECT day, product, amount FROM orders WHERE customer_id = {{customer.provided_id}}",
-          columns: [
-            { name: "day", type: "DATE", display_name: "Order day" },
-            { name: "product", type: "STRING", display_name: "Product" },
-            { name: "amount", type: "FLOAT", display_name: "Amount", can_be_grouped: false },
-          ],
-        },
-      ],
-    });
+    const created = await api("/api/create_blueprint/", { customer_id: "acme", blueprint_name: "Axe sales", tables: BLUEPRINT_TABLES });
     expect(created.success, JSON.stringify(created)).toBe(1);
     for (const [, choice] of presentations) {
       const minted = await api("/api/generate_embed_token/", { ...choice, blueprint_id: created.blueprint_id });
@@ -172,9 +201,8 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
   }, 180_000);
 
   it.each(PRESENTATIONS)(
-    "on the share page and the unsubscribe pages (asking, done) of a scheduled e-mail in %s, at 360 and 1280 px",
+    "on the share pages (a dashboard, a saved report) and the unsubscribe pages (asking, done) of scheduled e-mails in %s, at 360 and 1280 px",
     async (name, choice) => {
-      const email = `axe-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
       // The share page shows its customer's view and the unsubscribe page the rule's, else the
       // customer's: a demo customer with rows of its own, put in the presentation before any page
       // of it is read (acme is the built-in theme in en-US as seeded).
@@ -183,33 +211,7 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
         const updated = await api("/api/update_customer/", { provided_id: customer, theme: choice.theme ?? null, locale: choice.locale });
         expect(updated.success, JSON.stringify(updated)).toBe(1);
       }
-      const created = await api("/api/create_report_schedule/", {
-        dashboard_embed_id: "sales-overview",
-        provided_id: customer,
-        cron: "0 6 1 1 *",
-        recipients: [email],
-        subject: "Axe numbers",
-      });
-      expect(created.success, JSON.stringify(created)).toBe(1);
-      const ran = await api("/api/run_report_schedule/", { id: created.schedule.id });
-      expect(ran.success, JSON.stringify(ran)).toBe(1);
-      let raw = "";
-      for (const deadline = Date.now() + 90_000; Date.now() < deadline && !raw; ) {
-        const list = await (await fetch(`${server.base}/_dev/outbox`)).text();
-        const href = list
-          .split("<tr>")
-          .find((r) => r.includes(email))
-          ?.match(/href="(\/_dev\/outbox\/[^"]+)"/)?.[1];
-        if (href) raw = await (await fetch(`${server.base}${href}`)).text();
-        else await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-      expect(raw, "no e-mail in the outbox").not.toBe("");
-      const html = parseMime(raw).parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))?.body ?? "";
-      const share = /href="(http[^"]+\/share\/[0-9a-f]{64})"/.exec(html)?.[1] ?? "";
-      const unsubscribe = raw.match(/^List-Unsubscribe: <([^>]+)>$/m)?.[1] ?? "";
-      expect(share, "no share link in the e-mail").not.toBe("");
-      expect(unsubscribe, "no unsubscribe link in the e-mail").not.toBe("");
-      const local = (link: string) => link.replace(/^https?:\/\/[^/]+/, server.base);
+      const { share, unsubscribe } = await scheduledMail({ dashboard_embed_id: "sales-overview", provided_id: customer });
       const drawnIn = async (page: Page) => {
         // The page is drawn in the schedule's presentation, not the built-in one.
         const attributes = await page.evaluate(() => [document.documentElement.lang, document.documentElement.dataset.theme]);
@@ -218,7 +220,7 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
       };
       for (const width of [360, 1280]) {
         const shareStatus = await expectClean(
-          `${local(share)}?width=${width}`,
+          `${share}?width=${width}`,
           width,
           async (page) => {
             await rendered(page);
@@ -227,11 +229,11 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
           shotName("share", name, width),
         );
         expect(shareStatus).toBe(200);
-        expect(await expectClean(local(unsubscribe), width, drawnIn, shotName("unsubscribe", name, width))).toBe(200);
+        expect(await expectClean(unsubscribe, width, drawnIn, shotName("unsubscribe", name, width))).toBe(200);
       }
       // The page after its button: "You are unsubscribed" (the link shows it from then on).
       for (const width of [360, 1280]) {
-        const { page } = await check(local(unsubscribe), width);
+        const { page } = await check(unsubscribe, width);
         if (width === 360) await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("button")]);
         expect(await page.$("button")).toBeNull();
         await drawnIn(page);
@@ -239,6 +241,31 @@ describe("axe-core finds no WCAG 2.x A/AA violation", () => {
         await screenshot(page, shotName("unsubscribed", name, width));
         await page.close();
         expect(violations, `the unsubscribed page at ${width} px:\n${describeViolations(violations)}`).toEqual([]);
+      }
+      // The share page of a saved report (the builder's report, drawn as its one-panel page).
+      const blueprint = await api("/api/create_blueprint/", {
+        customer_id: customer,
+        blueprint_name: "Axe report",
+        tables: BLUEPRINT_TABLES,
+      });
+      expect(blueprint.success, JSON.stringify(blueprint)).toBe(1);
+      const minted = await api("/api/generate_embed_token/", { provided_id: customer, blueprint_id: blueprint.blueprint_id });
+      expect(minted.success, JSON.stringify(minted)).toBe(1);
+      const embedId = new URL(minted.embed_url).pathname.split("/").filter(Boolean).pop();
+      const saved = await fetch(`${server.base}/report-builder/${embedId}/reports`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${minted.token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          name: "Axe revenue by product",
+          query: { dataset: "Orders", group_by: [{ column: "product" }], values: [{ aggregate: "sum", column: "amount" }] },
+          chart: { type: "bar", x: "product", y: ["sum_amount"] },
+        }),
+      }).then((r) => r.json() as Promise<any>);
+      expect(saved.report?.id, JSON.stringify(saved)).toBeTruthy();
+      const report = await scheduledMail({ report_id: saved.report.id, provided_id: customer });
+      for (const width of [360, 1280]) {
+        const status = await expectClean(`${report.share}?width=${width}`, width, drawnIn, shotName("share-report", name, width));
+        expect(status).toBe(200);
       }
     },
     180_000,
