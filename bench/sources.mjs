@@ -10,7 +10,7 @@
 // MariaDB/MySQL when one is installed); PostgreSQL: globex (npm run demo:postgres);
 // ClickHouse: acme (npm run demo:clickhouse) on the tests' ClickHouse server (the real engine
 // from chdb, scripts/lib/clickhouse-test-server.mjs), started here, or CLICKHOUSE_URL.
-// Usage: npm run bench:sources [-- --runs 30]
+// Usage: npm run bench:sources [-- --runs 30]  (BENCH_DEBUG=1 shows the server's output)
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { ensureLocalClickhouse } from "../scripts/lib/local-clickhouse.mjs";
