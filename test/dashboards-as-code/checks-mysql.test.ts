@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, createCustomer, unique, workspace } from "../helpers/dashboards";
+import { bothPanelsPrepared, byMonthProblem, checkedFile } from "../helpers/data-source-engines";
 import { mysqlAvailable, onMysql } from "../helpers/mysql-warehouse";
 
 // `dashboard_checks` (`dashboards validate --customer`) on a MySQL data source: the test run's
@@ -11,22 +12,8 @@ let schema: number;
 let viewer: string;
 let tenant: string;
 
-const file = (sql: string, y_columns = ["revenue"]) => ({
-  embed_id: "my-checked",
-  name: "MySQL checked",
-  definition: {
-    panels: [
-      {
-        id: "total",
-        type: "kpi",
-        schema_id: schema,
-        sql: `SELECT SUM(amount) AS value FROM ${D}.orders WHERE customer_id = {{customer.provided_id}}`,
-        layout: { x: 0, y: 0, w: 4, h: 2 },
-      },
-      { id: "by_month", type: "line", schema_id: schema, sql, x_column: "month", y_columns, layout: { x: 4, y: 0, w: 8, h: 4 } },
-    ],
-  },
-});
+const file = (sql: string, y_columns = ["revenue"]) =>
+  checkedFile({ embedId: "my-checked", name: "MySQL checked", schema, table: `${D}.orders` }, sql, y_columns);
 const check = (body: unknown, providedId = viewer) =>
   admin("POST", "/admin/dashboard_checks/", { ...(body as object), provided_id: providedId });
 
@@ -63,46 +50,20 @@ describe.skipIf(!mysqlAvailable)("checking a dashboard file against a customer's
       file(`SELECT month, SUM(amount) AS revenue FROM ${D}.orders WHERE customer_id = {{customer.provided_id}} GROUP BY month`),
     );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      valid: true,
-      problems: [],
-      panels: [
-        { id: "total", columns: ["value"] },
-        { id: "by_month", columns: ["month", "revenue"] },
-      ],
-    });
+    expect(res.body).toMatchObject(bothPanelsPrepared);
   });
 
   it("reports a missing table and a missing column with MySQL's message, and a chart column the query lacks", async () => {
     const res = await check(file(`SELECT month, SUM(amount) AS revenue FROM ${D}.orderz GROUP BY month`));
     expect(res.body.valid).toBe(false);
-    expect(res.body.problems).toEqual([
-      {
-        field: "definition.panels.1.sql",
-        panel_index: 1,
-        panel_id: "by_month",
-        message: `the query failed: Table '${D}.orderz' doesn't exist`,
-      },
-    ]);
+    expect(res.body.problems).toEqual([byMonthProblem("sql", `the query failed: Table '${D}.orderz' doesn't exist`)]);
     const unknownColumn = await check(file(`SELECT month, SUM(amount_eur) AS revenue FROM ${D}.orders GROUP BY month`));
     // MySQL 8 ends it "in 'field list'", MariaDB "in 'SELECT'".
     expect(unknownColumn.body.problems).toEqual([
-      {
-        field: "definition.panels.1.sql",
-        panel_index: 1,
-        panel_id: "by_month",
-        message: expect.stringMatching(/^the query failed: Unknown column 'amount_eur' in '/),
-      },
+      byMonthProblem("sql", expect.stringMatching(/^the query failed: Unknown column 'amount_eur' in '/)),
     ]);
     const column = await check(file(`SELECT month, SUM(amount) AS revenu FROM ${D}.orders GROUP BY month`));
-    expect(column.body.problems).toEqual([
-      {
-        field: "definition.panels.1.y_columns.0",
-        panel_index: 1,
-        panel_id: "by_month",
-        message: "column 'revenue' is not in the query's result (month, revenu)",
-      },
-    ]);
+    expect(column.body.problems).toEqual([byMonthProblem("y_columns.0", "column 'revenue' is not in the query's result (month, revenu)")]);
   });
 
   it("fetches no row: a panel that would sleep 20 s is prepared in a moment", async () => {

@@ -4,7 +4,8 @@ import { describeClickhouse, runClickhouse, settingsFor } from "../../../src/dat
 import { connectionToStore, type StoredConnection } from "../../../src/data/sources/clickhouse-connection";
 import type { Param } from "../../../src/data/placeholders";
 import type { PanelResult } from "../../../src/data/sources/types";
-import { admin, call, createCustomer, dashboard, embed, kpi, panelText, unique, workspace } from "../../helpers/dashboards";
+import { admin, call, dashboard, embed, kpi, panelText, unique, workspace } from "../../helpers/dashboards";
+import { consoleLines, expectSlowPanelStopped, mappedCustomer, panelsOf } from "../../helpers/data-source-engines";
 import { clickhouseAvailable, clickhouseRows, clickhouseServer, onClickhouse, sendClickhouse } from "../../helpers/clickhouse-warehouse";
 
 // Every test here runs against the real ClickHouse engine of the test run (the tests' server
@@ -65,16 +66,14 @@ beforeAll(async () => {
   ctx = { write, schema, ch, alpha, beta, stored };
 });
 
-async function customer(providedId = unique("ch-customer"), source = ctx.ch, extra: Record<string, unknown> = {}) {
-  return createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: source }, ...extra });
-}
+const customer = (providedId = unique("ch-customer"), source = ctx.ch, extra: Record<string, unknown> = {}) =>
+  mappedCustomer(ctx, source, providedId, extra);
 
 const ordersCount = async () => (await clickhouseRows<{ n: number }>(`SELECT count() AS n FROM ${D}.orders`))[0].n;
 
 const run = (queries: { sql: string; params?: Param[] }[], limits = { timeoutMs, rowLimit: 10_000 }, namespace?: string | null) => {
   const trips = { kind: "clickhouse" as const, trips: 0, connections: 0 };
-  const panels = queries.map((q, i) => ({ panelId: `p${i}`, sql: q.sql, params: q.params ?? [] }));
-  return runClickhouse({ env: env as never, connection: ctx.stored }, panels, limits, trips, namespace).then((results) => ({
+  return runClickhouse({ env: env as never, connection: ctx.stored }, panelsOf(queries), limits, trips, namespace).then((results) => ({
     results,
     trips,
   }));
@@ -197,18 +196,7 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: limits", () => {
 
   it("stops a slow panel at QUERY_TIMEOUT_MS on the page; the rest of the dashboard renders", async () => {
     const viewer = await customer();
-    const embedId = await dashboard({
-      panels: [
-        kpi("slow", ctx.schema, "SELECT sum(sleep(3)) AS value FROM numbers(100000000)", 0),
-        kpi("fast", ctx.schema, "SELECT 41 + 1 AS value", 3),
-      ],
-    });
-    const started = Date.now();
-    const page = await embed(embedId, viewer.token);
-    expect(Date.now() - started).toBeLessThan(timeoutMs + 2000);
-    expect(panelText(page.body, "slow")).toBe(`slow The query took longer than ${timeoutMs / 1000} s and was stopped.`);
-    expect(panelText(page.body, "fast")).toBe("fast 42");
-    expect(page.body).toContain('data-render-complete="true"');
+    await expectSlowPanelStopped(ctx.schema, viewer.token, "SELECT sum(sleep(3)) AS value FROM numbers(100000000)", timeoutMs, 2000);
   });
 
   it("cuts a panel at the row limit, in the panel's order, also under a LIMIT of its own", async () => {
@@ -303,10 +291,7 @@ describe.skipIf(!clickhouseAvailable)("clickhouse data source: a source that can
   ])(
     "%s: the panel says so within the time limit, the page is not a 500, and no credential is in the page or the logs",
     async (_case, change, says) => {
-      const logged: string[] = [];
-      for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-        vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
-      }
+      const logged = consoleLines();
       const source = await createSource(`Down ${_case}`, change);
       const viewer = await customer(unique("ch-down"), source);
       const embedId = await dashboard({

@@ -2,7 +2,14 @@ import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runMysql } from "../../../src/data/sources/mysql";
 import type { PanelResult } from "../../../src/data/sources/types";
-import { admin, call, createCustomer, dashboard, embed, kpi, panelText, unique, workspace } from "../../helpers/dashboards";
+import { admin, call, dashboard, embed, kpi, panelText, unique, workspace } from "../../helpers/dashboards";
+import {
+  consoleLines,
+  expectSlowPanelStopped,
+  expectUnreachableSourcePage,
+  mappedCustomer,
+  panelsOf,
+} from "../../helpers/data-source-engines";
 import { mysqlAvailable, mysqlWarehouse, onMysql } from "../../helpers/mysql-warehouse";
 
 // Every test here runs against the real MySQL-protocol server of the test run behind the
@@ -40,9 +47,8 @@ beforeAll(async () => {
   ctx = { write, read, schema, my, alpha, beta };
 });
 
-async function customer(providedId = unique("my-customer"), source = ctx.my, extra: Record<string, unknown> = {}) {
-  return createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: source }, ...extra });
-}
+const customer = (providedId = unique("my-customer"), source = ctx.my, extra: Record<string, unknown> = {}) =>
+  mappedCustomer(ctx, source, providedId, extra);
 
 async function ordersState() {
   const [orders] = await onMysql<{ n: string; total: string }>(`SELECT count(*) AS n, sum(amount) AS total FROM ${D}.orders`);
@@ -51,8 +57,7 @@ async function ordersState() {
 
 const run = (queries: { sql: string; params?: (string | number | null)[] }[], limits = { timeoutMs, rowLimit: 10_000 }) => {
   const trips = { kind: "mysql" as const, trips: 0, connections: 0 };
-  const panels = queries.map((q, i) => ({ panelId: `p${i}`, sql: q.sql, params: q.params ?? [] }));
-  return runMysql(mysqlWarehouse, panels, limits, trips).then((results) => ({ results, trips }));
+  return runMysql(mysqlWarehouse, panelsOf(queries), limits, trips).then((results) => ({ results, trips }));
 };
 
 describe.skipIf(!mysqlAvailable)("mysql data source: data per customer", () => {
@@ -141,17 +146,8 @@ describe.skipIf(!mysqlAvailable)("mysql data source: the database refuses writes
 describe.skipIf(!mysqlAvailable)("mysql data source: limits", () => {
   it("stops a SLEEP(40) panel at QUERY_TIMEOUT_MS with a message; the rest of the dashboard renders", async () => {
     const viewer = await customer();
-    const embedId = await dashboard({
-      panels: [kpi("slow", ctx.schema, "SELECT SLEEP(40) AS value", 0), kpi("fast", ctx.schema, "SELECT 41 + 1 AS value", 3)],
-    });
-    const started = Date.now();
-    const page = await embed(embedId, viewer.token);
-    const elapsed = Date.now() - started;
+    const page = await expectSlowPanelStopped(ctx.schema, viewer.token, "SELECT SLEEP(40) AS value", timeoutMs, 1000);
     expect(page.status).toBe(200);
-    expect(elapsed).toBeLessThan(timeoutMs + 1000);
-    expect(panelText(page.body, "slow")).toBe(`slow The query took longer than ${timeoutMs / 1000} s and was stopped.`);
-    expect(panelText(page.body, "fast")).toBe("fast 42");
-    expect(page.body).toContain('data-render-complete="true"');
   });
 
   it("cuts a 20,000-row panel at QUERY_ROW_LIMIT, in the panel's order, also under a LIMIT of its own", async () => {
@@ -257,27 +253,12 @@ describe.skipIf(!mysqlAvailable)("mysql data source: unreachable database", () =
     ["a stopped server", "WAREHOUSE_MYSQL_STOPPED", "could not be reached"],
     ["a wrong password", "WAREHOUSE_MYSQL_WRONG_PASSWORD", "refused the credentials of this data source"],
   ])("%s: the panel says so, the page is not a 500, and no secret is in the page or the logs", async (_case, binding, says) => {
-    const logged: string[] = [];
-    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
-    }
+    const logged = consoleLines();
     const source = (await admin("POST", "/admin/data_sources/", { name: binding, binding, kind: "mysql" })).body.data_source.id as number;
     const viewer = await customer(unique("my-down"), source);
-    const embedId = await dashboard({
-      panels: [
-        kpi("revenue", ctx.schema, `SELECT SUM(amount) AS value FROM ${D}.orders`, 0),
-        kpi("count", ctx.schema, `SELECT COUNT(*) AS value FROM ${D}.orders`, 3),
-      ],
-    });
-    const page = await embed(embedId, viewer.token);
-    expect(page.status).toBe(200);
-    expect(panelText(page.body, "revenue")).toContain(says);
-    expect(panelText(page.body, "count")).toContain(says);
-    expect(page.body).toContain('data-render-complete="true"');
-    expect(logged.join("\n")).toContain("mysql connection failed");
-    for (const secret of secrets()) {
-      expect(page.body).not.toContain(secret);
-      expect(logged.join("\n")).not.toContain(secret);
-    }
+    await expectUnreachableSourcePage(
+      { schema: ctx.schema, customerToken: viewer.token, table: `${D}.orders` },
+      { says, logged, logLine: "mysql connection failed", secrets: secrets() },
+    );
   });
 });

@@ -2,8 +2,15 @@ import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runPostgres } from "../../../src/data/sources/postgres";
 import type { PanelResult } from "../../../src/data/sources/types";
-import { admin, call, createCustomer, dashboard, embed, kpi, panelText, seedOrders, unique, workspace } from "../../helpers/dashboards";
+import { admin, call, dashboard, embed, kpi, panelText, seedOrders, unique, workspace } from "../../helpers/dashboards";
 import { fetchDownload, isPng, pngWidth, waitForJob } from "../../helpers/delivery";
+import {
+  consoleLines,
+  expectSlowPanelStopped,
+  expectUnreachableSourcePage,
+  mappedCustomer,
+  panelsOf,
+} from "../../helpers/data-source-engines";
 import { onWarehouse, warehouse } from "../../helpers/warehouse";
 
 // Every test here runs against the real local PostgreSQL behind the WAREHOUSE Hyperdrive
@@ -43,9 +50,8 @@ beforeAll(async () => {
 });
 
 /** A customer whose `schema` maps to the given data source (PostgreSQL by default). */
-async function customer(providedId = unique("pg-customer"), source = ctx.pg, extra: Record<string, unknown> = {}) {
-  return createCustomer(ctx.write, { provided_id: providedId, mapping: { [ctx.schema]: source }, ...extra });
-}
+const customer = (providedId = unique("pg-customer"), source = ctx.pg, extra: Record<string, unknown> = {}) =>
+  mappedCustomer(ctx, source, providedId, extra);
 
 async function ordersState() {
   const [orders] = await onWarehouse<{ n: string; total: string }>(`SELECT count(*) AS n, sum(amount) AS total FROM ${S}.orders`);
@@ -56,8 +62,9 @@ async function ordersState() {
 
 const run = (queries: { sql: string; params?: unknown[] }[], limits = { timeoutMs, rowLimit: 10_000 }) => {
   const trips = { kind: "postgres" as const, trips: 0, connections: 0 };
-  const panels = queries.map((q, i) => ({ panelId: `p${i}`, sql: q.sql, params: (q.params ?? []) as (string | number | null)[] }));
-  return runPostgres(warehouse, panels, limits, trips).then((results) => ({ results, trips }));
+  return runPostgres(warehouse, panelsOf(queries as { sql: string; params?: (string | number | null)[] }[]), limits, trips).then(
+    (results) => ({ results, trips }),
+  );
 };
 
 describe("postgres data source: data per customer", () => {
@@ -199,17 +206,8 @@ describe("postgres data source: the database refuses writes", () => {
 describe("postgres data source: limits", () => {
   it("stops a slow panel at QUERY_TIMEOUT_MS with a message; the rest of the dashboard renders", async () => {
     const viewer = await customer();
-    const embedId = await dashboard({
-      panels: [kpi("slow", ctx.schema, "SELECT pg_sleep(30) AS value", 0), kpi("fast", ctx.schema, "SELECT 41 + 1 AS value", 3)],
-    });
-    const started = Date.now();
-    const page = await embed(embedId, viewer.token);
-    const elapsed = Date.now() - started;
+    const page = await expectSlowPanelStopped(ctx.schema, viewer.token, "SELECT pg_sleep(30) AS value", timeoutMs, 1000);
     expect(page.status).toBe(200);
-    expect(elapsed).toBeLessThan(timeoutMs + 1000);
-    expect(panelText(page.body, "slow")).toBe(`slow The query took longer than ${timeoutMs / 1000} s and was stopped.`);
-    expect(panelText(page.body, "fast")).toBe("fast 42");
-    expect(page.body).toContain('data-render-complete="true"');
   });
 
   it("keeps QUERY_ROW_LIMIT rows and marks the panel as cut", async () => {
@@ -329,29 +327,14 @@ describe("postgres data source: unreachable database", () => {
     ["a stopped server", "WAREHOUSE_STOPPED", "could not be reached"],
     ["a wrong password", "WAREHOUSE_WRONG_PASSWORD", "refused the credentials of this data source"],
   ])("%s: the panel says so, the page is not a 500, and no secret is in the page or the logs", async (_case, binding, says) => {
-    const logged: string[] = [];
-    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
-    }
+    const logged = consoleLines();
     const source = (await admin("POST", "/admin/data_sources/", { name: binding, binding, kind: "postgres" })).body.data_source
       .id as number;
     const viewer = await customer(unique("pg-down"), source);
-    const embedId = await dashboard({
-      panels: [
-        kpi("revenue", ctx.schema, `SELECT SUM(amount) AS value FROM ${S}.orders`, 0),
-        kpi("count", ctx.schema, `SELECT COUNT(*) AS value FROM ${S}.orders`, 3),
-      ],
-    });
-    const page = await embed(embedId, viewer.token);
-    expect(page.status).toBe(200);
-    expect(panelText(page.body, "revenue")).toContain(says);
-    expect(panelText(page.body, "count")).toContain(says);
-    expect(page.body).toContain('data-render-complete="true"');
-    expect(logged.join("\n")).toContain("postgres connection failed");
-    for (const secret of secrets()) {
-      expect(page.body).not.toContain(secret);
-      expect(logged.join("\n")).not.toContain(secret);
-    }
+    await expectUnreachableSourcePage(
+      { schema: ctx.schema, customerToken: viewer.token, table: `${S}.orders` },
+      { says, logged, logLine: "postgres connection failed", secrets: secrets() },
+    );
   });
 });
 
