@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { consoleSessions, consoleSignInFailures } from "../db/schema";
 
@@ -18,13 +18,14 @@ export function deleteSession(db: Database, idHash: string) {
   return db.delete(consoleSessions).where(eq(consoleSessions.idHash, idHash));
 }
 
-/** How many wrong tries `client` made in `minute` so far. */
-export async function failuresIn(db: Database, client: string, minute: number): Promise<number> {
-  const [row] = await db
-    .select({ count: consoleSignInFailures.count })
+/** How many wrong tries `client` made in `minute` and in the minute before it: one query. */
+export async function failuresAround(db: Database, client: string, minute: number): Promise<{ current: number; previous: number }> {
+  const rows = await db
+    .select({ minute: consoleSignInFailures.minute, count: consoleSignInFailures.count })
     .from(consoleSignInFailures)
-    .where(and(eq(consoleSignInFailures.client, client), eq(consoleSignInFailures.minute, minute)));
-  return row?.count ?? 0;
+    .where(and(eq(consoleSignInFailures.client, client), inArray(consoleSignInFailures.minute, [minute - 1, minute])));
+  const countOf = (m: number) => rows.find((row) => row.minute === m)?.count ?? 0;
+  return { current: countOf(minute), previous: countOf(minute - 1) };
 }
 
 /** Counts one more wrong try of `client` in `minute`. */

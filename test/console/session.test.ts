@@ -1,5 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { secondsUntilFree } from "../../src/console/service";
 import { ADMIN_TOKEN, callWithEnv, unique } from "../helpers/api";
 
 // The console's sign-in (docs/console.md), through the Worker's real fetch
@@ -111,6 +112,39 @@ describe("POST /console/session", () => {
     const other = client();
     for (let i = 0; i < 9; i++) expect((await signIn(`wrong-${i}`, other)).response.status).toBe(401);
     expect((await signIn(ADMIN_TOKEN, other)).response.status).toBe(200);
+  });
+
+  describe("the wrong-try window slides over the turn of a clock minute", () => {
+    it("ten tries split across the turn still refuse the next one, until the older ones have slid out", () => {
+      // 6 tries late in one minute, 4 early in the next: one second into it, all ten are within 60 s.
+      expect(secondsUntilFree({ previous: 6, current: 4 }, 1_000)).toBeGreaterThan(0);
+      expect(secondsUntilFree({ previous: 10, current: 0 }, 0)).toBe(6);
+      expect(secondsUntilFree({ previous: 0, current: 10 }, 15_000)).toBe(51);
+      // Control: nine in the window, or ten whose older part has slid out, leave the client free.
+      expect(secondsUntilFree({ previous: 5, current: 4 }, 0)).toBe(0);
+      expect(secondsUntilFree({ previous: 10, current: 0 }, 6_000)).toBe(0);
+      expect(secondsUntilFree({ previous: 6, current: 4 }, 59_000)).toBe(0);
+    });
+
+    it("the Retry-After it names is the moment the client is free again", () => {
+      for (const tries of [
+        { previous: 6, current: 4 },
+        { previous: 10, current: 0 },
+        { previous: 3, current: 9 },
+        { previous: 0, current: 10 },
+      ]) {
+        for (const into of [0, 1_000, 20_500, 59_999]) {
+          const wait = secondsUntilFree(tries, into);
+          if (wait === 0) continue;
+          const freeAt = into + wait * 1000;
+          // The state at a moment of this minute or of the next one (where this one's tries are the previous).
+          const at = (ms: number) =>
+            ms < 60_000 ? secondsUntilFree(tries, ms) : secondsUntilFree({ previous: tries.current, current: 0 }, ms - 60_000);
+          expect(at(freeAt)).toBe(0);
+          expect(at(freeAt - 1000)).toBeGreaterThan(0);
+        }
+      }
+    });
   });
 
   it("refuses a sign-in posted from another site's page (403 cross_site_request)", async () => {
