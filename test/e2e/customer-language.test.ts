@@ -3,42 +3,18 @@
 // served and after its script has run — and the report e-mail of a de-DE and an ar-EG customer
 // in a dark theme, read from the local outbox of the real `npm start` and shown in a real
 // browser (puppeteer-core on the local Chromium; screenshots in test-results/).
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../../scripts/lib/chromium.mjs";
+import { describe, expect, it } from "vitest";
 import { DARK_THEME } from "../../scripts/lib/demo-themes.mjs";
-import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { CATALOGUES } from "../../src/view/messages";
 import { parseMime } from "../helpers/mime";
 import { decodePng } from "./pixels";
+import { serverAndBrowser, shots } from "./host-page";
 
 declare const document: any;
 
-const shots = join(import.meta.dirname, "..", "..", "test-results");
-let server: Awaited<ReturnType<typeof startLocalServer>>;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startLocalServer({ port: await freePort() });
-  browser = await launchBrowser();
-  mkdirSync(shots, { recursive: true });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function api(path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${server.base}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
-}
+const host = serverAndBrowser();
+const { api, mailTo } = host;
 
 async function waitDone(jobId: string): Promise<void> {
   let status = "";
@@ -50,21 +26,12 @@ async function waitDone(jobId: string): Promise<void> {
   expect(status).toBe("done");
 }
 
-/** The raw e-mail sent to `to`, from the local outbox. */
-async function mailTo(to: string): Promise<string> {
-  const list = await (await fetch(`${server.base}/_dev/outbox`)).text();
-  const row = list.split("<tr>").find((r) => r.includes(to));
-  const href = row?.match(/href="(\/_dev\/outbox\/[^"]+)"/)?.[1];
-  expect(href, `no e-mail to ${to} in the outbox`).toBeDefined();
-  return (await fetch(`${server.base}${href}`)).text();
-}
-
 const LOCALES = ["en-US", "de-DE", "fr-FR", "es-ES", "ja-JP", "ar-EG"] as const;
 const languageOf = (locale: string) => locale.split("-")[0];
 
 describe("the Subscribe control speaks the page's language", () => {
   it("in all six languages: the served HTML and, after its script ran, the list it writes", async () => {
-    const page = await browser.newPage();
+    const page = await host.browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
     for (const locale of LOCALES) {
       const words = CATALOGUES[languageOf(locale)];
@@ -114,7 +81,7 @@ describe("the Subscribe control speaks the page's language", () => {
 
 describe("the report e-mail of a de-DE and an ar-EG customer in a dark theme", () => {
   it("says our words in the customer's language, with lang and dir, in the theme's colors around the image and its logo once", async () => {
-    const page = await browser.newPage();
+    const page = await host.browser.newPage();
     for (const [locale, dir] of [
       ["de-DE", "ltr"],
       ["ar-EG", "rtl"],

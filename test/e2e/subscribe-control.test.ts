@@ -2,39 +2,15 @@
 // Chromium), against the real `npm start`: a viewer whose signed token carries user_email
 // subscribes weekly at 09:00 in the browser's time zone, sees it listed, and cancels it.
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { builtBrowserScript } from "../../scripts/lib/browser-build.mjs";
-import { launchBrowser } from "../../scripts/lib/chromium.mjs";
-import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { serverAndBrowser, shots } from "./host-page";
 
 declare const document: any;
 
-const shots = join(import.meta.dirname, "..", "..", "test-results");
-let server: Awaited<ReturnType<typeof startLocalServer>>;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startLocalServer({ port: await freePort() });
-  browser = await launchBrowser();
-  mkdirSync(shots, { recursive: true });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function api(path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${server.base}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
-}
+const host = serverAndBrowser();
+const { api } = host;
 
 describe("Subscribe on the live embed page", () => {
   it("subscribes the token's viewer weekly at 09:00 in the browser's time zone, lists it and cancels it (360 and 1280 px)", async () => {
@@ -47,7 +23,7 @@ describe("Subscribe on the live embed page", () => {
       locale: "en-US",
     });
     expect(minted.success).toBe(1);
-    const page = await browser.newPage();
+    const page = await host.browser.newPage();
     await page.emulateTimezone("Europe/Berlin");
     for (const width of [360, 1280]) {
       await page.setViewport({ width, height: 900 });
@@ -83,7 +59,7 @@ describe("Subscribe on the live embed page", () => {
       dashboard_embed_id: "sales-overview",
       user_email: `built-${Date.now()}@acme.example`,
     });
-    const page = await browser.newPage();
+    const page = await host.browser.newPage();
     // What the browser was served (and ran: a script whose hash the CSP lacks would be blocked).
     const response = await page.goto(`${minted.embed_url}&width=1280`, { waitUntil: "load" });
     await page.waitForSelector("body[data-render-complete=true]");
@@ -105,7 +81,7 @@ describe("Subscribe on the live embed page", () => {
     expect(html).toContain('data-render-complete="true"');
     expect(html).not.toContain('id="subscribe"');
     const customer = (await api("/api/get_customer/", { provided_id: "acme-berlin" })).customer;
-    const legacy = await (await fetch(`${server.base}/embed/sales-overview?customer_token=${customer.token}`)).text();
+    const legacy = await (await fetch(`${host.server.base}/embed/sales-overview?customer_token=${customer.token}`)).text();
     expect(legacy).not.toContain('id="subscribe"');
   });
 });

@@ -2,48 +2,15 @@
 // Chromium) against the real `npm start`: the e-mail's HTML with its unsubscribe footer, and
 // the unsubscribe page its List-Unsubscribe link opens — at 360 and 1280 px, screenshots in
 // test-results/. The GET page changes nothing; its button unsubscribes.
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../../scripts/lib/chromium.mjs";
-import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { describe, expect, it } from "vitest";
 import { parseMime } from "../helpers/mime";
+import { serverAndBrowser, shots } from "./host-page";
 
 declare const document: any;
 
-const shots = join(import.meta.dirname, "..", "..", "test-results");
-let server: Awaited<ReturnType<typeof startLocalServer>>;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startLocalServer({ port: await freePort() });
-  browser = await launchBrowser();
-  mkdirSync(shots, { recursive: true });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function api(path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${server.base}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "Service-Authorization": `Token ${server.vars.DEV_API_TOKEN}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
-}
-
-/** The raw e-mail sent to `to`, from the local outbox (newest first). */
-async function mailTo(to: string): Promise<string> {
-  const list = await (await fetch(`${server.base}/_dev/outbox`)).text();
-  const row = list.split("<tr>").find((r) => r.includes(to));
-  const href = row?.match(/href="(\/_dev\/outbox\/[^"]+)"/)?.[1];
-  expect(href, `no e-mail to ${to} in the outbox`).toBeDefined();
-  return (await fetch(`${server.base}${href}`)).text();
-}
+const host = serverAndBrowser();
+const { api, mailTo } = host;
 
 describe("a scheduled e-mail's unsubscribe, as the recipient sees it", () => {
   it("shows the footer link in the e-mail and a confirmation page whose button unsubscribes, at 360 and 1280 px", async () => {
@@ -75,7 +42,7 @@ describe("a scheduled e-mail's unsubscribe, as the recipient sees it", () => {
 
     // A mail client shows the inline image its cid: names; the page gets it as a data: URL.
     const html = parts.find((p) => p.headers["content-type"]?.startsWith("text/html"))?.body ?? "";
-    const page = await browser.newPage();
+    const page = await host.browser.newPage();
     for (const width of [360, 1280]) {
       await page.setViewport({ width, height: 900 });
       await page.setContent(html, { waitUntil: "load" });
@@ -89,7 +56,7 @@ describe("a scheduled e-mail's unsubscribe, as the recipient sees it", () => {
       expect(await page.evaluate(() => document.body.innerText)).toContain("Open the live dashboard");
       await page.screenshot({ path: join(shots, `unsubscribe-mail-${width}.png`), fullPage: true });
 
-      await page.goto(link!.replace(/^https?:\/\/[^/]+/, server.base), { waitUntil: "load" });
+      await page.goto(link!.replace(/^https?:\/\/[^/]+/, host.server.base), { waitUntil: "load" });
       expect(await page.$eval("h1", (h: any) => h.textContent)).toBe("Unsubscribe?");
       expect(await page.$eval("main", (m: any) => m.innerText)).toContain(email);
       const button = await page.$eval("button", (b: any) => {
