@@ -118,6 +118,22 @@ describe("the report e-mail of a de-DE and an ar-EG customer in a dark theme", (
       expect(await page.evaluate(() => document.documentElement.dir)).toBe(dir);
       expect(await page.evaluate(() => (document.querySelector("img") as any).naturalWidth)).toBeGreaterThan(0);
       const bytes = await page.screenshot({ path: join(shots, `report-mail-${locale}.png`), fullPage: true });
+      // On a phone and on a wide screen: the image follows the width, nothing runs past the edge.
+      for (const width of [360, 1280]) {
+        await page.setViewport({ width, height: 900 });
+        const fits = await page.evaluate(() => ({
+          overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          image: (document.querySelector("img") as HTMLImageElement).getBoundingClientRect().width,
+        }));
+        expect(fits.overflow, `${locale} e-mail at ${width} px`).toBeLessThanOrEqual(0);
+        expect(fits.image).toBeGreaterThan(width === 360 ? 250 : 600);
+        expect(fits.image).toBeLessThanOrEqual(width);
+        // The window grown to the page instead of a full-page capture: Chromium's capture beyond the
+        // window draws a right-to-left page shifted.
+        const height = await page.evaluate(() => document.documentElement.scrollHeight);
+        await page.setViewport({ width, height });
+        await page.screenshot({ path: join(shots, `report-mail-${locale}-${width}.png`) });
+      }
       // The margin around the image is the theme's background, not light grey.
       const png = decodePng(bytes);
       const at = (png.width * 4 + 4) * 4;
