@@ -49,6 +49,9 @@ describe("GET /admin/customers/", () => {
     // `_` and `%` are matched as themselves, not as patterns.
     const literal = await admin("GET", `/admin/customers/?search=${encodeURIComponent(`${tag.slice(0, 6)}%`)}`);
     expect(literal.body.customers).toEqual([]);
+    // `srch__`: as a pattern `_` would match the tag's own next character; as itself it matches no customer.
+    const underscore = await admin("GET", `/admin/customers/?search=${encodeURIComponent(`${tag.slice(0, 5)}_`)}`);
+    expect(underscore.body.customers).toEqual([]);
   });
 
   it("keeps one access group's customers and pages through them", async () => {
