@@ -4,6 +4,8 @@
  * e.g. "reader: Authentication failed", "reader: Cannot execute query in readonly mode").
  */
 
+import { errorText, missingNamespace, NO_DATABASE, REFUSED_CREDENTIALS, timedOut, UNREACHABLE } from "./run-messages";
+
 /** ClickHouse's error numbers the messages tell apart. */
 const CODE = {
   unknownDatabase: 81,
@@ -32,12 +34,10 @@ const codeOf = (error: unknown): number | undefined => {
 export function clickhouseConnectionMessage(error: unknown, namespace?: string | null): string | null {
   const code = codeOf(error);
   if (code === CODE.authenticationFailed || code === CODE.unknownUser || code === CODE.wrongPassword || code === CODE.requiredPassword)
-    return "The database refused the credentials of this data source; the panel could not be loaded.";
-  if (code === CODE.unknownDatabase && namespace)
-    return `The namespace '${namespace}' of this data source does not exist; the panel could not be loaded.`;
-  if (code === CODE.unknownDatabase) return "The database of this data source does not exist; the panel could not be loaded.";
-  if (code === undefined && !isTimeout(error))
-    return "The database of this data source could not be reached; the panel could not be loaded.";
+    return REFUSED_CREDENTIALS;
+  if (code === CODE.unknownDatabase && namespace) return missingNamespace(namespace);
+  if (code === CODE.unknownDatabase) return NO_DATABASE;
+  if (code === undefined && !isTimeout(error)) return UNREACHABLE;
   return null;
 }
 
@@ -53,16 +53,12 @@ export interface ClickhouseSecrets {
 }
 
 export function clickhousePanelMessage(error: unknown, timeoutMs: number, secrets: ClickhouseSecrets, namespace?: string | null): string {
-  if (isTimeout(error)) return `The query took longer than ${formatSeconds(timeoutMs)} and was stopped.`;
+  if (isTimeout(error)) return timedOut(timeoutMs);
   const connection = clickhouseConnectionMessage(error, namespace);
   if (connection) return connection;
   // The server's own message (e.g. "Cannot execute query in readonly mode"), without its version line.
   const message = (parts(error).message ?? "").replace(/\s*\(version [^)]*\)\s*$/, "");
   return `The query failed: ${withoutSecrets(message, secrets)}`;
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -77,6 +73,5 @@ function withoutSecrets(text: string, { password, user, url }: ClickhouseSecrets
 
 /** An error's text for the log, without secrets. */
 export function redactClickhouse(error: unknown, secrets: ClickhouseSecrets): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return withoutSecrets(text, secrets);
+  return withoutSecrets(errorText(error), secrets);
 }

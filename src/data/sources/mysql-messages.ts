@@ -4,6 +4,8 @@
  * messages, e.g. "Access denied for user …", "SELECT command denied to user …").
  */
 
+import { errorText, missingNamespace, NO_DATABASE, REFUSED_CREDENTIALS, timedOut, UNREACHABLE } from "./run-messages";
+
 interface MysqlError {
   /** The server's error number (absent for network errors). */
   errno?: number;
@@ -30,26 +32,22 @@ export function isMysqlConnectionLost(error: unknown): boolean {
 
 export function mysqlConnectionMessage(error: unknown, namespace?: string | null): string {
   const { errno } = parts(error);
-  if (errno === 1045) return "The database refused the credentials of this data source; the panel could not be loaded.";
-  if (errno === 1049 && namespace) return `The namespace '${namespace}' of this data source does not exist; the panel could not be loaded.`;
-  if (errno === 1049) return "The database of this data source does not exist; the panel could not be loaded.";
+  if (errno === 1045) return REFUSED_CREDENTIALS;
+  if (errno === 1049 && namespace) return missingNamespace(namespace);
+  if (errno === 1049) return NO_DATABASE;
   if (errno === 1044) return "The database refused this data source access to its database; the panel could not be loaded.";
-  return "The database of this data source could not be reached; the panel could not be loaded.";
+  return UNREACHABLE;
 }
 
 export function mysqlPanelMessage(error: unknown, timeoutMs: number, secrets: string[]): string {
   const { errno, code, message = "" } = parts(error);
   if ((errno !== undefined && TIME_LIMIT.has(errno)) || code === "PROTOCOL_SEQUENCE_TIMEOUT" || /inactivity timeout/i.test(message)) {
-    return `The query took longer than ${formatSeconds(timeoutMs)} and was stopped.`;
+    return timedOut(timeoutMs);
   }
   if (isMysqlConnectionLost(error)) return mysqlConnectionMessage(error);
   // The server's own message (e.g. "Cannot execute statement in a READ ONLY transaction").
   if (errno !== undefined) return `The query failed: ${withoutSecrets(message, secrets)}`;
   return "This panel's data could not be loaded.";
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** Text without the connection string, the password or the `'user'@'host'` account MySQL names. */
@@ -61,6 +59,5 @@ function withoutSecrets(text: string, secrets: string[]): string {
 
 /** An error's text for the log, without secrets. */
 export function redactMysql(error: unknown, secrets: string[]): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return withoutSecrets(text, secrets);
+  return withoutSecrets(errorText(error), secrets);
 }

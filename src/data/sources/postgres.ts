@@ -2,6 +2,7 @@ import pg from "pg";
 import * as pgCloudflare from "pg-cloudflare";
 import { log } from "../../lib/log";
 import { exactNumber } from "./exact-number";
+import { errorText, NO_DATABASE, REFUSED_CREDENTIALS, timedOut, UNREACHABLE } from "./run-messages";
 import {
   limitRows,
   rowLimitedSql,
@@ -181,15 +182,15 @@ function isConnectionLost(error: unknown): boolean {
 
 function connectionMessage(error: unknown): string {
   const { code } = (error ?? {}) as PgError;
-  if (code?.startsWith("28")) return "The database refused the credentials of this data source; the panel could not be loaded.";
-  if (code === "3D000") return "The database of this data source does not exist; the panel could not be loaded.";
-  return "The database of this data source could not be reached; the panel could not be loaded.";
+  if (code?.startsWith("28")) return REFUSED_CREDENTIALS;
+  if (code === "3D000") return NO_DATABASE;
+  return UNREACHABLE;
 }
 
 function panelMessage(error: unknown, timeoutMs: number): string {
   const { code, message = "" } = (error ?? {}) as PgError;
   if (code === "57014" || (code === undefined && /Query read timeout/i.test(message))) {
-    return `The query took longer than ${formatSeconds(timeoutMs)} and was stopped.`;
+    return timedOut(timeoutMs);
   }
   if (isConnectionLost(error)) return connectionMessage(error);
   // PostgreSQL's own message (e.g. "cannot execute nextval() in a read-only transaction").
@@ -197,13 +198,9 @@ function panelMessage(error: unknown, timeoutMs: number): string {
   return "This panel's data could not be loaded.";
 }
 
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
 /** An error's text without the connection string or password. */
 function redact(error: unknown, secrets: string[]): string {
-  let text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  let text = errorText(error);
   for (const secret of secrets) text = text.split(secret).join("[redacted]");
   return text.replace(/postgres(?:ql)?:\/\/[^\s"']+/gi, "postgres://[redacted]");
 }
