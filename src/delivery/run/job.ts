@@ -33,7 +33,7 @@ import { allOf } from "../../db/conditions";
 import type { Presentation } from "../../view/presentation";
 import { inlineThemeAssets } from "../../themes/inline-assets";
 import { paperPageWidth } from "../../dashboards/paper-layout";
-import { type PaperPrint, paperOf, paperPrint } from "../../view/paper";
+import { type Paper, type PaperPrint, paperOf, paperPrint } from "../../view/paper";
 
 /**
  * A first attempt in the API call's background lives at most this long (Workers end
@@ -260,11 +260,7 @@ async function renderJobPage(
         cacheReport,
         presentation: request.presentation,
       });
-      return {
-        html: await inlineThemeAssets(env.FILES, page.html, page.view),
-        view: page.view,
-        paper: paper && { width, print: paperPrint(paper) },
-      };
+      return capturedPage(env, page.html, page.view, { width, paper });
     }
     const loaded = read
       ? await dashboardFromReads(read.render, read.rows)
@@ -279,16 +275,18 @@ async function renderJobPage(
     const paper = request.exportType === "pdf" ? paperOf(loaded.definition.pdf, request.pdf) : undefined;
     const width = paper ? paperPageWidth(paper) : request.width; // charts drawn for the capture's width
     const html = await renderLoaded(env, loaded, { width, capture: { paper } }, { cacheReport });
-    return {
-      html: await inlineThemeAssets(env.FILES, html, loaded.view),
-      view: loaded.view,
-      paper: paper && { width, print: paperPrint(paper) },
-    };
+    return capturedPage(env, html, loaded.view, { width, paper });
   } catch (error) {
     const gone = goneFailure(error);
     if (gone !== undefined) throw new JobFailure(gone.reason, true, gone.message);
     throw error;
   }
+}
+
+/** A page drawn `width` wide (on `paper` when given) as the capture's tab loads it: its theme's fonts and logo inlined. */
+async function capturedPage(env: Env, html: string, view: Presentation, drawn: { width: number; paper?: Paper }): Promise<RenderedPage> {
+  const { width, paper } = drawn;
+  return { html: await inlineThemeAssets(env.FILES, html, view), view, paper: paper && { width, print: paperPrint(paper) } };
 }
 
 /**
