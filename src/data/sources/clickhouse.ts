@@ -2,8 +2,9 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@c
 import { log } from "../../lib/log";
 import { lexSql } from "../../lib/sql-lexer";
 import { openConnection, type StoredConnection } from "./clickhouse-connection";
-import { clickhouseConnectionMessage, clickhousePanelMessage, redactClickhouse, type ClickhouseSecrets } from "./clickhouse-messages";
+import { clickhousePanelMessage, redactClickhouse, type ClickhouseSecrets } from "./clickhouse-messages";
 import { exactNumber } from "./exact-number";
+import { UNREACHABLE } from "./run-messages";
 import {
   limitRows,
   rowLimitedSql,
@@ -100,8 +101,7 @@ async function eachPanel<T>(
   const open = await opened(target, limits, namespace);
   if ("problem" in open) {
     log("warn", "clickhouse data source cannot run", { problem: open.problem });
-    const message = clickhouseConnectionMessage(new Error("not reachable"), namespace) as string;
-    for (const query of queries) results.set(query.panelId, { status: "failed", message } as T);
+    for (const query of queries) results.set(query.panelId, { status: "failed", message: UNREACHABLE } as T);
     return results;
   }
   const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
