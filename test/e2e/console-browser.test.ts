@@ -2,16 +2,15 @@
 // the real `npm start`: driven by roles and accessible names only (never class names), as a
 // vendor's analyst would use it. Numbers are compared with the customer's real embed page.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminClient } from "../../scripts/lib/admin-client.mjs";
-import { launchBrowser } from "../../scripts/lib/chromium.mjs";
-import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
-import { consolePage, overlaps, sleep } from "./console-page";
+import type { adminClient } from "../../scripts/lib/admin-client.mjs";
+import { freePort, type startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { consolePage, openConsole, overlaps, sleep } from "./console-page";
 import { devApi } from "./service-api";
 
 // These callbacks run in the browser (page.evaluate); the project's types are the Workers'.
@@ -32,13 +31,7 @@ const { byRole, waitForPreview, previewKpi, embedKpi, shoot, setField, chooseCus
 );
 
 beforeAll(async () => {
-  server = await startLocalServer({ port: await freePort() });
-  request = adminClient(server.base, server.vars.ADMIN_TOKEN);
-  api = devApi(server.base, server.vars.DEV_API_TOKEN);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 900 });
-  mkdirSync(screenshots, { recursive: true });
+  ({ server, request, api, browser, page } = await openConsole(screenshots));
 }, 240_000);
 
 afterAll(async () => {

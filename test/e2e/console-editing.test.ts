@@ -4,17 +4,16 @@
 // screen (WCAG 2.0/2.1/2.2 A and AA, docs/accessibility.md), each screen photographed.
 // Driven by roles and accessible names only, never class names.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminClient } from "../../scripts/lib/admin-client.mjs";
-import { launchBrowser } from "../../scripts/lib/chromium.mjs";
-import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
+import type { adminClient } from "../../scripts/lib/admin-client.mjs";
+import type { startLocalServer } from "../../scripts/lib/local-server.mjs";
 import { axeViolations, describeViolations } from "./axe";
-import { consolePage, overlaps } from "./console-page";
-import { devApi } from "./service-api";
+import { consolePage, openConsole, overlaps } from "./console-page";
+import type { devApi } from "./service-api";
 
 declare const document: any;
 
@@ -92,13 +91,7 @@ async function drag(from: { x: number; y: number }, dx: number, dy: number): Pro
 }
 
 beforeAll(async () => {
-  server = await startLocalServer({ port: await freePort() });
-  request = adminClient(server.base, server.vars.ADMIN_TOKEN);
-  api = devApi(server.base, server.vars.DEV_API_TOKEN);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 900 });
-  mkdirSync(screenshots, { recursive: true });
+  ({ server, request, api, browser, page } = await openConsole(screenshots));
 }, 240_000);
 
 afterAll(async () => {

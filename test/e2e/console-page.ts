@@ -1,8 +1,12 @@
 // Driving the vendor's console (docs/console.md) in a real Chromium, shared by its e2e tests:
 // everything found by role and accessible name (never by class name), waits on conditions.
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
-import type { devApi } from "./service-api";
+import { adminClient } from "../../scripts/lib/admin-client.mjs";
+import { launchBrowser } from "../../scripts/lib/chromium.mjs";
+import { freePort, startLocalServer } from "../../scripts/lib/local-server.mjs";
+import { devApi } from "./service-api";
 
 // These callbacks run in the browser (page.evaluate); the project's types are the Workers'.
 declare const document: any;
@@ -10,6 +14,21 @@ declare const document: any;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const overlaps = (a: any, b: any) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/**
+ * A fresh `npm start` on a free port, its admin and API clients, and a Chromium with one page at
+ * 1280 x 900; the folder `screenshots` made.
+ */
+export async function openConsole(screenshots: string) {
+  const server = await startLocalServer({ port: await freePort() });
+  const request = adminClient(server.base, server.vars.ADMIN_TOKEN);
+  const api = devApi(server.base, server.vars.DEV_API_TOKEN);
+  const browser: Browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  mkdirSync(screenshots, { recursive: true });
+  return { server, request, api, browser, page };
+}
 
 /** The helpers bound to the console's page (looked up on each call: a test may open another). */
 export function consolePage(current: () => Page, context: () => { browser: Browser; api: ReturnType<typeof devApi>; screenshots: string }) {
