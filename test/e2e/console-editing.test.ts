@@ -247,7 +247,11 @@ describe("editing in the console, every screen checked by axe", () => {
     expect(saved.definition.panels.map((p: any) => p.id)).not.toContain("top_products");
     expect(Object.keys(saved.definition.translations.de).filter((k) => k.startsWith("panels.top_products."))).toEqual([]);
     await (await byRole("combobox", "From version")).select(String(versions.first));
-    await (await byRole("combobox", "To version")).select(String(versions.compared));
+    // The list of versions is read again after "Saved draft version n." shows: choosing the new one
+    // before its option exists would silently keep the earlier "To" (seen under load).
+    const to = await byRole("combobox", "To version");
+    await page.waitForFunction((s: any, v: string) => [...s.options].some((o: any) => o.value === v), {}, to, String(versions.compared));
+    await to.select(String(versions.compared));
     await (await byRole("button", "Compare")).click();
     const list = await byRole("list", "Comparison");
     await page.waitForFunction((l: any) => l.children.length > 0, {}, list);
